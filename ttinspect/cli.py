@@ -1,0 +1,151 @@
+"""The command line: each command parses its options, calls one library function and renders the result.
+
+Imports are lazy: `ttinspect --help` and a warm `dump` must not pay for triton, torch, rich or pygments
+unless they need them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .errors import TTInspectError, UsageError
+
+STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass")
+
+
+def _fail(error: TTInspectError) -> None:
+    click.echo(f"ttinspect: error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+class _Group(click.Group):
+    """Maps our exceptions to one clear line and an exit code; never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TTInspectError as error:
+            _fail(error)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("ttinspect: interrupted", err=True)
+            sys.exit(130)
+        except Exception as error:  # a bug in ttinspect: still one line, traceback on request
+            if os.environ.get("TTINSPECT_DEBUG"):
+                raise
+            click.echo(f"ttinspect: internal error: {type(error).__name__}: {error} "
+                       "(set TTINSPECT_DEBUG=1 for the traceback)", err=True)
+            sys.exit(70)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ttinspect")
+def cli() -> None:
+    """Inspect what the Triton compiler did with a kernel: every IR stage (TTIR, TTGIR, LLIR, PTX,
+    SASS) for any NVIDIA target, without a GPU.
+
+    \b
+    Examples:
+      ttinspect list
+      ttinspect dump matmul_opt --stage ptx
+      ttinspect dump naive --stage ttgir --arch sm_90
+      ttinspect dump opt --stage ptx --set num_stages=3 --set BLOCK_SIZE_N=64
+      ttinspect dump opt --all --out build/opt-sm90/ --arch sm_90
+    """
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def list_command(as_json: bool) -> None:
+    """The kernel variants ttinspect knows (from the seed documents)."""
+    from .variants import all_variants
+
+    rows = [{"name": v.name, "aliases": list(v.aliases), "seed": v.seed, "kernel": v.kernel,
+             "config": dict(v.config), "problem": dict(v.problem), "description": v.description}
+            for v in all_variants()]
+    if as_json:
+        from .render.jsonout import dumps
+
+        click.echo(dumps(rows))
+        return
+    from .render.tables import variants_table
+
+    variants_table(rows)
+
+
+def _settings_option(f):
+    return click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+                        help="Override a config or problem value (repeatable), e.g. --set num_stages=3.")(f)
+
+
+def _arch_option(f):
+    return click.option("--arch", default=None, metavar="ARCH",
+                        help="Target: sm_80, sm_86, sm_89 (default), sm_90, sm_100, sm_120, or native.")(f)
+
+
+@cli.command()
+@click.argument("variant")
+@click.option("--stage", default="ptx", show_default=True, metavar="STAGE",
+              help=f"One of {', '.join(STAGE_NAMES)}.")
+@_arch_option
+@_settings_option
+@click.option("--loop", is_flag=True, help="Print only the main loop.")
+@click.option("--all", "dump_all", is_flag=True, help="Write every stage and metadata.json to --out.")
+@click.option("--out", type=click.Path(file_okay=False), help="Directory for --all.")
+@click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
+@click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
+def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], loop: bool,
+         dump_all: bool, out: str | None, force: bool, header: bool) -> None:
+    """Print one compiled stage of VARIANT (e.g. naive, opt, opt:num_stages=3)."""
+    from .engine import build
+    from .stages import get_stage
+    from .variants import parse_ref
+
+    if dump_all:
+        if not out:
+            raise UsageError("--all needs --out DIR")
+        ref = parse_ref(variant, settings, arch)
+        result = build(ref.resolved, arch=ref.arch)
+        from pathlib import Path
+
+        written = result.artifacts.export(Path(out), force=force)
+        click.echo(f"# {result.header()}")
+        for path in written:
+            click.echo(str(path))
+        return
+    if stage not in STAGE_NAMES:
+        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+    get_stage(stage)
+    ref = parse_ref(variant, settings, arch)
+    result = build(ref.resolved, arch=ref.arch)
+    text = result.artifacts.text(stage)
+    comment = get_stage(stage).comment
+    lines = []
+    if loop:
+        from .loops import main_loop_slice
+
+        found = main_loop_slice(stage, text)
+        if found.start_line is None:
+            raise UsageError(f"{result.label}: no main loop in the {stage}: {found.reason}")
+        body = text.splitlines()[found.start_line - 1:found.end_line]
+        lines.append(f"{comment} main loop: lines {found.start_line}-{found.end_line} of the {stage}"
+                     + (f" ({found.reason})" if found.reason else ""))
+        text = "\n".join(body) + "\n"
+    if header:
+        lines.insert(0, f"{comment} {result.header()}")
+    from .render.highlight import highlight, should_color
+
+    output = "\n".join(lines) + ("\n" if lines else "") + text
+    click.echo(highlight(output, stage, color=should_color(sys.stdout)), nl=False)
+
+
+def main() -> None:
+    cli(prog_name="ttinspect")
+
+
+if __name__ == "__main__":
+    main()

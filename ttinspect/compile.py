@@ -1,0 +1,143 @@
+"""The one module that imports triton. Every difference between Triton versions lives here.
+
+`compile_jit` compiles a @triton.jit function for a target with the specialization a real launch would
+get (see specialize.py), returning every stage triton.compile produced and its metadata as plain data.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Mapping
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.compiler.errors import CompilationError
+
+from .errors import CompileError, NoGPUError, UsageError
+from .specialize import Specialization, specialize
+from .stages import COMPILED
+from .targets import Target, from_capability
+from .variants import TlDtype
+
+VERSION = tuple(int(x) for x in re.findall(r"\d+", triton.__version__)[:2])
+# Triton 3.3 typed bools as i1; 3.4 and later as u1 (triton-versions.md).
+BOOL_TYPE = "i1" if VERSION < (3, 4) else "u1"
+
+
+def native_target() -> Target:
+    """The local GPU's target (`--arch native`)."""
+    try:
+        target = triton.runtime.driver.active.get_current_target()
+    except Exception as exc:  # no driver, no GPU: Triton raises several different things
+        raise NoGPUError("--arch native needs a CUDA GPU; name a target instead, e.g. --arch sm_90") from exc
+    if target.backend != "cuda":
+        raise NoGPUError(f"--arch native found a {target.backend} device; ttinspect targets NVIDIA GPUs")
+    return from_capability(int(target.arch))
+
+
+def jit_params(fn) -> tuple[list[str], frozenset[str], frozenset[str]]:
+    """Parameter names in order, and those marked do_not_specialize / do_not_specialize_on_alignment."""
+    if not isinstance(fn, triton.runtime.JITFunction):
+        raise UsageError(f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function")
+    names = list(fn.arg_names)
+    no_spec = frozenset(p.name for p in fn.params if p.do_not_specialize)
+    no_align = frozenset(p.name for p in fn.params if p.do_not_specialize_on_alignment)
+    return names, no_spec, no_align
+
+
+def specialize_for(fn, args: Mapping[str, Any], constexprs: Mapping[str, Any]) -> Specialization:
+    names, no_spec, no_align = jit_params(fn)
+    constexpr_params = {p.name for p in fn.params if p.is_constexpr}
+    values = {k: _to_triton(v) for k, v in constexprs.items() if k in names}
+    missing = sorted(constexpr_params - set(values))
+    if missing:
+        raise UsageError(f"no value for constexpr parameter(s) {', '.join(missing)} of {fn.__name__}")
+    return specialize(names, args, values, do_not_specialize=no_spec,
+                      do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE)
+
+
+def _to_triton(value: Any) -> Any:
+    if isinstance(value, TlDtype):
+        dtype = getattr(tl, value.name, None)
+        if not isinstance(dtype, tl.dtype):
+            raise UsageError(f"tl.{value.name} is not a Triton dtype")
+        return dtype
+    return value
+
+
+def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Target
+                ) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Compile; return ({stage: file content}, metadata as JSON-ready data)."""
+    source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
+    gpu = GPUTarget("cuda", target.capability, target.warp_size)
+    try:
+        with warnings.catch_warnings():
+            # Triton 3.9 warns that TRITON_DEFAULT_FP_FUSION is unset; a real launch keeps the same
+            # default (fusion on), so the PTX is the JIT's either way.
+            warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
+            kernel = triton.compile(source, target=gpu, options=dict(options))
+    except CompilationError as exc:
+        raise _compile_error(fn, exc) from exc
+    except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
+        raise _backend_error(fn, exc, options, target) from exc
+    files = {}
+    for stage in COMPILED:
+        content = kernel.asm.get(stage)
+        if content is None:
+            continue
+        files[stage] = content if isinstance(content, bytes) else content.encode()
+    return files, _metadata(kernel.metadata)
+
+
+def _metadata(meta) -> dict[str, Any]:
+    data = meta._asdict() if hasattr(meta, "_asdict") else dict(meta)
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, GPUTarget):
+            value = {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size}
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[key] = value
+    return out
+
+
+def _kernel_location(fn) -> tuple[str, int]:
+    file = getattr(fn.fn, "__code__", None)
+    return (file.co_filename if file else "<unknown>"), fn.starting_line_number
+
+
+def _compile_error(fn, exc: CompilationError) -> CompileError:
+    """Triton's reason (the innermost message) and the line in the user's kernel it points at."""
+    file, first_line = _kernel_location(fn)
+    node = getattr(exc, "node", None)
+    line = first_line + node.lineno - 1 if getattr(node, "lineno", None) else None
+    source_line = None
+    if line is not None and exc.src:
+        lines = exc.src.split("\n")
+        if 0 < node.lineno <= len(lines):
+            source_line = lines[node.lineno - 1]
+    reason = _innermost_reason(exc)
+    return CompileError(reason, file=file, line=line, source_line=source_line)
+
+
+def _innermost_reason(exc: BaseException) -> str:
+    """Triton wraps errors from tl.* calls in CompilationErrors whose text repeats the source; the
+    useful part is the last message in the chain."""
+    while True:
+        inner = exc.__cause__ or exc.__context__
+        if inner is None or inner is exc:
+            break
+        exc = inner
+    message = getattr(exc, "error_message", None) or str(exc)
+    lines = [ln for ln in str(message).strip().splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else type(exc).__name__
+
+
+def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target) -> CompileError:
+    file, first_line = _kernel_location(fn)
+    settings = ", ".join(f"{k}={v}" for k, v in options.items())
+    reason = f"Triton could not compile {fn.__name__} for {target.name} ({settings}): {_innermost_reason(exc)}"
+    return CompileError(reason, file=file, line=first_line)

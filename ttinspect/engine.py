@@ -1,0 +1,135 @@
+"""(variant or @triton.jit function, overrides, target) -> Artifacts, through the on-disk cache.
+
+The cache key is computed from files and settings alone — the kernel module's source (and its sibling
+modules, which it may import), the resolved config and problem, the target, the installed Triton
+version and the TRITON_* environment — so a warm call imports neither triton nor torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import cache
+from .artifacts import Artifacts
+from .errors import CompileError, UsageError
+from .targets import DEFAULT_ARCH, Target, parse_arch
+from .variants import OPTION_KEYS, Resolved, Variant, module_source_path, resolve
+
+
+@dataclass(frozen=True)
+class Build:
+    """What was compiled, for what, and where its artifacts are."""
+
+    label: str  # e.g. "opt" or "opt:num_stages=3"
+    kernel: str  # "module:function"
+    target: Target
+    config: Mapping[str, Any]
+    artifacts: Artifacts
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.artifacts.metadata
+
+    def header(self) -> str:
+        meta = self.metadata
+        knobs = " ".join(f"{k}={v}" for k, v in self.config.items())
+        return (f"ttinspect: {self.label} [{self.kernel}] target={self.target.header()} "
+                f"triton={meta.get('triton_version')} {knobs} shared={meta.get('shared')}B")
+
+
+def triton_version() -> str:
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise UsageError("triton is not installed (pip install triton)") from exc
+
+
+def resolve_target(arch: str | Target | None) -> Target:
+    if isinstance(arch, Target):
+        return arch
+    if arch in (None, ""):
+        return parse_arch(DEFAULT_ARCH)
+    if arch.strip().lower() == "native":
+        from .compile import native_target  # needs the driver, hence triton
+
+        return native_target()
+    return parse_arch(arch)
+
+
+def _source_digest(path: Path) -> dict[str, str]:
+    """The kernel's file and its sibling .py files (helpers it may import), by content."""
+    files = sorted(path.parent.glob("*.py"))
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+def _jsonable(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
+            for k, v in mapping.items()}
+
+
+def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None = None,
+          arch: str | Target | None = None) -> Build:
+    """Compile a registered variant (by name, alias or object) with overrides for a target."""
+    resolved = variant if isinstance(variant, Resolved) else resolve(variant, overrides)
+    spec = resolved.variant
+    digest = _source_digest(Path(module_source_path(spec.module)))
+    return _build(resolved.label(), spec.kernel, digest, spec.load_kernel, resolved.args(),
+                  dict(resolved.config), resolve_target(arch),
+                  {"variant": spec.name, "problem": _jsonable(resolved.problem)})
+
+
+def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
+              arch: str | Target | None = None) -> Build:
+    """Compile any @triton.jit function. `args` are the runtime arguments by name as a launch would
+    pass them (torch tensors or `Pointer("fp16")`, ints, floats); `config` the constexprs and compile
+    options (num_warps, num_stages, ...)."""
+    from .compile import jit_params
+
+    jit_params(fn)  # refuses anything that is not a JITFunction, with a clear message
+    path = Path(fn.fn.__code__.co_filename)
+    name = f"{fn.fn.__module__}:{fn.__name__}"
+    return _build(fn.__name__, name, _source_digest(path), lambda: fn, dict(args), dict(config or {}),
+                  resolve_target(arch), {})
+
+
+def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str, Any],
+           config: dict[str, Any], target: Target, extra: dict[str, Any]) -> Build:
+    key = cache.content_key({
+        "kernel": kernel, "sources": digest, "config": _jsonable(config), "args": _jsonable(args),
+        "target": target.name, "triton": triton_version(), "env": cache.compile_env(),
+    })
+    entry = cache.lookup(key)
+    if entry is None:
+        from .compile import compile_jit, specialize_for  # the cold path: imports triton
+
+        fn = load()
+        constexprs = {k: v for k, v in config.items() if k not in OPTION_KEYS}
+        options = {k: v for k, v in config.items() if k in OPTION_KEYS}
+        specialization = specialize_for(fn, args, constexprs)
+        files, metadata = compile_jit(fn, specialization, options, target)
+        metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
+                                 "config": _jsonable(config), "signature": specialization.describe(),
+                                 **extra}
+        payload = {f"kernel.{stage}": data for stage, data in files.items()}
+        payload["metadata.json"] = json.dumps(metadata, indent=2, default=repr).encode()
+        entry = cache.store(key, payload)
+    result = Build(label, kernel, target, config, Artifacts(entry))
+    check_launchable(result)
+    return result
+
+
+def check_launchable(result: Build) -> None:
+    """Triton checks shared memory only when it loads a kernel on a GPU; do it here so an offline user
+    learns what the launch would say."""
+    shared = result.metadata.get("shared") or 0
+    limit = result.target.max_shared_per_block
+    if shared > limit:
+        raise CompileError(
+            f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} "
+            f"({result.target.name}); reduce num_stages or the block sizes",
+            file=result.kernel)

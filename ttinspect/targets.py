@@ -1,0 +1,61 @@
+"""NVIDIA targets: "sm_90" <-> compute capability, and the per-architecture limits that decide whether a
+compiled kernel can launch at all (shared memory) and, later, its occupancy.
+
+Limits are from the CUDA C Programming Guide's "Technical Specifications per Compute Capability" table.
+Shared memory per block is the opt-in maximum a kernel may request with dynamic shared memory — the
+number Triton compares `metadata.shared` against when it loads a kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import UsageError
+
+DEFAULT_ARCH = "sm_89"  # doc 003's GPU, an RTX 4090
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # "sm_90"
+    capability: int  # 90
+    gpu_examples: str
+    max_shared_per_block: int  # bytes, opt-in maximum
+    shared_per_sm: int  # bytes
+    registers_per_sm: int
+    max_registers_per_thread: int
+    max_warps_per_sm: int
+    max_blocks_per_sm: int
+    warp_size: int = 32
+
+    def header(self) -> str:
+        return f"{self.name} (cuda:{self.capability}, {self.gpu_examples})"
+
+
+TARGETS: dict[str, Target] = {t.name: t for t in (
+    Target("sm_80", 80, "A100", 166912, 167936, 65536, 255, 64, 32),
+    Target("sm_86", 86, "RTX 30xx, A10", 101376, 102400, 65536, 255, 48, 16),
+    Target("sm_89", 89, "RTX 40xx, L4, L40", 101376, 102400, 65536, 255, 48, 24),
+    Target("sm_90", 90, "H100, H200", 232448, 233472, 65536, 255, 64, 32),
+    Target("sm_100", 100, "B200", 232448, 233472, 65536, 255, 64, 32),
+    Target("sm_120", 120, "RTX 50xx", 101376, 102400, 65536, 255, 48, 32),
+)}
+
+_ARCH_RE = re.compile(r"^(?:sm_?|cuda:)?(\d{2,3})a?$")
+
+
+def parse_arch(text: str) -> Target:
+    """Accepts sm_90, sm90, sm_90a, 90, cuda:90. `native` is resolved by the compile module."""
+    match = _ARCH_RE.match(text.strip().lower())
+    if match and f"sm_{match.group(1)}" in TARGETS:
+        return TARGETS[f"sm_{match.group(1)}"]
+    raise UsageError(f"unknown arch {text!r}; valid: {', '.join(TARGETS)}, native")
+
+
+def from_capability(capability: int) -> Target:
+    name = f"sm_{capability}"
+    if name not in TARGETS:
+        raise UsageError(f"GPU compute capability {capability} is not one ttinspect knows; "
+                         f"known: {', '.join(TARGETS)}")
+    return TARGETS[name]

@@ -1,0 +1,190 @@
+"""The registry of kernel variants and how `--set KEY=VALUE` overrides apply.
+
+A variant is pure data: which `@triton.jit` function (named by "module:function", so that listing
+variants or reading a cached artifact never imports triton), its default config, the problem it is
+compiled for, and a launcher (also by name) that runs it on torch tensors. The variants themselves
+live in the `ttinspect_kernels` package (the repository's `kernels/` folder).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from .errors import UsageError
+
+# Compile options that travel beside the constexprs in a config (Triton's `triton.Config` keeps
+# them apart; a user thinks of them as one list of knobs).
+OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A tensor argument as a launch would pass it: element type and whether it is 16-byte aligned."""
+
+    dtype: str  # Triton's short name: "fp16", "fp32", "bf16", "i32", ...
+    aligned: bool = True
+
+
+@dataclass(frozen=True)
+class TlDtype:
+    """A constexpr whose value is a `tl.<name>` dtype (e.g. seed 004's TYPE_C). Resolved at compile time."""
+
+    name: str  # attribute of triton.language: "float16", "float32", ...
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    kernel: str  # "module:function" of the @triton.jit function
+    seed: str  # which seed document it comes from, e.g. "003"
+    description: str
+    config: Mapping[str, Any]  # constexpr defaults + OPTION_KEYS
+    problem: Mapping[str, Any]  # the problem sizes, e.g. {"M": 4096, "N": 4096, "K": 4096}
+    make_args: Callable[[Mapping[str, Any], Mapping[str, Any]], dict]  # (problem, config) -> {param: value}
+    launcher: str  # "module:function", called as launcher(*tensors, **config) -> torch tensor
+    aliases: tuple[str, ...] = ()
+    autotune_configs: tuple[Mapping[str, Any], ...] = ()
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "config", MappingProxyType(dict(self.config)))
+        object.__setattr__(self, "problem", MappingProxyType(dict(self.problem)))
+
+    @property
+    def module(self) -> str:
+        return self.kernel.partition(":")[0]
+
+    @property
+    def function(self) -> str:
+        return self.kernel.partition(":")[2]
+
+    def settable_keys(self) -> tuple[str, ...]:
+        return tuple(self.config) + tuple(k for k in self.problem if k not in self.config)
+
+    def load_kernel(self):
+        """Import the kernel's module (this imports triton) and return the JIT function."""
+        return _resolve(self.kernel)
+
+    def load_launcher(self):
+        return _resolve(self.launcher)
+
+
+def _resolve(ref: str):
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def module_source_path(module: str) -> str:
+    """The file a module lives in, found without executing it (so without importing triton)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise UsageError(f"cannot find the kernel module {module!r}")
+    return spec.origin
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A variant with its overrides applied: what gets compiled."""
+
+    variant: Variant
+    config: Mapping[str, Any]
+    problem: Mapping[str, Any]
+
+    def constexprs(self) -> dict:
+        return {k: v for k, v in self.config.items() if k not in OPTION_KEYS}
+
+    def options(self) -> dict:
+        return {k: v for k, v in self.config.items() if k in OPTION_KEYS}
+
+    def args(self) -> dict:
+        return self.variant.make_args(self.problem, self.config)
+
+    def label(self) -> str:
+        changed = [f"{k}={v}" for k, v in {**self.config, **self.problem}.items()
+                   if self.variant.config.get(k, self.variant.problem.get(k)) != v]
+        return self.variant.name + (":" + ",".join(changed) if changed else "")
+
+
+def _registry() -> dict[str, Variant]:
+    from ttinspect_kernels.registry import VARIANTS  # pure data: does not import triton
+
+    return {v.name: v for v in VARIANTS}
+
+
+def all_variants() -> list[Variant]:
+    return list(_registry().values())
+
+
+def get_variant(name: str) -> Variant:
+    variants = _registry()
+    by_name = {alias: v for v in variants.values() for alias in (v.name, *v.aliases)}
+    if name in by_name:
+        return by_name[name]
+    near = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise UsageError(f"unknown variant {name!r}{hint} (`ttinspect list` shows them all)")
+
+
+def parse_value(text: str) -> Any:
+    """`--set` values: ints (also 0x..), floats, true/false, `tl.float16`-style dtypes, else strings."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for convert in (lambda s: int(s, 0), float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    if lowered.startswith("tl."):
+        return TlDtype(text.strip()[3:])
+    return text
+
+
+def parse_settings(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--set takes KEY=VALUE, got {item!r}")
+        settings[key.strip()] = parse_value(value)
+    return settings
+
+
+def resolve(variant: Variant | str, overrides: Mapping[str, Any] | None = None) -> Resolved:
+    variant = get_variant(variant) if isinstance(variant, str) else variant
+    config, problem = dict(variant.config), dict(variant.problem)
+    for key, value in (overrides or {}).items():
+        if key in config:
+            config[key] = value
+        elif key in problem:
+            problem[key] = value
+        elif key in OPTION_KEYS:
+            config[key] = value
+        else:
+            valid = ", ".join(variant.settable_keys() + tuple(k for k in OPTION_KEYS if k not in config))
+            raise UsageError(f"unknown --set key {key!r} for {variant.name}; valid keys: {valid}")
+    return Resolved(variant, MappingProxyType(config), MappingProxyType(problem))
+
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A variant as written on the command line: `opt`, `opt:num_stages=3,BLOCK_SIZE_N=64`,
+    `opt@sm_90`, `opt:num_stages=3@sm_90`."""
+
+    resolved: Resolved
+    arch: str | None
+
+
+def parse_ref(text: str, settings: list[str] | tuple[str, ...] = (), arch: str | None = None) -> Ref:
+    name, _, ref_arch = text.partition("@")
+    name, _, inline = name.partition(":")
+    inline_items = [item for item in inline.split(",") if item.strip()] if inline else []
+    overrides = parse_settings(inline_items)
+    overrides.update(parse_settings(list(settings)))
+    return Ref(resolve(name, overrides), ref_arch or arch)
