@@ -61,7 +61,7 @@ def _baseline_script(variant: str, arch: str, workdir: Path) -> Path:
     resolved = resolve(variant)
     config = dict(resolved.config)
     fn = resolved.variant.load_kernel()
-    spec = specialize_for(fn, resolved.args(), {k: v for k, v in config.items() if k not in OPTION_KEYS})
+    spec = specialize_for(fn, resolved.args(), config)
     script = workdir / "plain_triton.py"
     script.write_text(BASELINE.format(
         module=resolved.variant.module, function=resolved.variant.function, signature=spec.signature,

@@ -6,6 +6,7 @@ get (see specialize.py), returning every stage triton.compile produced and its m
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from typing import Any, Mapping
@@ -105,8 +106,13 @@ def _metadata(meta) -> dict[str, Any]:
 
 
 def _kernel_location(fn) -> tuple[str, int]:
-    file = getattr(fn.fn, "__code__", None)
-    return (file.co_filename if file else "<unknown>"), fn.starting_line_number
+    """The kernel's file and the line of its `def` (Triton's AST line 1: decorators are not in it)."""
+    try:
+        lines, start = inspect.getsourcelines(fn.fn)
+    except (OSError, TypeError):
+        return "<unknown>", 1
+    offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))), 0)
+    return inspect.getsourcefile(fn.fn) or "<unknown>", start + offset
 
 
 def _compile_error(fn, exc: CompilationError) -> CompileError:

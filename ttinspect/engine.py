@@ -108,9 +108,10 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         from .compile import compile_jit, specialize_for  # the cold path: imports triton
 
         fn = load()
-        constexprs = {k: v for k, v in config.items() if k not in OPTION_KEYS}
+        # Every config key that names a kernel parameter is a constexpr — an option too: seed 001's
+        # softmax takes `num_stages` both as a compile option and as a constexpr, as a launch does.
         options = {k: v for k, v in config.items() if k in OPTION_KEYS}
-        specialization = specialize_for(fn, args, constexprs)
+        specialization = specialize_for(fn, args, config)
         files, metadata = compile_jit(fn, specialization, options, target)
         metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
                                  "config": _jsonable(config), "signature": specialization.describe(),

@@ -95,12 +95,6 @@ class Resolved:
     config: Mapping[str, Any]
     problem: Mapping[str, Any]
 
-    def constexprs(self) -> dict:
-        return {k: v for k, v in self.config.items() if k not in OPTION_KEYS}
-
-    def options(self) -> dict:
-        return {k: v for k, v in self.config.items() if k in OPTION_KEYS}
-
     def args(self) -> dict:
         return self.variant.make_args(self.problem, self.config)
 

@@ -1,0 +1,130 @@
+"""The CLI through click's CliRunner: each bad input gets one clear line and a non-zero exit code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ttinspect.cli import cli
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def assert_one_line_error(result, code: int, *fragments: str):
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines and lines[0].startswith("ttinspect: error:"), result.output
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in result.output, result.output
+
+
+def test_help_lists_commands():
+    result = run("--help")
+    assert result.exit_code == 0 and "dump" in result.output and "list" in result.output
+
+
+def test_list_json_has_every_variant():
+    rows = json.loads(run("list", "--json").output)
+    names = {row["name"] for row in rows}
+    assert {"naive", "opt", "square", "tutorial", "add", "softmax", "tileon", "l2_g0", "l2_g8"} <= names
+    opt = next(row for row in rows if row["name"] == "opt")
+    assert "matmul_opt" in opt["aliases"] and opt["seed"] == "003"
+    assert opt["config"]["num_stages"] == 4 and opt["config"]["GROUP_SIZE_M"] == 8
+
+
+def test_list_table():
+    result = run("list")
+    assert result.exit_code == 0 and "naive" in result.output and "matmul_opt" in result.output
+
+
+def test_dump_ptx_has_header_with_target():
+    result = run("dump", "matmul_opt", "--stage", "ptx")
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("// ttinspect: opt") and "sm_89" in first and "triton=" in first
+    assert ".target sm_89" in result.output
+    assert "\x1b[" not in result.output  # not a terminal: plain text
+
+
+def test_dump_set_and_inline_overrides_agree():
+    a = run("dump", "opt", "--stage", "ptx", "--set", "num_stages=3", "--arch", "sm_80", "--no-header")
+    b = run("dump", "opt:num_stages=3@sm_80", "--stage", "ptx", "--no-header")
+    assert a.exit_code == 0 and a.output == b.output
+    assert "cp.async.wait_group \t2" in a.output
+
+
+@pytest.mark.parametrize("stage", ["ttir", "ttgir", "llir", "ptx", "sass"])
+def test_dump_every_stage(stage):
+    result = run("dump", "naive", "--stage", stage, "--arch", "sm_90")
+    assert result.exit_code == 0, result.output
+    assert "sm_90" in result.output.splitlines()[0]
+
+
+def test_dump_all_writes_every_stage_and_refuses_to_overwrite(tmp_path):
+    out = tmp_path / "opt-sm90"
+    result = run("dump", "opt", "--all", "--out", str(out), "--arch", "sm_90")
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["kernel.ttir", "kernel.ttgir", "kernel.llir", "kernel.ptx", "kernel.cubin",
+                            "kernel.sass", "metadata.json"])
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["shared"] > 0 and meta["num_stages"] == 4 and meta["target"]["arch"] == 90
+    (out / "kernel.ptx").write_text("mine")
+    again = run("dump", "opt", "--all", "--out", str(out), "--arch", "sm_90")
+    assert_one_line_error(again, 2, "already has", "--force")
+    assert (out / "kernel.ptx").read_text() == "mine"  # nothing the user had is lost
+    forced = run("dump", "opt", "--all", "--out", str(out), "--arch", "sm_90", "--force")
+    assert forced.exit_code == 0 and (out / "kernel.ptx").read_text() != "mine"
+
+
+def test_unknown_variant_names_the_nearest():
+    assert_one_line_error(run("dump", "matmul_op"), 2, "unknown variant", "matmul_opt")
+
+
+def test_unknown_stage_lists_valid_ones():
+    assert_one_line_error(run("dump", "opt", "--stage", "asm"), 2, "unknown stage", "ttir", "sass")
+
+
+def test_unknown_arch_lists_valid_ones():
+    assert_one_line_error(run("dump", "opt", "--arch", "sm_70"), 2, "unknown arch", "sm_80", "sm_120")
+
+
+def test_unknown_set_key_lists_valid_ones():
+    assert_one_line_error(run("dump", "opt", "--set", "BLOCK_M=64"), 2, "unknown --set key",
+                          "BLOCK_SIZE_M", "num_stages")
+
+
+def test_malformed_set():
+    assert_one_line_error(run("dump", "opt", "--set", "num_stages"), 2, "KEY=VALUE")
+
+
+def test_block_not_power_of_two_shows_triton_reason_and_source_line():
+    result = run("dump", "opt", "--set", "BLOCK_SIZE_N=48")
+    assert_one_line_error(result, 3, "power of 2", "doc003.py:")
+    assert "tl.arange" in result.output  # the kernel source line
+
+
+def test_too_much_shared_memory_is_refused_like_a_launch():
+    result = run("dump", "opt", "--set", "BLOCK_SIZE_N=256", "--set", "BLOCK_SIZE_K=128",
+                 "--set", "num_stages=6")
+    assert_one_line_error(result, 3, "out of resource: shared memory", "Hardware limit: 101376", "sm_89")
+
+
+def test_loop_prints_only_the_main_loop():
+    full = run("dump", "opt", "--stage", "ptx", "--arch", "sm_80").output
+    loop = run("dump", "opt", "--stage", "ptx", "--arch", "sm_80", "--loop").output
+    assert loop.count("mma.sync") == 16 and len(loop) < len(full) / 2
+    assert "cp.async.wait_group \t4" in loop
+
+
+def test_loop_on_a_kernel_without_one():
+    assert_one_line_error(run("dump", "add", "--stage", "ptx", "--loop"), 2, "no main loop")
+
+
+def test_all_needs_out():
+    assert_one_line_error(run("dump", "opt", "--all"), 2, "--out")

@@ -1,0 +1,107 @@
+"""The compile engine: every variant for every target, the artifacts, the metadata, arbitrary kernels."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ttinspect.engine import build, build_jit, triton_version
+from ttinspect.errors import CompileError, UsageError
+from ttinspect.targets import TARGETS
+from ttinspect.variants import Pointer, all_variants
+
+VARIANTS = [v.name for v in all_variants()]
+
+
+@pytest.mark.parametrize("arch", list(TARGETS))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_variant_compiles_for_every_target(variant, arch):
+    result = build(variant, arch=arch)
+    meta = result.metadata
+    assert meta["target"]["arch"] == TARGETS[arch].capability
+    assert meta["triton_version"] == triton_version()
+    assert meta["num_warps"] == result.config["num_warps"]
+    for key in ("shared", "num_stages", "name", "hash"):
+        assert key in meta
+    ptx = result.artifacts.text("ptx")
+    assert re.search(rf"^\.target sm_{TARGETS[arch].capability}a?$", ptx, re.M)
+    assert f".entry {meta['name']}" in ptx
+    assert result.artifacts.data("cubin")[:4] == b"\x7fELF"
+    assert arch in result.header()
+
+
+def test_metadata_records_what_was_compiled():
+    meta = build("opt", {"num_stages": 3}, arch="sm_90").metadata["ttinspect"]
+    assert meta["label"] == "opt:num_stages=3" and meta["target"] == "sm_90"
+    assert meta["signature"]["a_ptr"] == "*fp16 D" and meta["signature"]["M"] == "i32 D"
+    assert meta["config"]["num_stages"] == 3
+
+
+def test_divisibility_specialization_gives_cp_async_pipelining():
+    ptx = build("opt", arch="sm_80").artifacts.text("ptx")
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group \t4" in ptx
+
+
+def test_odd_problem_size_loses_divisibility():
+    even = build("opt", arch="sm_80").metadata["ttinspect"]["signature"]
+    odd = build("opt", {"K": 4100, "M": 4097}, arch="sm_80").metadata["ttinspect"]["signature"]
+    assert even["K"] == "i32 D" and odd["K"] == "i32" and odd["M"] == "i32"
+
+
+def test_doc003_shared_memory_on_its_gpu():
+    """Doc 003's table (RTX 4090, sm_89): naive 16384 B, opt 30720 B."""
+    assert build("naive", arch="sm_89").metadata["shared"] == 16384
+    assert build("opt", arch="sm_89").metadata["shared"] == 30720
+
+
+def test_second_build_is_served_from_the_cache():
+    first = build("naive", arch="sm_86")
+    second = build("naive", arch="sm_86")
+    assert first.artifacts.directory == second.artifacts.directory
+
+
+def test_sass_is_derived_lazily_and_kept():
+    result = build("naive", {"num_stages": 2}, arch="sm_90")
+    assert not result.artifacts.has("sass")
+    sass = result.artifacts.text("sass")
+    assert "HGMMA" in sass or "HMMA" in sass
+    assert result.artifacts.has("sass")
+
+
+def _user_kernel():
+    path = Path(__file__).parent / "data" / "user_kernel.py"
+    spec = importlib.util.spec_from_file_location("user_kernel", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.scale_kernel
+
+
+def test_any_jit_function():
+    fn = _user_kernel()
+    result = build_jit(fn, {"x_ptr": Pointer("fp32"), "out_ptr": Pointer("fp32"), "n": 1 << 20, "factor": 2.0},
+                       {"BLOCK": 1024, "num_warps": 4}, arch="sm_90")
+    sig = result.metadata["ttinspect"]["signature"]
+    assert sig == {"x_ptr": "*fp32 D", "out_ptr": "*fp32 D", "n": "i32 D", "factor": "fp32", "BLOCK": "=1024"}
+    assert "ld.global.v4.b32" in result.artifacts.text("ptx")  # 16-byte loads: the divisibility took
+
+
+def test_any_jit_function_errors():
+    fn = _user_kernel()
+    with pytest.raises(UsageError, match="no value for kernel parameter"):
+        build_jit(fn, {"x_ptr": Pointer("fp32")}, {"BLOCK": 1024})
+    with pytest.raises(UsageError, match="not a @triton.jit function"):
+        build_jit(len, {}, {})
+    with pytest.raises(CompileError, match="power of 2") as info:
+        build_jit(fn, {"x_ptr": Pointer("fp32"), "out_ptr": Pointer("fp32"), "n": 64, "factor": 2.0},
+                  {"BLOCK": 1000})
+    assert info.value.file.endswith("user_kernel.py") and info.value.line == 9
+    assert "tl.arange" in info.value.source_line
+
+
+def test_export_metadata_is_json(tmp_path):
+    build("add", arch="sm_90").artifacts.export(tmp_path)
+    assert json.loads((tmp_path / "metadata.json").read_text())["name"]

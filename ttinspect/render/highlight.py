@@ -1,0 +1,115 @@
+"""Color for stage text on a terminal: which lexer reads which stage, whether to color, and the coloring.
+
+pygments is imported inside the functions, never here: the CLI's plain path (a pipe, a file, NO_COLOR)
+must not pay for it. `should_color` and `highlight(..., color=False)` import nothing at all.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import UsageError
+
+# Stage -> class name in .lexers. TTIR and TTGIR are both MLIR; LLIR and PTX are pygments' own
+# lexers, patched for what Triton emits (see .lexers).
+_LEXERS = {
+    "ttir": "TritonMLIRLexer",
+    "ttgir": "TritonMLIRLexer",
+    "llir": "TritonLlvmLexer",
+    "ptx": "TritonPtxLexer",
+    "sass": "SassLexer",
+}
+
+COLOR_ENV = "TTINSPECT_COLOR"
+COLOR_MODES = ("auto", "always", "never")
+
+
+def lexer_for(stage: str) -> Any:
+    """A pygments lexer instance for a text stage ("ttir", "ttgir", "llir", "ptx", "sass").
+
+    The lexer keeps the text as it is (no stripping of leading/trailing newlines, none added), so that
+    the values of its tokens concatenate back to the input."""
+    try:
+        name = _LEXERS[stage]
+    except KeyError:
+        raise UsageError(f"no syntax highlighting for stage {stage!r}; valid: {', '.join(_LEXERS)}") from None
+    from . import lexers  # imports pygments
+
+    return getattr(lexers, name)(stripnl=False, ensurenl=False)
+
+
+def should_color(stream: Any, *, mode: str | None = None) -> bool:
+    """Whether to write ANSI colors to `stream`.
+
+    `mode` ("auto", "always", "never"; the CLI's --color) wins; without it, TTINSPECT_COLOR does
+    (an unknown value counts as "auto"). "always"/"never" force the answer -- an explicit, per-tool
+    choice overrides NO_COLOR, as no-color.org asks of configuration and command-line flags. In "auto":
+    no color when NO_COLOR is set to anything but the empty string (no-color.org), when TERM is
+    "dumb", or when the stream is not a TTY (a pipe, a file, a closed stream)."""
+    if mode is not None and mode not in COLOR_MODES:
+        raise UsageError(f"unknown color mode {mode!r}; valid: {', '.join(COLOR_MODES)}")
+    if mode is None:
+        mode = os.environ.get(COLOR_ENV, "").strip().lower()
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed file
+        return False
+
+
+def _dark_background() -> bool:
+    """Guess the terminal background from COLORFGBG ("15;0": white on black), as rxvt, Konsole and
+    iTerm2 set it; dark when unknown, as most terminals are. It decides which of each pair of ANSI
+    colors to use: the de-emphasized gray must stay dim on either background."""
+    fgbg = os.environ.get("COLORFGBG", "")
+    background = fgbg.rsplit(";", 1)[-1]
+    return background not in ("7", "15")
+
+
+def _colorscheme() -> dict:
+    from pygments.formatters.terminal import TERMINAL_COLORS
+    from pygments.token import Error, Name, Whitespace
+
+    scheme = dict(TERMINAL_COLORS)
+    # Whitespace shows no color; coloring it only adds escape codes (SASS is mostly indentation).
+    scheme[Whitespace] = ("", "")
+    # Token types our lexers use that pygments' 16-color table leaves uncolored or colors like others.
+    scheme[Name.Label] = ("green", "brightgreen")  # ^bb0, .L_x_12: targets, like function names
+    scheme[Name.Constant] = ("yellow", "brightyellow")  # #blocked1, c[0x0][0x210]: not red like %12 and R12
+    # A lexer miss (new syntax in a newer Triton or CUDA) prints as plain text, not underlined red:
+    # it is our shortcoming, not an error in the user's kernel.
+    scheme[Error] = ("", "")
+    return scheme
+
+
+def highlight(text: str, stage: str, *, color: bool) -> str:
+    """`text` unchanged when `color` is False; otherwise the same text with ANSI color codes (16
+    colors, so that the terminal's own palette and theme apply). Stripped of its escape codes, the
+    result is `text` exactly: no newline added or removed."""
+    if not color:
+        return text
+    lexer = lexer_for(stage)
+    from pygments import format as pygments_format
+    from pygments.formatters import TerminalFormatter
+
+    formatter = TerminalFormatter(bg="dark" if _dark_background() else "light", colorscheme=_colorscheme())
+    # get_tokens_unprocessed, not get_tokens: the latter normalizes the text first (\r\n, a final
+    # newline), and the output must be the input plus colors.
+    tokens = ((ttype, value) for _, ttype, value in lexer.get_tokens_unprocessed(text))
+    return pygments_format(_merged(tokens), formatter)
+
+
+def _merged(tokens):
+    """Adjacent tokens of one type as one (`loc(`, `#loc3`, `)`): one escape sequence, not three."""
+    from itertools import groupby
+
+    for ttype, group in groupby(tokens, key=lambda token: token[0]):
+        yield ttype, "".join(value for _, value in group)
