@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +36,20 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_LAUNCH = """
+import sys, torch
+from ttinspect.variants import resolve
+resolved = resolve(sys.argv[1], {"M": int(sys.argv[2]), "N": int(sys.argv[2]), "K": int(sys.argv[2])})
+a = torch.randn(int(sys.argv[2]), int(sys.argv[2]), device="cuda", dtype=torch.float16)
+b = torch.randn(int(sys.argv[2]), int(sys.argv[2]), device="cuda", dtype=torch.float16)
+resolved.variant.load_launcher()(a, b, **resolved.config)
+torch.cuda.synchronize()
+"""
+
+
 def compare_with_jit(variant: str, size: int = 1024) -> PtxComparison:
+    """Compile offline for the local GPU, launch the same variant for real in a fresh process (so the
+    JIT's in-memory cache cannot answer instead of a compile) and compare the two PTX files."""
     import torch
 
     if not torch.cuda.is_available():
@@ -42,24 +57,12 @@ def compare_with_jit(variant: str, size: int = 1024) -> PtxComparison:
     resolved = resolve(variant, {"M": size, "N": size, "K": size})
     spec = resolved.variant
     offline = build(resolved, arch="native")
-    kernel_name = spec.function
-    previous = os.environ.get("TRITON_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="ttinspect-jit-") as cache_dir:
-        os.environ["TRITON_CACHE_DIR"] = cache_dir
-        try:
-            a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-            b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-            config = {k: v for k, v in resolved.config.items()}
-            spec.load_launcher()(a, b, **config)
-            torch.cuda.synchronize()
-            found = sorted(Path(cache_dir).rglob(f"{kernel_name}.ptx"))
-        finally:
-            if previous is None:
-                os.environ.pop("TRITON_CACHE_DIR", None)
-            else:
-                os.environ["TRITON_CACHE_DIR"] = previous
+        env = {**os.environ, "TRITON_CACHE_DIR": cache_dir}
+        subprocess.run([sys.executable, "-c", _LAUNCH, spec.name, str(size)], env=env, check=True)
+        found = sorted(Path(cache_dir).rglob(f"{spec.function}.ptx"))
         if len(found) != 1:
-            raise RuntimeError(f"expected one {kernel_name}.ptx in the JIT's cache, found {len(found)}")
+            raise RuntimeError(f"expected one {spec.function}.ptx in the JIT's cache, found {len(found)}")
         jit_ptx = found[0].read_text()
     return PtxComparison(spec.name, offline.target.name, size, _sha(offline.artifacts.text("ptx")),
                          _sha(jit_ptx))
