@@ -28,3 +28,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+from golden_option import pytest_addoption  # noqa: E402,F401  (--update-golden)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
-from .variants import Pointer
+from .variants import Pointer, TensorDesc
 
 DIVISIBILITY = [["tt.divisibility", 16]]
 
@@ -53,6 +53,15 @@ def _as_pointer(value: Any) -> Pointer | None:
     return None
 
 
+def _as_descriptor(value: Any) -> TensorDesc | None:
+    if isinstance(value, TensorDesc):
+        return value
+    if hasattr(value, "block_shape") and hasattr(getattr(value, "base", None), "dtype"):
+        pointer = _as_pointer(value.base)
+        return TensorDesc(pointer.dtype, tuple(value.block_shape)) if pointer else None
+    return None
+
+
 def _int_type(value: int) -> str:
     if -(2**31) <= value < 2**31:
         return "i32"
@@ -81,7 +90,11 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
         specialize_int = name not in do_not_specialize
         align = specialize_int and name not in do_not_specialize_on_alignment
         pointer = _as_pointer(value)
-        if pointer is not None:
+        descriptor = _as_descriptor(value)
+        if descriptor is not None:  # the JIT gives descriptors no divisibility attribute
+            shape = ", ".join(str(n) for n in descriptor.block_shape)
+            signature[name] = f"tensordesc<{descriptor.dtype}[{shape}]>"
+        elif pointer is not None:
             signature[name] = "*" + pointer.dtype
             attrs[(index,)] = DIVISIBILITY if pointer.aligned and align else []
         elif isinstance(value, bool):

@@ -31,6 +31,14 @@ class Pointer:
 
 
 @dataclass(frozen=True)
+class TensorDesc:
+    """A host-side TMA tensor descriptor argument (triton.tools.tensor_descriptor.TensorDescriptor)."""
+
+    dtype: str  # "fp16"
+    block_shape: tuple[int, ...]  # the tile one load moves, e.g. (128, 64)
+
+
+@dataclass(frozen=True)
 class TlDtype:
     """A constexpr whose value is a `tl.<name>` dtype (e.g. seed 004's TYPE_C). Resolved at compile time."""
 

@@ -1,0 +1,71 @@
+"""The one result type of every fact extractor: a named value with its meaning, or a reason it is unknown.
+
+A fact that cannot be had is `value=None` with `unknown` saying why — never a guess. Facts that do not
+apply to a kernel (no loop, no tensor cores) say so in `unknown` as well ("not applicable: ...").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+# Groups, in the order doc 003 presents them.
+GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "program order", "ir")
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str  # stable identifier, e.g. "pipeline_depth"; the API and JSON use it
+    title: str  # human label, e.g. "pipeline depth (num_stages)"
+    group: str  # one of GROUPS
+    value: Any  # int, str, bool, tuple or a mapping rendered as tuple of pairs; None when unknown
+    explanation: str  # one correct line: what the value means
+    source: str  # where it was read: "ptx", "ttir", "ttgir", "metadata", "ptx main loop"
+    unknown: str | None = None  # why value is None
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def display(self) -> str:
+        if self.value is None:
+            return f"unknown: {self.unknown}" if self.unknown else "unknown"
+        return format_value(self.value)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "group": self.group, "value": _jsonable(self.value),
+                "explanation": self.explanation, "source": self.source, "unknown": self.unknown}
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple):
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+            return ", ".join(f"{k}×{v}" if isinstance(v, int) else f"{k}={v}" for k, v in value)
+        return ", ".join(str(v) for v in value) if value else "none"
+    return str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        if value and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value):
+            return {k: _jsonable(v) for k, v in value}
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def counts(items: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """A sorted multiset as a tuple of (item, count) pairs — hashable, comparable, JSON as an object."""
+    tally: dict[str, int] = {}
+    for item in items:
+        tally[item] = tally.get(item, 0) + 1
+    return tuple(sorted(tally.items()))
+
+
+def known(key: str, title: str, group: str, value: Any, explanation: str, source: str) -> Fact:
+    return Fact(key, title, group, value, explanation, source)
+
+
+def unknown(key: str, title: str, group: str, reason: str, explanation: str, source: str) -> Fact:
+    return Fact(key, title, group, None, explanation, source, unknown=reason)

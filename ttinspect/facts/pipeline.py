@@ -1,0 +1,78 @@
+"""Pipeline depth (= num_stages) inferred from the PTX alone, or "unknown" with the reason.
+
+The patterns, measured on Triton 3.6 and 3.9 (shared/notes/triton36-ptx-facts.md, triton-versions.md):
+- cp.async path (sm_80 .. sm_120, also Hopper's and Blackwell's non-TMA loads): each pipelined load
+  is its own commit group, so one trip around the main loop closes L groups, and the loop waits with
+  `cp.async.wait_group W`, W = L × (num_stages − 2): "at most W groups may still be pending", i.e.
+  num_stages − 2 iterations' loads stay in flight while this one's are consumed. So
+  num_stages = W / L + 2. Triton 3.9 repeats the same wait before each use; the immediates agree.
+- TMA path (Hopper host tensor descriptors): one mbarrier per stage, `mbarrier.init` × num_stages
+  before the loop, and the loop waits on a barrier (`mbarrier.try_wait`) instead of a commit group;
+  with num_stages = 1 the loop itself inits, fills, waits on and invalidates one barrier.
+- num_stages = 1: the loop issues plain loads and no asynchronous copies at all (not pipelined).
+Anything else is "unknown", with what was seen.
+"""
+
+from __future__ import annotations
+
+from .model import Fact, known, unknown
+from .ptx import PtxView, _imm, _starts
+
+KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
+EXPLANATION = ("num_stages: how many K steps of A/B tiles the software pipeline keeps in shared "
+               "memory; num_stages − 1 are being loaded while one is consumed (1 = not pipelined)")
+
+
+def pipeline_depth(view: PtxView) -> Fact:
+    def fail(reason: str) -> Fact:
+        return unknown(KEY, TITLE, GROUP, reason, EXPLANATION, "ptx main loop")
+
+    if not view.has_loop:
+        return fail(f"not applicable: {view.loop_reason}")
+    loop = view.loop
+    commits = sum(1 for i in loop if _starts("cp.async.commit_group")(i))
+    waits = [_imm(i) for i in loop if _starts("cp.async.wait_group")(i)]
+    tma_in_loop = any(_starts("cp.async.bulk.tensor")(i) for i in loop)
+    barrier_waits = any(i.opcode == "mbarrier" and i.modifiers[:1] in (("try_wait",), ("test_wait",))
+                        for i in loop)
+    if tma_in_loop:
+        inits = _tma_barriers(view)
+        if inits is None:
+            if any(_starts("mbarrier.init")(i) for i in loop):
+                return known(KEY, TITLE, GROUP, 1,
+                             f"{EXPLANATION}. Read here: the loop creates its barrier, issues the TMA copy "
+                             "and waits for it in the same iteration", "ptx main loop")
+            return fail("TMA loads in the loop, but no mbarrier.init to count stages")
+        return known(KEY, TITLE, GROUP, inits,
+                     f"{EXPLANATION}. Read here from {inits} mbarrier.init before the loop: TMA "
+                     "pipelines keep one barrier per stage", "ptx")
+    if commits and waits:
+        if None in waits or len(set(waits)) != 1:
+            return fail(f"the loop's cp.async.wait_group immediates differ ({sorted(set(map(str, waits)))})")
+        wait = waits[0]
+        if wait % commits:
+            return fail(f"wait_group {wait} is not a multiple of the {commits} commit groups per iteration")
+        depth = wait // commits + 2
+        return known(KEY, TITLE, GROUP, depth,
+                     f"{EXPLANATION}. Read here as wait_group {wait} / {commits} commit groups per "
+                     f"iteration + 2", "ptx main loop")
+    if commits or waits:
+        return fail(f"{commits} commit groups and {len(waits)} wait_group in the loop: no known pattern")
+    if barrier_waits:
+        return fail("the loop waits on mbarriers without TMA copies in it (e.g. tcgen05 MMA completion): "
+                    "no stage pattern to read")
+    loads = sum(1 for i in loop if i.opcode == "ld" and "global" in i.modifiers)
+    if loads:
+        return known(KEY, TITLE, GROUP, 1,
+                     f"{EXPLANATION}. Read here: {loads} plain ld.global in the loop and no asynchronous "
+                     "copies", "ptx main loop")
+    return fail("not applicable: the main loop loads nothing from global memory")
+
+
+def _tma_barriers(view: PtxView) -> int | None:
+    """mbarrier.init before the main loop's first line: the stage barriers."""
+    if not view.loop:
+        return None
+    first = min(i.line for i in view.loop)
+    inits = sum(1 for i in view.all if _starts("mbarrier.init")(i) and i.line < first)
+    return inits or None
