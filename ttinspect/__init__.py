@@ -2,9 +2,10 @@
 
 The public API is imported lazily so that `import ttinspect` (and so the CLI) stays cheap:
 
-    from ttinspect import build
-    result = build("opt", {"num_stages": 3}, arch="sm_90")
-    result.artifacts.text("ptx")
+    from ttinspect import inspect, diff
+    r = inspect("opt", arch="sm_90", num_stages=3)
+    assert r.pipeline_depth == 3
+    d = diff("naive", "opt")            # d.changes: every changed fact with its explanation
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = ["build", "build_jit", "Build", "Artifacts", "all_variants", "get_variant", "TTInspectError",
-           "CompileError", "UsageError"]
+__all__ = ["inspect", "diff", "Report", "Diff", "Change", "Fact", "build", "build_jit", "Build", "Artifacts",
+           "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError"]
 
 _EXPORTS = {
+    "inspect": "report", "Report": "report", "diff": "diff", "Diff": "diff", "Change": "diff",
+    "Fact": "facts.model", "Pointer": "variants", "TensorDesc": "variants",
     "build": "engine", "build_jit": "engine", "Build": "engine", "Artifacts": "artifacts",
     "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",
     "CompileError": "errors", "UsageError": "errors",

@@ -80,7 +80,7 @@ def _wgmma_shape(instr: Instruction) -> str:
 def _global_width(instr: Instruction) -> str:
     """ld.global.v4.b32 / ld.global.nc.b16 / st.global.v2.b32 -> the vector width and element type."""
     keep = [m for m in instr.modifiers if m.startswith(("v", "b", "u", "s", "f")) and m != "global"]
-    return ".".join([instr.opcode, *keep])
+    return ".".join([instr.opcode, "global", *keep])
 
 
 def tensor_core_path(view: PtxView) -> str:
@@ -106,9 +106,10 @@ def ptx_facts(view: PtxView) -> list[Fact]:
             facts.append(known(key, title, group, value, explanation, "ptx main loop"))
 
     is_cp_async = _starts("cp.async")
-    plain_cp_async = [i for i in loop if is_cp_async(i) and i.modifiers[:1] in (("ca",), ("cg",))]
+    # cp.async.cg.shared.global: opcode "cp", modifiers ("async", "cg", "shared", "global")
+    plain_cp_async = [i for i in loop if is_cp_async(i) and i.modifiers[1:2] in (("ca",), ("cg",))]
     per_loop("loop_cp_async", "cp.async per iteration", "pipeline",
-             counts(f"{i.modifiers[0]}.{_copy_bytes(i)}" for i in plain_cp_async),
+             counts(f"{i.modifiers[1]}.{_copy_bytes(i)}" for i in plain_cp_async),
              "asynchronous global→shared copies issued per iteration (cg bypasses L1, ca caches in L1), "
              "with bytes per copy")
     per_loop("loop_commit_groups", "cp.async.commit_group per iteration", "pipeline",

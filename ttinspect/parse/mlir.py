@@ -131,6 +131,10 @@ class MlirModule:
         m = FUNCTION_NAME_RE.search(self._lines[op.line - 1]) if self._lines else None
         return m[1] if m else None
 
+    def text(self, op: MlirOp) -> str:
+        """The op's first line as printed (operands, attributes, types, trailing loc)."""
+        return self._lines[op.line - 1] if self._lines else ""
+
     def op_counts(self, *, within: MlirOp | None = None) -> Counter:
         return Counter(op.name for op in self._select(within))
 

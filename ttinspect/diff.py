@@ -1,0 +1,122 @@
+"""(Report, Report) -> typed differences, each with one explanation; and a text diff of two main loops
+with registers, SSA names and labels renumbered so that only real changes show."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .explain import explain_change
+from .facts.model import Fact
+from .report import Report
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str
+    title: str
+    group: str
+    before: Any
+    after: Any
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Diff:
+    a: Report
+    b: Report
+    rows: tuple[tuple[Fact, Fact], ...]  # every fact, side by side, in report order
+    changes: tuple[Change, ...]
+
+    def change(self, key: str) -> Change | None:
+        return next((c for c in self.changes if c.key == key), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        from .facts.model import _jsonable
+
+        return {"a": {"label": self.a.label, "target": self.a.target},
+                "b": {"label": self.b.label, "target": self.b.target},
+                "facts": {fa.key: {"a": _jsonable(fa.value), "b": _jsonable(fb.value),
+                                   "changed": fa.value != fb.value} for fa, fb in self.rows},
+                "changes": [{"key": c.key, "title": c.title, "a": _jsonable(c.before), "b": _jsonable(c.after),
+                             "explanation": c.explanation} for c in self.changes]}
+
+
+def diff_reports(a: Report, b: Report) -> Diff:
+    rows, changes = [], []
+    b_facts = {f.key: f for f in b.facts}
+    for fa in a.facts:
+        fb = b_facts.get(fa.key)
+        if fb is None:
+            continue
+        rows.append((fa, fb))
+        if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):
+            changes.append(Change(fa.key, fa.title, fa.group, fa.value, fb.value,
+                                  explain_change(fa.key, a, b, fa.value, fb.value, fa.explanation)))
+    return Diff(a, b, tuple(rows), tuple(changes))
+
+
+def diff(a: str, b: str, arch: str | None = None, **overrides: Any) -> Diff:
+    """Compare two variants (each may carry overrides and a target: `opt:num_stages=3@sm_90`).
+    `arch` and keyword overrides apply to both sides."""
+    from .report import inspect
+
+    return diff_reports(inspect(a, arch, **overrides), inspect(b, arch, **overrides))
+
+
+# --- text diff of main loops -------------------------------------------------------------------
+
+# PTX registers %r12 %rd3 %f7 %p1 %rs2 %hh1, MLIR/LLVM SSA values %12 %acc_77 %arg3, PTX/LLVM labels.
+_PTX_REG = re.compile(r"%(r|rd|rs|f|fd|p|hh|h|b)(\d+)\b")
+_SSA = re.compile(r"%[A-Za-z_$.][\w$.-]*?(?:_\d+)?\b|%\d+\b")
+_LABEL = re.compile(r"\$L__\w+|\.L_x_\d+|\^bb\d+")
+_DROP = {
+    "ptx": re.compile(r"^\s*(\.loc|//|\$L__tmp\d+:)"),
+    "ttir": re.compile(r"^\s*(//|#loc)"),
+    "ttgir": re.compile(r"^\s*(//|#loc)"),
+    "llir": re.compile(r"^\s*(;|#dbg)"),
+    "sass": re.compile(r"^\s*(//##|$)"),
+}
+_TRAILING = {
+    "ptx": re.compile(r"\s*//.*$"),
+    "ttir": re.compile(r"\s*loc\(.*\)\s*$"),
+    "ttgir": re.compile(r"\s*loc\(.*\)\s*$"),
+    "llir": re.compile(r",?\s*!dbg !\d+"),
+    "sass": re.compile(r"/\*[0-9a-f]{4,}\*/\s*|\s*/\*\s*0x[0-9a-f]+\s*\*/"),
+}
+
+
+def normalize(stage: str, text: str) -> list[str]:
+    """Rename registers/SSA values/labels in order of first appearance; drop locations and comments.
+    SASS registers are kept: after register allocation they are part of what changed."""
+    names: dict[str, str] = {}
+    counters: dict[str, int] = {}
+
+    def fresh(key: str, kind: str) -> str:
+        if key not in names:
+            counters[kind] = counters.get(kind, 0) + 1
+            names[key] = f"{kind}{counters[kind]}"
+        return names[key]
+
+    out = []
+    drop, trailing = _DROP.get(stage), _TRAILING.get(stage)
+    for line in text.split("\n"):
+        if drop and drop.match(line):
+            continue
+        if trailing:
+            line = trailing.sub("", line)
+        line = _LABEL.sub(lambda m: fresh(m[0], "L"), line)
+        if stage == "ptx":
+            line = _PTX_REG.sub(lambda m: fresh(m[0], "%" + m[1]), line)
+        elif stage != "sass":
+            line = _SSA.sub(lambda m: fresh(m[0], "%v"), line)
+        if line.strip():
+            out.append(line.rstrip())
+    return out
+
+
+def loop_text_diff(stage: str, a_text: str, b_text: str, a_label: str, b_label: str) -> str:
+    return "\n".join(difflib.unified_diff(normalize(stage, a_text), normalize(stage, b_text),
+                                          fromfile=a_label, tofile=b_label, lineterm="", n=2))

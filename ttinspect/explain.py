@@ -1,0 +1,112 @@
+"""What a change in a fact means — the one place the semantics of a difference live.
+
+Each explainer gets the two reports and the two values and returns one correct line. Where doc 003
+explains the same difference another way, docs/facts.md says where and why it differs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from .facts.model import format_value
+
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f8E4M3FN": 1, "f8E5M2": 1, "i8": 1, "f64": 8, "i32": 4}
+_BUFFER_RE = re.compile(r"^(\d+(?:x\d+)*)x([a-zA-Z]+\d*\w*)$")
+
+
+def tile_bytes(buffers: tuple[str, ...]) -> int | None:
+    """Σ over ttg.local_alloc buffers of their element count × element size, e.g. 3x128x32xf16."""
+    total = 0
+    for buffer in buffers or ():
+        m = _BUFFER_RE.match(buffer)
+        if not m or m[2] not in _BYTES:
+            return None
+        size = 1
+        for dim in m[1].split("x"):
+            size *= int(dim)
+        total += size * _BYTES[m[2]]
+    return total
+
+
+def _shared(a, b, before, after) -> str:
+    parts = []
+    for report, value in ((a, before), (b, after)):
+        buffers = report["shared_buffers"]
+        tiles = tile_bytes(buffers)
+        if tiles is not None and buffers:
+            extra = (value or 0) - tiles
+            parts.append(" + ".join(buffers) + f" = {tiles} B" + (f" (+{extra} B other)" if extra > 0 else ""))
+    why = "; ".join(parts)
+    return (f"shared memory {before} → {after} B ({_ratio(before, after)}): the multi-buffered A/B tiles "
+            f"— {why}" if why else f"shared memory {before} → {after} B ({_ratio(before, after)})")
+
+
+def _ratio(before: Any, after: Any) -> str:
+    if isinstance(before, int) and isinstance(after, int) and before:
+        return f"×{after / before:.3g}"
+    return "changed"
+
+
+def _depth(a, b, before, after) -> str:
+    return (f"pipeline depth {before} → {after}: the loop keeps {_inflight(after)} K steps of loads in "
+            f"flight while it computes on one (was {_inflight(before)}); deeper hides more memory latency "
+            "and costs one more buffer per operand in shared memory")
+
+
+def _inflight(depth: Any) -> str:
+    return str(depth - 1) if isinstance(depth, int) and depth > 1 else "no"
+
+
+def _wait(a, b, before, after) -> str:
+    return (f"cp.async.wait_group {format_value(before)} → {format_value(after)}: each iteration now "
+            f"waits until at most {format_value(after)} commit groups are still pending (was "
+            f"{format_value(before)}), i.e. (num_stages − 2) × loads per iteration. It does not wait for "
+            f"{format_value(after)} groups to complete, as doc 003 §2.2 says")
+
+
+def _group(a, b, before, after) -> str:
+    if before is None:
+        return (f"GROUP_SIZE_M {after}: programs are remapped so that {after} rows of C tiles are walked "
+                "column by column; neighbouring programs reuse the same A rows and B columns while they are "
+                "in L2 (the hit rate is a GPU measurement: `ttinspect profile`)")
+    if after is None:
+        return f"GROUP_SIZE_M {before} → none: programs no longer walk tiles in L2-friendly groups"
+    return f"GROUP_SIZE_M {before} → {after}: tile rows per group in the pid remapping"
+
+
+def _modulo(a, b, before, after) -> str:
+    if not before and after:
+        return (f"address modulo: {after} `%` on offset vectors; rows/columns past M/N wrap onto valid "
+                "ones, so the loads need no M/N mask (the store still masks them)")
+    return f"address modulo: {before} → {after} `%` on offset vectors"
+
+
+def _masks(a, b, before, after) -> str:
+    return (f"mask comparisons per load {format_value(before)} → {format_value(after)}: "
+            "2 = both the M/N edge and the K edge are checked on every load, 1 = only K")
+
+
+def _tensor_ops(a, b, before, after) -> str:
+    return (f"tensor-core instructions per K step {before} → {after}: each instruction computes a fixed "
+            "MMA tile, so this follows BLOCK_M × BLOCK_N × BLOCK_K / (instruction shape × warps)")
+
+
+EXPLAINERS: dict[str, Callable[..., str]] = {
+    "shared_memory": _shared,
+    "pipeline_depth": _depth,
+    "num_stages": _depth,
+    "loop_wait_group": _wait,
+    "group_size_m": _group,
+    "address_modulo": _modulo,
+    "load_mask_terms": _masks,
+    "loop_tensor_core_ops": _tensor_ops,
+}
+
+
+def explain_change(key: str, a, b, before: Any, after: Any, default: str) -> str:
+    explainer = EXPLAINERS.get(key)
+    if explainer is not None:
+        return explainer(a, b, before, after)
+    return f"{format_value(before) if before is not None else 'unknown'} → " \
+           f"{format_value(after) if after is not None else 'unknown'}: {default}"

@@ -1,0 +1,147 @@
+"""`inspect(...)`: a compiled variant reduced to facts — the public, typed API tests assert on.
+
+    from ttinspect import inspect
+    r = inspect("opt", arch="sm_90", num_stages=3)
+    assert r.pipeline_depth == 3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .engine import Build, build
+from .errors import UsageError
+from .facts.ir import ttgir_facts, ttir_facts
+from .facts.model import GROUPS, Fact, known
+from .facts.pipeline import pipeline_depth
+from .facts.ptx import PtxView, ptx_facts
+from .parse.mlir import parse_mlir
+from .parse.ptx import parse_ptx
+from .variants import OPTION_KEYS, parse_ref
+
+
+@dataclass(frozen=True)
+class Report:
+    label: str  # "opt:num_stages=3"
+    kernel: str  # "ttinspect_kernels.doc003:matmul_opt_kernel"
+    target: str  # "sm_90"
+    triton_version: str
+    config: Mapping[str, Any]
+    facts: tuple[Fact, ...]
+    main_loop_ptx: str | None = field(default=None, repr=False)  # the loop's PTX lines, for messages
+    build: Build | None = field(default=None, repr=False, compare=False)
+
+    def fact(self, key: str) -> Fact:
+        for fact in self.facts:
+            if fact.key == key:
+                return fact
+        raise KeyError(f"no fact {key!r}; known: {', '.join(f.key for f in self.facts)}")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fact(key).value
+
+    # Typed shortcuts for what tests assert most. Each is the fact's value (None when unknown).
+    @property
+    def pipeline_depth(self) -> int | None:
+        return self["pipeline_depth"]
+
+    @property
+    def shared_memory(self) -> int:
+        return self["shared_memory"]
+
+    @property
+    def tensor_core_path(self) -> str:
+        return self["tensor_core_path"]
+
+    @property
+    def tensor_core_ops_per_iteration(self) -> int | None:
+        return self["loop_tensor_core_ops"]
+
+    @property
+    def wait_group(self) -> tuple[int, ...] | None:
+        return self["loop_wait_group"]
+
+    @property
+    def group_size_m(self) -> int | None:
+        return self["group_size_m"]
+
+    @property
+    def num_warps(self) -> int:
+        return self["num_warps"]
+
+    def by_group(self) -> list[tuple[str, list[Fact]]]:
+        return [(group, [f for f in self.facts if f.group == group]) for group in GROUPS
+                if any(f.group == group for f in self.facts)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "kernel": self.kernel, "target": self.target,
+                "triton_version": self.triton_version,
+                "config": {k: getattr(v, "name", v) for k, v in self.config.items()},
+                "facts": {f.key: f.as_dict() for f in self.facts}}
+
+    def summary(self) -> str:
+        """Plain text: every fact and the main loop's PTX (what a failing test should print)."""
+        lines = [f"ttinspect report: {self.label} on {self.target} (Triton {self.triton_version})"]
+        lines += [f"  {f.key} = {f.display()}" for f in self.facts]
+        if self.main_loop_ptx:
+            lines += ["main loop PTX:", self.main_loop_ptx]
+        return "\n".join(lines)
+
+
+def _config_facts(result: Build) -> list[Fact]:
+    meta = result.metadata
+    config = result.config
+    blocks = tuple((k, v) for k, v in config.items() if k not in OPTION_KEYS and isinstance(v, int))
+    warps = meta.get("num_warps", config.get("num_warps"))
+    return [
+        known("block_sizes", "block sizes / constexprs", "configuration", blocks,
+              "the tile and group constexprs the kernel was compiled with", "config"),
+        known("num_warps", "num_warps", "configuration", warps,
+              "warps per program (CTA); threads = 32 × num_warps", "metadata"),
+        known("threads", "threads per CTA", "configuration", warps * meta.get("warp_size", 32),
+              "threads in one program", "metadata"),
+        known("num_stages", "num_stages (configured)", "configuration", meta.get("num_stages"),
+              "the software-pipelining depth asked for; `pipeline depth` below is what the PTX shows",
+              "metadata"),
+        known("shared_memory", "shared memory (bytes)", "configuration", meta.get("shared"),
+              "dynamic shared memory per CTA from the compiled metadata (the PTX declares an unsized "
+              "global_smem[])", "metadata"),
+    ]
+
+
+def _main_loop_text(text: str, module) -> str | None:
+    loop = module.main_loop
+    if loop is None:
+        return None
+    return "\n".join(text.split("\n")[loop.start_line - 1:loop.end_line])
+
+
+def report_from_build(result: Build) -> Report:
+    ptx_text = result.artifacts.text("ptx")
+    ptx = parse_ptx(ptx_text)
+    view = PtxView.of(ptx)
+    facts = _config_facts(result) + [pipeline_depth(view)] + ptx_facts(view)
+    facts += ttir_facts(parse_mlir(result.artifacts.text("ttir"), stage="ttir"))
+    facts += ttgir_facts(parse_mlir(result.artifacts.text("ttgir"), stage="ttgir"))
+    return Report(result.label, result.kernel, result.target.name,
+                  str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
+                  _main_loop_text(ptx_text, ptx), result)
+
+
+def inspect(variant: str, arch: str | None = None, **overrides: Any) -> Report:
+    """Compile (or load from the cache) and reduce to facts. `variant` may carry overrides and a
+    target (`"opt:num_stages=3@sm_90"`); keyword overrides win over both."""
+    ref = parse_ref(variant)
+    merged = {**ref.resolved.config, **ref.resolved.problem}
+    unknown_keys = [k for k in overrides if k not in merged and k not in OPTION_KEYS]
+    if unknown_keys:
+        valid = ", ".join(list(merged) + [k for k in OPTION_KEYS if k not in merged])
+        raise UsageError(f"unknown override(s) {', '.join(unknown_keys)} for {ref.resolved.variant.name}; "
+                         f"valid: {valid}")
+    from .variants import resolve
+
+    changed = {k: v for k, v in merged.items()
+               if ref.resolved.variant.config.get(k, ref.resolved.variant.problem.get(k)) != v}
+    resolved = resolve(ref.resolved.variant, {**changed, **overrides})
+    return report_from_build(build(resolved, arch=arch or ref.arch))
