@@ -128,3 +128,55 @@ def test_loop_on_a_kernel_without_one():
 
 def test_all_needs_out():
     assert_one_line_error(run("dump", "opt", "--all"), 2, "--out")
+
+
+def test_report_table_and_json():
+    table = run("report", "opt", "--arch", "sm_90")
+    assert table.exit_code == 0, table.output
+    for text in ("pipeline", "tensor cores", "wgmma", "sm_90"):
+        assert text in table.output
+    data = json.loads(run("report", "opt", "--arch", "sm_90", "--json").output)
+    assert data["target"] == "sm_90" and data["facts"]["pipeline_depth"]["value"] == 4
+    assert data["facts"]["tensor_core_path"]["value"] == "wgmma"
+
+
+def test_report_of_a_kernel_without_loop_says_not_applicable():
+    data = json.loads(run("report", "add", "--json").output)
+    depth = data["facts"]["pipeline_depth"]
+    assert depth["value"] is None and depth["unknown"].startswith("not applicable")
+
+
+def test_diff_reproduces_doc003():
+    """`ttinspect diff naive opt` on the default target: doc 003 §1.1 + §3.2."""
+    data = json.loads(run("diff", "naive", "opt", "--json").output)
+    facts = data["facts"]
+    assert (facts["shared_memory"]["a"], facts["shared_memory"]["b"]) == (16384, 30720)
+    assert (facts["loop_wait_group"]["a"], facts["loop_wait_group"]["b"]) == ([2], [4])
+    assert (facts["pipeline_depth"]["a"], facts["pipeline_depth"]["b"]) == (3, 4)
+    assert facts["loop_tensor_core_ops"] == {"a": 16, "b": 16, "changed": False}
+    explanations = {c["key"]: c["explanation"] for c in data["changes"]}
+    assert "at most 4" in explanations["loop_wait_group"]
+
+
+def test_diff_table_isolates_one_change():
+    result = run("diff", "opt", "opt:num_stages=3")
+    assert result.exit_code == 0, result.output
+    assert "What changed" in result.output and "pipeline depth 4 → 3" in result.output
+    assert "GROUP_SIZE_M" not in result.output.split("What changed")[1]
+
+
+def test_diff_stage_adds_renumbered_loop_diff():
+    result = run("diff", "naive", "opt", "--stage", "ptx")
+    assert result.exit_code == 0, result.output
+    assert "-\tcp.async.wait_group \t2;" in result.output and "+\tcp.async.wait_group \t4;" in result.output
+    assert "main loop (ptx, renumbered)" in result.output
+
+
+def test_diff_per_side_arch():
+    data = json.loads(run("diff", "opt@sm_80", "opt@sm_90", "--json").output)
+    assert data["a"]["target"] == "sm_80" and data["b"]["target"] == "sm_90"
+    assert data["facts"]["tensor_core_path"] == {"a": "mma.sync", "b": "wgmma", "changed": True}
+
+
+def test_diff_bad_stage():
+    assert_one_line_error(run("diff", "naive", "opt", "--stage", "cubin"), 2, "unknown stage")

@@ -143,6 +143,91 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     click.echo(highlight(output, stage, color=should_color(sys.stdout)), nl=False)
 
 
+@cli.command()
+@click.argument("variant")
+@_arch_option
+@_settings_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool) -> None:
+    """Facts about VARIANT's compiled code, grouped like doc 003, each with its meaning."""
+    from .report import report_from_build
+    from .engine import build
+    from .variants import parse_ref
+
+    ref = parse_ref(variant, settings, arch)
+    result = report_from_build(build(ref.resolved, arch=ref.arch))
+    if as_json:
+        from .render.jsonout import dumps
+
+        click.echo(dumps(result.as_dict()))
+        return
+    from .render.tables import report_table
+
+    report_table(result)
+
+
+@cli.command("diff")
+@click.argument("a")
+@click.argument("b")
+@_arch_option
+@_settings_option
+@click.option("--stage", default=None, metavar="STAGE",
+              help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], stage: str | None,
+                 as_json: bool) -> None:
+    """Compare two variants: A and B are names with optional overrides and target, e.g.
+    `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`. --arch/--set apply to both sides."""
+    from .diff import diff_reports
+    from .engine import build
+    from .report import report_from_build
+    from .variants import parse_ref
+
+    if stage is not None and stage not in STAGE_NAMES:
+        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+    sides = [parse_ref(ref, settings, arch) for ref in (a, b)]
+    builds = [build(ref.resolved, arch=ref.arch) for ref in sides]
+    result = diff_reports(*(report_from_build(x) for x in builds))
+    text_diff = _loop_diff(stage, builds) if stage else None
+    if as_json:
+        from .render.jsonout import dumps
+
+        data = result.as_dict()
+        if text_diff is not None:
+            data["loop_diff"] = {"stage": stage, "unified": text_diff}
+        click.echo(dumps(data))
+        return
+    from .render.tables import diff_table
+
+    diff_table(result)
+    if text_diff is not None:
+        from .render.highlight import should_color
+
+        click.echo()
+        click.echo(_color_diff(text_diff) if should_color(sys.stdout) else text_diff)
+
+
+def _loop_diff(stage: str, builds) -> str:
+    from .diff import loop_text_diff
+    from .loops import main_loop_slice, slice_text
+
+    texts = []
+    for result in builds:
+        text = result.artifacts.text(stage)
+        found = main_loop_slice(stage, text)
+        if found.start_line is None:
+            raise UsageError(f"{result.label}: no main loop in the {stage}: {found.reason}")
+        texts.append(slice_text(text, found))
+    labels = [f"{r.label}@{r.target.name} main loop ({stage}, renumbered)" for r in builds]
+    return loop_text_diff(stage, texts[0], texts[1], *labels) or "(the main loops are identical)"
+
+
+def _color_diff(text: str) -> str:
+    colors = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+    return "\n".join(colors.get(line[:1], "") + line + ("\x1b[0m" if line[:1] in colors else "")
+                     for line in text.splitlines())
+
+
 def main() -> None:
     cli(prog_name="ttinspect")
 

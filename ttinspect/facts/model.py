@@ -29,6 +29,8 @@ class Fact:
 
     def display(self) -> str:
         if self.value is None:
+            if self.unknown and self.unknown.startswith("not applicable"):
+                return "n/a" + self.unknown[len("not applicable"):]
             return f"unknown: {self.unknown}" if self.unknown else "unknown"
         return format_value(self.value)
 
