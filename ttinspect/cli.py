@@ -29,7 +29,7 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except TTInspectError as error:
             _fail(error)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise
         except KeyboardInterrupt:
             click.echo("ttinspect: interrupted", err=True)
@@ -229,7 +229,12 @@ def _color_diff(text: str) -> str:
 
 
 def main() -> None:
-    cli(prog_name="ttinspect")
+    try:
+        cli(prog_name="ttinspect")
+    except BrokenPipeError:  # `ttinspect dump ... | head`: the reader left; not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
 
 
 if __name__ == "__main__":
