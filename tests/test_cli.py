@@ -180,3 +180,14 @@ def test_diff_per_side_arch():
 
 def test_diff_bad_stage():
     assert_one_line_error(run("diff", "naive", "opt", "--stage", "cubin"), 2, "unknown stage")
+
+
+def test_native_arch_without_a_gpu():
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("this machine has a GPU: --arch native resolves to it")
+    except ImportError:
+        pass
+    assert_one_line_error(run("dump", "opt", "--arch", "native"), 5, "needs a CUDA GPU")
