@@ -48,6 +48,18 @@ class Artifacts:
             text = tools.disassemble(self.data("cubin"))
             cache.add_file(self.directory, self.path(stage).name, text.encode())
 
+    def extra(self, name: str) -> str | None:
+        """A side file of the entry that is not a stage (e.g. "ptxas_log"), or None."""
+        path = self.directory / f"kernel.{name}"
+        return path.read_text() if path.is_file() else None
+
+    def resource_usage(self) -> str:
+        """cuobjdump's resource table for the cubin, derived once and kept like the SASS."""
+        path = self.directory / "kernel.resources"
+        if not path.is_file():
+            cache.add_file(self.directory, path.name, tools.resource_usage(self.data("cubin")).encode())
+        return path.read_text()
+
     def export(self, out_dir: Path, *, force: bool = False) -> list[Path]:
         """Write every stage (SASS included) and metadata.json into out_dir. Refuses to overwrite a
         file that is already there unless `force`: nothing the user had is lost."""

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-ENGINE_VERSION = "1"  # bump when the compile engine changes what it stores for the same key
+ENGINE_VERSION = "2"  # 2: entries keep the ptxas -v log  # bump when the compile engine changes what it stores for the same key
 
 # Environment variables that change what Triton emits. Everything TRITON_* counts except those that
 # only say where files go or how much is printed.

@@ -6,7 +6,9 @@ get (see specialize.py), returning every stage triton.compile produced and its m
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import re
 import warnings
 from typing import Any, Mapping
@@ -74,8 +76,9 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     """Compile; return ({stage: file content}, metadata as JSON-ready data)."""
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
     gpu = GPUTarget("cuda", target.capability, target.warp_size)
+    log = io.StringIO()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _ptxas_log_to(log):
             # Triton 3.9 warns that TRITON_DEFAULT_FP_FUSION is unset; a real launch keeps the same
             # default (fusion on), so the PTX is the JIT's either way.
             warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
@@ -90,7 +93,21 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
         if content is None:
             continue
         files[stage] = content if isinstance(content, bytes) else content.encode()
+    if re.search(r"^ptxas\S*\s+info", log.getvalue(), re.M):  # "ptxas-blackwell info" on 3.9
+        files["ptxas_log"] = log.getvalue().encode()
     return files, _metadata(kernel.metadata)
+
+
+@contextlib.contextmanager
+def _ptxas_log_to(sink: io.StringIO):
+    """Run ptxas for real (not from Triton's own cache) and keep its `-v` report: Triton runs
+    `ptxas -v` on every compile but throws the log away unless `dump_ptxas_log` is set, in which case
+    it prints it. Registers, spill bytes and stack come from there, from the very ptxas Triton used."""
+    knobs = triton.knobs
+    with knobs.compilation.scope(), knobs.nvidia.scope(), contextlib.redirect_stdout(sink):
+        knobs.compilation.always_compile = True
+        knobs.nvidia.dump_ptxas_log = True
+        yield
 
 
 def _metadata(meta) -> dict[str, Any]:

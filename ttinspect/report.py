@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .engine import Build, build
-from .errors import UsageError
+from .errors import TTInspectError, UsageError
 from .facts.ir import ttgir_facts, ttir_facts
 from .facts.model import GROUPS, Fact, known
 from .facts.pipeline import pipeline_depth
+from .facts.resources import parse_ptxas_log, parse_resource_usage, resource_facts
 from .facts.ptx import PtxView, ptx_facts
 from .parse.mlir import parse_mlir
 from .parse.ptx import parse_ptx
@@ -70,6 +71,18 @@ class Report:
     def num_warps(self) -> int:
         return self["num_warps"]
 
+    @property
+    def registers(self) -> int | None:
+        return self["registers"]
+
+    @property
+    def spills(self) -> int | None:
+        return self["spills"]
+
+    @property
+    def blocks_per_sm(self) -> int | None:
+        return self["blocks_per_sm"]
+
     def by_group(self) -> list[tuple[str, list[Fact]]]:
         return [(group, [f for f in self.facts if f.group == group]) for group in GROUPS
                 if any(f.group == group for f in self.facts)]
@@ -117,6 +130,22 @@ def _main_loop_text(text: str, module) -> str | None:
     return "\n".join(text.split("\n")[loop.start_line - 1:loop.end_line])
 
 
+def _resource_facts(result: Build) -> list[Fact]:
+    usage, usage_reason = None, ""
+    try:
+        usage = parse_resource_usage(result.artifacts.resource_usage(), result.metadata.get("name"))
+        usage_reason = "cuobjdump listed no resources for the kernel" if usage is None else ""
+    except TTInspectError as error:  # no cuobjdump: degrade, never crash
+        usage_reason = str(error)
+    log = result.artifacts.extra("ptxas_log")
+    ptxas = parse_ptxas_log(log) if log else None
+    ptxas_reason = ("the ptxas -v log was not kept for this cache entry" if log is None
+                    else "the ptxas -v log has no spill line" if ptxas is None else "")
+    return resource_facts(result.target, usage, usage_reason, ptxas, ptxas_reason,
+                          shared=result.metadata.get("shared") or 0,
+                          num_warps=result.metadata.get("num_warps") or 4)
+
+
 def report_from_build(result: Build) -> Report:
     ptx_text = result.artifacts.text("ptx")
     ptx = parse_ptx(ptx_text)
@@ -124,6 +153,7 @@ def report_from_build(result: Build) -> Report:
     facts = _config_facts(result) + [pipeline_depth(view)] + ptx_facts(view)
     facts += ttir_facts(parse_mlir(result.artifacts.text("ttir"), stage="ttir"))
     facts += ttgir_facts(parse_mlir(result.artifacts.text("ttgir"), stage="ttgir"))
+    facts += _resource_facts(result)
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
                   _main_loop_text(ptx_text, ptx), result)

@@ -46,6 +46,14 @@ def run_tool(name: str, args: list[str], *, timeout: float = 120) -> str:
     return done.stdout
 
 
+def resource_usage(cubin: bytes) -> str:
+    """`cuobjdump --dump-resource-usage`: REG / STACK / SHARED / LOCAL per function of the cubin."""
+    with tempfile.TemporaryDirectory(prefix="ttinspect-") as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        Path(path).write_bytes(cubin)
+        return run_tool("cuobjdump", ["--dump-resource-usage", path])
+
+
 def disassemble(cubin: bytes) -> str:
     """SASS of a cubin with line info (`//## File "...", line N` marks), via nvdisasm -c -g.
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 # Groups, in the order doc 003 presents them.
-GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "program order", "ir")
+GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "registers & occupancy", "program order",
+          "sass", "ir")
 
 
 @dataclass(frozen=True)
