@@ -69,7 +69,9 @@ def test_offline_registers_match_the_h100(variant):
 def test_resource_facts_in_report():
     report = inspect("naive", arch="sm_90")
     assert report.blocks_per_sm == 8 and report["occupancy_limit"] == "registers"
-    assert report["spill_bytes"] == (("stores", 0), ("loads", 0))
+    assert report["spill_store_bytes"] == 0 and report["spill_load_bytes"] == 0
+    spilling = inspect("tileon", arch="sm_90")
+    assert spilling["spill_store_bytes"] > 0 and spilling["spill_load_bytes"] > 0 and spilling.spills > 0
 
 
 def test_missing_cuobjdump_degrades_to_unknown(monkeypatch, tmp_path):

@@ -1,1 +1,292 @@
-"""placeholder: being written"""
+"""pytest plugin: assert what the Triton compiler did, in a CPU-only CI, with failures that show why.
+
+Registered through the `pytest11` entry point, so pytest loads this module in every session of every
+user who installed ttinspect. Importing it therefore does nothing but define names: triton, torch,
+rich and the rest of ttinspect are imported only when a test uses the fixture or `expect`, and every
+hook below returns at once for tests that did not use the `ttinspect` fixture. Disable it with
+`pytest -p no:ttinspect`.
+
+    def test_opt_pipelines(ttinspect):
+        r = ttinspect.inspect("opt", arch="sm_90", num_stages=3)
+        ttinspect.expect(r, pipeline_depth=3, tensor_core_path="wgmma", max_shared_memory=49152)
+        assert r.num_warps == 4   # a bare assert fails with every fact and the main-loop PTX appended
+
+`expect` is also a plain function (`from ttinspect.pytest_plugin import expect`) for use without the
+fixture. See docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from typing import TYPE_CHECKING, Any, Mapping
+
+import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .diff import Diff
+    from .report import Report
+
+__all__ = ["expect", "ExpectationFailed", "TTInspectFixture"]
+
+# Typed shortcuts of Report whose fact key differs from the property name.
+ALIASES = {"tensor_core_ops_per_iteration": "loop_tensor_core_ops", "wait_group": "loop_wait_group"}
+BUDGET_PREFIXES = {"max_": "<=", "min_": ">="}
+
+_REPORTS = pytest.StashKey[list]()  # the Reports a test's `ttinspect` fixture produced or checked
+
+
+class ExpectationFailed(AssertionError):
+    """`expect` found facts that differ from what was expected. The message lists each mismatch and
+    then the report's summary (every fact and the main-loop PTX)."""
+
+    def __init__(self, message: str, report: Report, mismatches: tuple[str, ...]):
+        super().__init__(message)
+        self.report = report
+        self.mismatches = mismatches
+
+
+# --- expect ------------------------------------------------------------------------------------
+
+def _resolve_key(report: Report, name: str) -> tuple[str, str | None] | None:
+    """`name` -> (fact key, comparison) where comparison is None (equality), "<=" or ">="."""
+    keys = {f.key for f in report.facts}
+    if name in keys:
+        return name, None
+    if name in ALIASES and ALIASES[name] in keys:
+        return ALIASES[name], None
+    for prefix, op in BUDGET_PREFIXES.items():
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            rest = rest if rest in keys else ALIASES.get(rest, rest)
+            if rest in keys:
+                return rest, op
+    return None
+
+
+def _unknown_keys_message(report: Report, bad: list[str]) -> str:
+    keys = [f.key for f in report.facts]
+    numeric = [f.key for f in report.facts if _is_number(f.value)]
+    choices = keys + list(ALIASES) + [p + k for p in BUDGET_PREFIXES for k in numeric + list(ALIASES)]
+    parts = []
+    for name in bad:
+        near = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+        parts.append(f"{name!r}" + (f" (did you mean {', '.join(near)}?)" if near else ""))
+    return (f"expect(): unknown fact key(s) {', '.join(parts)} for {report.label} on {report.target}.\n"
+            f"Valid keys: {', '.join(keys)}.\n"
+            f"Aliases: {', '.join(f'{a} = {k}' for a, k in ALIASES.items())}.\n"
+            f"Budgets: max_<key> / min_<key> on a numeric fact, e.g. "
+            f"{', '.join('max_' + k for k in numeric[:4]) or 'max_shared_memory'}.")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _normalize(expected: Any) -> Any:
+    if isinstance(expected, list):
+        return tuple(_normalize(v) for v in expected)
+    return expected
+
+
+def _matches(actual: Any, expected: Any) -> bool:
+    if isinstance(expected, Mapping):  # {"m64n32k16.f32.f16.f16": 4} against a counts fact
+        return (isinstance(actual, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in actual)
+                and dict(actual) == dict(expected))
+    expected = _normalize(expected)
+    if isinstance(expected, bool) != isinstance(actual, bool):
+        return False
+    return actual == expected
+
+
+def _describe(fact) -> str:
+    text = f"{fact.title}: {fact.explanation} [read from {fact.source}]"
+    if fact.value is not None and fact.display() != repr(fact.value):
+        text += f" (shown as: {fact.display()})"
+    return text
+
+
+def expect(report: Report, **expected: Any) -> Report:
+    """Check facts of `report` by key; raise `ExpectationFailed` (an AssertionError) listing every
+    mismatch — key, expected, actual, the fact's explanation or why it is unknown — followed by the
+    report's summary (all facts and the main-loop PTX).
+
+    - `key=value`: the fact equals value (`pipeline_depth=3`, `tensor_core_path="wgmma"`,
+      `loop_wait_group=(2,)`; lists count as tuples, a dict matches a counts fact such as
+      `loop_wgmma={"m64n32k16.f32.f16.f16": 4}`). `key=None` asserts the fact is unknown.
+    - `max_key=n` / `min_key=n`: a budget on a numeric fact (`max_shared_memory=49152`,
+      `min_pipeline_depth=3`). An unknown fact fails a budget: ttinspect never guesses.
+    - keys are those of `report.facts`, plus the Report shortcuts `tensor_core_ops_per_iteration`
+      and `wait_group`. An unknown key raises `ttinspect.UsageError` listing the valid ones.
+
+    Returns the report, so `r = expect(ttinspect.inspect(...), ...)` reads naturally.
+    """
+    __tracebackhide__ = True
+    from .errors import UsageError
+    from .report import Report
+
+    if not isinstance(report, Report):
+        raise UsageError(f"expect() takes a ttinspect Report first, not {type(report).__name__}")
+    if not expected:
+        raise UsageError("expect() needs at least one key=value, e.g. expect(report, pipeline_depth=3)")
+    resolved = {name: _resolve_key(report, name) for name in expected}
+    bad = [name for name, r in resolved.items() if r is None]
+    if bad:
+        raise UsageError(_unknown_keys_message(report, bad))
+
+    mismatches: list[str] = []
+    for name, want in expected.items():
+        key, op = resolved[name]
+        fact = report.fact(key)
+        got = fact.value
+        if op is None:
+            if _matches(got, want):
+                continue
+            wanted = f"{want!r}" if want is not None else "unknown"
+        else:
+            if not _is_number(want):
+                raise UsageError(f"expect(): budget {name}={want!r} needs a number")
+            if got is not None and not _is_number(got):
+                raise UsageError(f"expect(): budget {name} applies to numeric facts only; "
+                                 f"{key} is {got!r}")
+            if got is not None and (got <= want if op == "<=" else got >= want):
+                continue
+            wanted = f"{op} {want!r}"
+        actual = f"{got!r}" if got is not None else f"unknown ({fact.unknown or 'no reason given'})"
+        mismatches.append(f"  {name}: expected {wanted}, got {actual}\n      {_describe(fact)}")
+
+    if mismatches:
+        head = (f"ttinspect: {len(mismatches)} of {len(expected)} expectation(s) failed for "
+                f"{report.label} on {report.target} (Triton {report.triton_version}, {report.kernel})")
+        message = "\n".join([head, *mismatches, "", report.summary()])
+        raise ExpectationFailed(message, report, tuple(mismatches))
+    return report
+
+
+# --- the fixture -------------------------------------------------------------------------------
+
+class TTInspectFixture:
+    """What the `ttinspect` fixture returns. Every report it produces (or checks with `expect`) is
+    remembered for the test: if the test fails, their summaries are appended to the failure report."""
+
+    def __init__(self, reports: list | None = None):
+        self.reports: list[Report] = reports if reports is not None else []
+
+    def _keep(self, report: Report) -> Report:
+        if not any(r is report for r in self.reports):
+            self.reports.append(report)
+        return report
+
+    def inspect(self, variant: str, arch: str | None = None, **overrides: Any) -> Report:
+        """`ttinspect.inspect`: a shipped variant (`"opt"`, `"opt:num_stages=3@sm_90"`) reduced to facts."""
+        from .report import inspect
+
+        return self._keep(inspect(variant, arch, **overrides))
+
+    def inspect_jit(self, fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
+                    arch: str | None = None) -> Report:
+        """Any `@triton.jit` function: `args` as a launch would pass them (`Pointer("fp16")`, ints),
+        `config` the constexprs and options (num_warps, num_stages). See `ttinspect.build_jit`."""
+        from .engine import build_jit
+        from .report import report_from_build
+
+        return self._keep(report_from_build(build_jit(fn, args, config, arch)))
+
+    def diff(self, a, b, arch: str | None = None, **overrides: Any) -> Diff:
+        """`ttinspect.diff` of two variant references, or of two Reports already made."""
+        from .diff import diff, diff_reports
+        from .report import Report
+
+        if isinstance(a, Report) and isinstance(b, Report):
+            if arch is not None or overrides:
+                raise TypeError("diff(report, report) takes no arch or overrides")
+            result = diff_reports(a, b)
+        else:
+            result = diff(a, b, arch, **overrides)
+        self._keep(result.a)
+        self._keep(result.b)
+        return result
+
+    def expect(self, report: Report, **expected: Any) -> Report:
+        """`ttinspect.pytest_plugin.expect` (see there); also remembers the report for this test."""
+        __tracebackhide__ = True
+        from .report import Report
+
+        if isinstance(report, Report):
+            self._keep(report)
+        return expect(report, **expected)
+
+    def __repr__(self) -> str:
+        return f"<ttinspect fixture: {len(self.reports)} report(s)>"
+
+
+@pytest.fixture
+def ttinspect(request) -> TTInspectFixture:
+    """ttinspect: compile Triton kernels offline (no GPU) and assert on the facts.
+
+    `ttinspect.inspect(variant, arch=None, **overrides)`, `ttinspect.inspect_jit(fn, args, config,
+    arch)`, `ttinspect.diff(a, b, ...)`, `ttinspect.expect(report, pipeline_depth=3,
+    max_shared_memory=49152, ...)`. When the test fails, the facts and main-loop PTX of every report
+    it produced are appended to the failure output.
+    """
+    return TTInspectFixture(request.node.stash.setdefault(_REPORTS, []))
+
+
+# --- hooks -------------------------------------------------------------------------------------
+
+def _reports_of(item) -> list:
+    """The reports to show for a failed test that used the fixture: the fixture's, then Reports
+    (or Diffs) that other fixtures handed the test."""
+    reports = list(item.stash.get(_REPORTS, ()))
+    report_mod, diff_mod = sys.modules.get("ttinspect.report"), sys.modules.get("ttinspect.diff")
+    for value in getattr(item, "funcargs", {}).values():
+        found = []
+        if report_mod is not None and isinstance(value, report_mod.Report):
+            found = [value]
+        elif diff_mod is not None and isinstance(value, diff_mod.Diff):
+            found = [value.a, value.b]
+        for report in found:
+            if not any(r is report for r in reports):
+                reports.append(report)
+    return reports
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if call.when != "call" or _REPORTS not in item.stash:
+        return
+    rep = outcome.get_result()
+    error = call.excinfo.value if call.excinfo is not None else None
+    # Only failed assertions (bare `assert`, `expect`, `pytest.fail`): not errors such as a bad key.
+    if not rep.failed or not isinstance(error, (AssertionError, pytest.fail.Exception)):
+        return
+    shown = error.report if isinstance(error, ExpectationFailed) else None
+    for report in _reports_of(item):
+        if report is shown:
+            continue  # the expect message already carries this summary
+        rep.sections.append((f"ttinspect: {report.label} on {report.target}", report.summary()))
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    """`assert report_a == report_b`: list the facts that differ instead of two long reprs."""
+    report_mod = sys.modules.get("ttinspect.report")
+    if op != "==" or report_mod is None:
+        return None
+    if not (isinstance(left, report_mod.Report) and isinstance(right, report_mod.Report)):
+        return None
+    lines = [f"ttinspect Report {left.label} on {left.target} == {right.label} on {right.target}"]
+    right_facts = {f.key: f for f in right.facts}
+    differing = [(f, right_facts.get(f.key)) for f in left.facts
+                 if right_facts.get(f.key) is None or (f.value, f.unknown) != (right_facts[f.key].value,
+                                                                              right_facts[f.key].unknown)]
+    if differing:
+        lines.append("differing facts (left != right):")
+        for fa, fb in differing:
+            lines.append(f"  {fa.key}: {fa.display()} != {fb.display() if fb else '(absent)'}")
+    for attr in ("kernel", "target", "triton_version"):
+        if getattr(left, attr) != getattr(right, attr):
+            lines.append(f"{attr}: {getattr(left, attr)!r} != {getattr(right, attr)!r}")
+    if dict(left.config) != dict(right.config):
+        lines.append(f"config: {dict(left.config)!r} != {dict(right.config)!r}")
+    return lines

@@ -16,7 +16,7 @@ Anything else is "unknown", with what was seen.
 from __future__ import annotations
 
 from .model import Fact, known, unknown
-from .ptx import PtxView, _imm, _starts
+from .ptx import PtxView, _imm
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
 EXPLANATION = ("num_stages: how many K steps of A/B tiles the software pipeline keeps in shared "
@@ -29,16 +29,17 @@ def pipeline_depth(view: PtxView) -> Fact:
 
     if not view.has_loop:
         return fail(f"not applicable: {view.loop_reason}")
-    loop = view.loop
-    commits = sum(1 for i in loop if _starts("cp.async.commit_group")(i))
-    waits = [_imm(i) for i in loop if _starts("cp.async.wait_group")(i)]
-    tma_in_loop = any(_starts("cp.async.bulk.tensor")(i) for i in loop)
+    loop = view.loop_ops  # the instructions facts read (ptx.RELEVANT), mnemonics tested once each
+    tagged = [(i, i.mnemonic + ".") for i in loop]
+    commits = sum(1 for _, m in tagged if m.startswith("cp.async.commit_group."))
+    waits = [_imm(i) for i, m in tagged if m.startswith("cp.async.wait_group.")]
+    tma_in_loop = any(m.startswith("cp.async.bulk.tensor.") for _, m in tagged)
     barrier_waits = any(i.opcode == "mbarrier" and i.modifiers[:1] in (("try_wait",), ("test_wait",))
                         for i in loop)
     if tma_in_loop:
         inits = _tma_barriers(view)
         if inits is None:
-            if any(_starts("mbarrier.init")(i) for i in loop):
+            if any(m.startswith("mbarrier.init.") for _, m in tagged):
                 return known(KEY, TITLE, GROUP, 1,
                              f"{EXPLANATION}. Read here: the loop creates its barrier, issues the TMA copy "
                              "and waits for it in the same iteration", "ptx main loop")
@@ -71,8 +72,8 @@ def pipeline_depth(view: PtxView) -> Fact:
 
 def _tma_barriers(view: PtxView) -> int | None:
     """mbarrier.init before the main loop's first line: the stage barriers."""
-    if not view.loop:
+    if not view.loop_first_line:
         return None
-    first = min(i.line for i in view.loop)
-    inits = sum(1 for i in view.all if _starts("mbarrier.init")(i) and i.line < first)
+    first = view.loop_first_line
+    inits = sum(1 for i in view.ops if i.line < first and (i.mnemonic + ".").startswith("mbarrier.init."))
     return inits or None

@@ -2,101 +2,225 @@
 
 Pure: a parsed PtxModule in, Facts out. Per-iteration counts are the instructions of the main loop's
 blocks (the innermost loop holding the tensor-core instructions), i.e. one trip around it.
+
+Speed (benchmarks/facts_speed.py): decoding every instruction (predicate, opcode, modifiers, operands)
+cost three times the parse, and the facts read only a few kinds of instruction (about one in five in a
+matmul) and the operands of fewer still. So `PtxView.of` keeps only the instructions whose line holds
+one of `RELEVANT`'s substrings — every instruction a fact reads does, since its mnemonic is a substring
+of its line — as `Op`s: predicate and mnemonic read with the head of the parser's own pattern, the
+full `Instruction` (operands, .loc) decoded on first use. The whole kernel, decoded, is still there:
+`PtxView.all` / `.loop` / `.after_loop`, on demand.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterable
 
-from ..parse.ptx import Instruction, PtxModule
+from ..parse.ptx import TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule
 from .model import Fact, counts, known, unknown
 
 # cp.async.cg.shared.global [%r1 + 0], [%rd1 + 0], 0x10, %r2;   (the third operand: bytes per copy)
 _SIZE_RE = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
 
+# Every instruction some fact (here or in pipeline.py) reads has one of these in its mnemonic:
+# cp.async* (copies, commit/wait groups, bulk/TMA), *mma* (mma, wgmma.*, tcgen05.mma), ldmatrix,
+# bar / barrier / mbarrier, ld/st .global, rem, div, setp. A test on the raw line is a superset.
+RELEVANT = re.compile(r"cp\.async|mma|ldmatrix|bar|global|rem|div|setp")
+# The head of parse.ptx.INSTRUCTION_RE: `@!%p1 ` and the mnemonic. Wherever the whole pattern matches
+# a line, this reads the same predicate and mnemonic (the rest of the pattern never needs them shorter).
+_HEAD_RE = re.compile(r"(?:@(!?)([%\w$.]+)\s+)?([A-Za-z_][\w.:]*)")
+
+
+class Op:
+    """An instruction a fact reads: predicate and mnemonic; operands and the rest on first use."""
+
+    __slots__ = ("index", "line", "predicate", "negated", "mnemonic", "opcode", "modifiers", "inline_asm",
+                 "_kernel", "_instruction")
+
+    def __init__(self, kernel: PtxFunction, index: int, line: int, predicate: str | None, negated: bool,
+                 mnemonic: str, inline_asm: bool):
+        self.index, self.line, self.predicate, self.negated = index, line, predicate, negated
+        self.mnemonic, self.inline_asm, self._kernel = mnemonic, inline_asm, kernel
+        parts = mnemonic.split(".")
+        self.opcode, self.modifiers = parts[0], tuple(parts[1:])
+        self._instruction: Instruction | None = None
+
+    @classmethod
+    def of(cls, instruction: Instruction, kernel: PtxFunction | None = None) -> "Op":
+        op = cls(kernel, instruction.index, instruction.line, instruction.predicate,  # type: ignore[arg-type]
+                 instruction.negated, instruction.mnemonic, instruction.inline_asm)
+        op._instruction = instruction
+        return op
+
+    @property
+    def instruction(self) -> Instruction:
+        if self._instruction is None:
+            self._instruction = self._kernel.instruction(self.index)
+        return self._instruction
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        return self.instruction.operands
+
+    @property
+    def is_tensor_core(self) -> bool:
+        return (self.mnemonic + ".").startswith(TENSOR_CORE_PREFIXES)  # as Instruction.is_tensor_core
+
+    def __repr__(self) -> str:
+        guard = f"@{'!' * self.negated}{self.predicate} " if self.predicate else ""
+        return f"Op(line {self.line}: {guard}{self.mnemonic})"
+
 
 @dataclass(frozen=True)
 class PtxView:
-    """The kernel's instructions, split into the main loop and the rest."""
+    """The kernel's instructions that facts read (`ops`), split into the main loop and the rest."""
 
-    all: tuple[Instruction, ...]
-    loop: tuple[Instruction, ...]  # empty when there is no main loop
-    after_loop: tuple[Instruction, ...]  # instructions after the loop's last line (the drain)
+    ops: tuple[Op, ...]  # the RELEVANT instructions of the kernel, in text order
+    loop_ops: tuple[Op, ...]  # those in the main loop (empty when there is none)
+    after_ops: tuple[Op, ...]  # those after the loop's last line (the drain)
     has_loop: bool
     loop_reason: str
+    kernel: PtxFunction | None = field(default=None, repr=False, compare=False)
+    loop_indices: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    loop_end_line: int = 0
+    loop_first_line: int = 0  # the line of the loop's first instruction (0 when none)
 
     @staticmethod
     def of(module: PtxModule) -> "PtxView":
         kernel = module.kernel
         if kernel is None:
             return PtxView((), (), (), False, "the PTX has no .entry kernel")
-        everything = tuple(i for i in kernel.instructions if not i.inline_asm or i.opcode != "bra")
+        ops = tuple(i for i in _decode_relevant(kernel) if not i.inline_asm or i.opcode != "bra")
         main = kernel.main_loop
         if main is None:
-            return PtxView(everything, (), (), False, "the kernel has no loop")
-        inside = set(kernel.cfg.loop_instructions(main.loop))
-        loop = tuple(i for i in everything if i.index in inside)
-        after = tuple(i for i in everything if i.index not in inside and i.line > main.end_line)
-        return PtxView(everything, loop, after, True, main.reason)
+            return PtxView(ops, (), (), False, "the kernel has no loop", kernel)
+        inside = frozenset(kernel.cfg.loop_instructions(main.loop))
+        loop = tuple(i for i in ops if i.index in inside)
+        after = tuple(i for i in ops if i.index not in inside and i.line > main.end_line)
+        first = next((i.line for i in map(kernel.instruction, sorted(inside))
+                      if not i.inline_asm or i.opcode != "bra"), 0)
+        return PtxView(ops, loop, after, True, main.reason, kernel, inside, main.end_line, first)
+
+    # The whole kernel, every instruction decoded (slow; no fact needs it).
+    @cached_property
+    def all(self) -> tuple[Instruction, ...]:
+        if self.kernel is None:
+            return ()
+        return tuple(i for i in self.kernel.instructions if not i.inline_asm or i.opcode != "bra")
+
+    @cached_property
+    def loop(self) -> tuple[Instruction, ...]:
+        return tuple(i for i in self.all if i.index in self.loop_indices) if self.has_loop else ()
+
+    @cached_property
+    def after_loop(self) -> tuple[Instruction, ...]:
+        if not self.has_loop:
+            return ()
+        return tuple(i for i in self.all if i.index not in self.loop_indices and i.line > self.loop_end_line)
 
 
-def _count(instructions: Iterable[Instruction], test: Callable[[Instruction], bool]) -> int:
+def _decode_relevant(kernel: PtxFunction) -> list[Op]:
+    lines = getattr(kernel, "_lines", None)
+    at = getattr(kernel, "_ins_line", None)
+    asm = getattr(kernel, "_ins_asm", None)
+    if lines is None or at is None or asm is None:  # a parser without the raw lines: decode everything
+        return [Op.of(i, kernel) for i in kernel.instructions]
+    search, head = RELEVANT.search, _HEAD_RE.match
+    out = []
+    for index, number in enumerate(at):
+        text = lines[number - 1]
+        if search(text) is None:
+            continue
+        m = head(text.strip())
+        if m is None:  # not an instruction the parser can read: let it say so (ParseError, with the line)
+            out.append(Op.of(kernel.instruction(index), kernel))
+            continue
+        out.append(Op(kernel, index, number, m[2], m[1] == "!", m[3], index in asm))
+    return out
+
+
+def _count(instructions: Iterable[Op], test: Callable[[Op], bool]) -> int:
     return sum(1 for i in instructions if test(i))
 
 
-def _starts(prefix: str) -> Callable[[Instruction], bool]:
+def _starts(prefix: str) -> Callable[[Op | Instruction], bool]:
     return lambda i: (i.mnemonic + ".").startswith(prefix + ".")
 
 
-def _imm(instr: Instruction) -> int | None:
+def _imm(instr: Op | Instruction) -> int | None:
     try:
         return int(instr.operands[0], 0)
     except (IndexError, ValueError):
         return None
 
 
-def _copy_bytes(instr: Instruction) -> str:
+def _sorted_imms(values: Iterable[int | None]) -> tuple[int | None, ...]:
+    """Distinct immediates, ascending; an unreadable one (None) last instead of breaking the sort."""
+    return tuple(sorted(set(values), key=lambda v: (v is None, v or 0)))
+
+
+def _copy_bytes(instr: Op) -> str:
     size = instr.operands[2] if len(instr.operands) > 2 else ""
     return f"{int(size, 0)}B" if _SIZE_RE.match(size) else size
 
 
-def _ldmatrix_form(instr: Instruction) -> str:
+def _ldmatrix_form(instr: Op) -> str:
     mods = [m for m in instr.modifiers if m in ("x1", "x2", "x4", "trans")]
     return ".".join(mods) or "x1"
 
 
-def _mma_shape(instr: Instruction) -> str:
+def _mma_shape(instr: Op) -> str:
     """mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 -> m16n8k16.row.col.f32.f16.f16.f32"""
     return ".".join(m for m in instr.modifiers if m not in ("sync", "aligned"))
 
 
-def _wgmma_shape(instr: Instruction) -> str:
+def _wgmma_shape(instr: Op) -> str:
     """wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 -> m64n32k16.f32.f16.f16"""
     return ".".join(m for m in instr.modifiers if m not in ("mma_async", "sync", "aligned"))
 
 
-def _global_width(instr: Instruction) -> str:
+def _global_width(instr: Op) -> str:
     """ld.global.v4.b32 / ld.global.nc.b16 / st.global.v2.b32 -> the vector width and element type."""
     keep = [m for m in instr.modifiers if m.startswith(("v", "b", "u", "s", "f")) and m != "global"]
     return ".".join([instr.opcode, "global", *keep])
 
 
+class _Tagged:
+    """Ops with their mnemonic (+ ".") computed once, for prefix tests."""
+
+    def __init__(self, instructions: Iterable[Op]):
+        self.items = [(i, i.mnemonic + ".") for i in instructions]
+
+    def starting(self, prefix: str) -> list[Op]:
+        prefix += "."
+        return [i for i, m in self.items if m.startswith(prefix)]
+
+    def count(self, prefix: str) -> int:
+        prefix += "."
+        return sum(1 for _, m in self.items if m.startswith(prefix))
+
+
 def tensor_core_path(view: PtxView) -> str:
-    instructions = view.all
-    if _count(instructions, _starts("tcgen05.mma")):
+    return _tensor_core_path(_Tagged(view.ops))
+
+
+def _tensor_core_path(whole: _Tagged) -> str:
+    if whole.count("tcgen05.mma"):
         return "tcgen05"
-    if _count(instructions, _starts("wgmma.mma_async")):
+    if whole.count("wgmma.mma_async"):
         return "wgmma"
-    if _count(instructions, _starts("mma")):
+    if whole.count("mma"):
         return "mma.sync"
     return "none"
 
 
 def ptx_facts(view: PtxView) -> list[Fact]:
     facts: list[Fact] = []
-    loop, whole = view.loop, view.all
+    loop, whole = _Tagged(view.loop_ops), _Tagged(view.ops)
+    loop_ops, ops = view.loop_ops, view.ops
 
     def per_loop(key, title, group, value, explanation):
         if not view.has_loop:
@@ -105,81 +229,82 @@ def ptx_facts(view: PtxView) -> list[Fact]:
         else:
             facts.append(known(key, title, group, value, explanation, "ptx main loop"))
 
-    is_cp_async = _starts("cp.async")
     # cp.async.cg.shared.global: opcode "cp", modifiers ("async", "cg", "shared", "global")
-    plain_cp_async = [i for i in loop if is_cp_async(i) and i.modifiers[1:2] in (("ca",), ("cg",))]
+    plain_cp_async = [i for i in loop.starting("cp.async") if i.modifiers[1:2] in (("ca",), ("cg",))]
     per_loop("loop_cp_async", "cp.async per iteration", "pipeline",
              counts(f"{i.modifiers[1]}.{_copy_bytes(i)}" for i in plain_cp_async),
              "asynchronous global→shared copies issued per iteration (cg bypasses L1, ca caches in L1), "
              "with bytes per copy")
     per_loop("loop_commit_groups", "cp.async.commit_group per iteration", "pipeline",
-             _count(loop, _starts("cp.async.commit_group")),
+             loop.count("cp.async.commit_group"),
              "commit groups closed per iteration: Triton closes one group per pipelined load")
     per_loop("loop_wait_group", "cp.async.wait_group in the loop", "pipeline",
-             tuple(sorted({_imm(i) for i in loop if _starts("cp.async.wait_group")(i)})),
+             _sorted_imms(_imm(i) for i in loop.starting("cp.async.wait_group")),
              "cp.async.wait_group N blocks until at most N committed groups are still pending "
              "(it does not wait for N groups)")
+    after = _Tagged(view.after_ops)
     facts.append(known("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
-                       tuple(_imm(i) for i in view.after_loop if _starts("cp.async.wait_group")(i)),
+                       tuple(_imm(i) for i in after.starting("cp.async.wait_group")),
                        "waits after the loop; wait_group 0 drains every copy still in flight",
                        "ptx"))
     facts.append(known("commit_groups", "cp.async.commit_group (whole kernel)", "pipeline",
-                       _count(whole, _starts("cp.async.commit_group")),
+                       whole.count("cp.async.commit_group"),
                        "all commit groups, prologue included: the prologue fills num_stages-1 stages",
                        "ptx"))
     per_loop("loop_bar_sync", "bar.sync per iteration", "pipeline",
-             _count(loop, lambda i: i.opcode in ("bar", "barrier") and "sync" in i.modifiers),
+             _count(loop_ops, lambda i: i.opcode in ("bar", "barrier") and "sync" in i.modifiers),
              "CTA-wide barriers per iteration (make copied tiles visible to all warps before use)")
     per_loop("loop_ldmatrix", "ldmatrix per iteration", "memory traffic",
-             counts(_ldmatrix_form(i) for i in loop if i.opcode == "ldmatrix"),
+             counts(_ldmatrix_form(i) for i in loop_ops if i.opcode == "ldmatrix"),
              "shared→register loads of 8×8 b16 tiles (x4 = four tiles, .trans = transposed, for B)")
     per_loop("loop_mma", "mma.sync per iteration", "tensor cores",
-             counts(_mma_shape(i) for i in loop if _starts("mma")(i)),
+             counts(_mma_shape(i) for i in loop.starting("mma")),
              "warp-level tensor-core MMAs per iteration (Ampere/Ada path), by shape and types")
     per_loop("loop_wgmma", "wgmma.mma_async per iteration", "tensor cores",
-             counts(_wgmma_shape(i) for i in loop if _starts("wgmma.mma_async")(i)),
+             counts(_wgmma_shape(i) for i in loop.starting("wgmma.mma_async")),
              "warpgroup (128-thread) asynchronous MMAs per iteration (Hopper), by shape; operands "
              "come from shared memory")
     per_loop("loop_wgmma_wait", "wgmma.wait_group in the loop", "tensor cores",
-             tuple(sorted({_imm(i) for i in loop if _starts("wgmma.wait_group")(i)})),
+             _sorted_imms(_imm(i) for i in loop.starting("wgmma.wait_group")),
              "wgmma.wait_group N: wait until at most N wgmma groups are pending (1 = keep one "
              "iteration's MMAs in flight)")
     per_loop("loop_wgmma_sync", "wgmma fence / commit per iteration", "tensor cores",
-             counts(i.mnemonic.split(".")[1] for i in loop
-                    if _starts("wgmma.fence")(i) or _starts("wgmma.commit_group")(i)),
+             counts(m.split(".")[1] for _, m in loop.items
+                    if m.startswith("wgmma.fence.") or m.startswith("wgmma.commit_group.")),
              "wgmma.fence orders register/shared accesses before an MMA; commit_group closes a group")
     per_loop("loop_tcgen05_mma", "tcgen05.mma per iteration", "tensor cores",
-             _count(loop, _starts("tcgen05.mma")),
+             loop.count("tcgen05.mma"),
              "Blackwell tensor-core MMAs (accumulator in tensor memory) per iteration")
     per_loop("loop_tensor_core_ops", "tensor-core instructions per iteration (per K step)", "tensor cores",
-             _count(loop, lambda i: i.is_tensor_core),
+             _count(loop_ops, lambda i: i.is_tensor_core),
              "MMA instructions one trip around the main loop issues, i.e. per BLOCK_K step")
-    facts.append(known("tensor_core_path", "tensor-core path", "tensor cores", tensor_core_path(view),
+    facts.append(known("tensor_core_path", "tensor-core path", "tensor cores", _tensor_core_path(whole),
                        "which MMA instructions the kernel uses: mma.sync (Ampere/Ada), wgmma (Hopper), "
                        "tcgen05 (Blackwell), none", "ptx"))
     facts.append(known("mbarrier_ops", "mbarrier operations", "pipeline",
-                       counts(".".join(i.modifiers[:1]) for i in whole if i.opcode == "mbarrier"),
+                       counts(".".join(i.modifiers[:1]) for i in ops if i.opcode == "mbarrier"),
                        "shared-memory barriers that track TMA / tcgen05 completion (init = one per "
                        "buffer)", "ptx"))
     facts.append(known("tma_copies", "cp.async.bulk(.tensor) (TMA)", "memory traffic",
-                       counts(".".join(i.modifiers[:2]) for i in whole if _starts("cp.async.bulk")(i)),
+                       counts(".".join(i.modifiers[:2]) for i in whole.starting("cp.async.bulk")),
                        "bulk copies done by the Tensor Memory Accelerator", "ptx"))
     facts.append(known("global_loads", "ld.global by width", "memory traffic",
-                       counts(_global_width(i) for i in whole if i.opcode == "ld" and "global" in i.modifiers),
+                       counts(_global_width(i) for i in ops if i.opcode == "ld" and "global" in i.modifiers),
                        "direct global loads (v4.b32 = 16 bytes per thread)", "ptx"))
     facts.append(known("global_stores", "st.global by width", "memory traffic",
-                       counts(_global_width(i) for i in whole if i.opcode == "st" and "global" in i.modifiers),
+                       counts(_global_width(i) for i in ops if i.opcode == "st" and "global" in i.modifiers),
                        "global stores (v4.b32 = 16 bytes per thread)", "ptx"))
+    cp_async = {id(i) for i, m in whole.items if m.startswith("cp.async.")}
     facts.append(known("predicated_global_access", "predicated global loads/copies", "memory traffic",
-                       _count(whole, lambda i: i.predicate is not None and (
-                           (i.opcode == "ld" and "global" in i.modifiers) or is_cp_async(i))),
+                       _count(ops, lambda i: i.predicate is not None and (
+                           (i.opcode == "ld" and "global" in i.modifiers) or id(i) in cp_async)),
                        "loads and cp.async guarded by a predicate (a mask); cp.async may also zero-fill "
                        "through its src-size operand instead", "ptx"))
     facts.append(known("rem_div", "rem / div instructions", "program order",
-                       counts(i.opcode + "." + i.modifiers[-1] for i in whole
+                       counts(i.opcode + "." + i.modifiers[-1] for i in ops
                               if i.opcode in ("rem", "div") and i.modifiers),
                        "integer remainders/divisions: pid remapping and modulo addressing cost these",
                        "ptx"))
-    facts.append(known("setp", "setp (comparisons)", "program order", _count(whole, lambda i: i.opcode == "setp"),
+    facts.append(known("setp", "setp (comparisons)", "program order", _count(ops, lambda i: i.opcode == "setp"),
                        "predicate-setting comparisons in the whole kernel (masks, loop bounds)", "ptx"))
     return facts

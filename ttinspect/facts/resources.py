@@ -118,14 +118,11 @@ def resource_facts(target: Target, usage: Resources | None, usage_reason: str, p
                   "cubin"),
             known("stack", "stack frame (bytes)", GROUP, usage.stack, "per-thread call stack", "cubin"),
         ]
-    if ptxas is None:
-        facts.append(unknown("spill_bytes", "spill stores / loads (bytes)", GROUP, ptxas_reason,
-                             "bytes ptxas spilled to / reloaded from local memory", "ptxas -v"))
-    else:
-        facts.append(known("spill_bytes", "spill stores / loads (bytes)", GROUP,
-                           (("stores", ptxas.spill_stores), ("loads", ptxas.spill_loads)),
-                           "bytes ptxas spilled to / reloaded from local memory per thread (ptxas -v)",
-                           "ptxas -v"))
+    for key, title, field, what in (("spill_store_bytes", "spill stores (bytes)", "spill_stores", "spilled to"),
+                                    ("spill_load_bytes", "spill loads (bytes)", "spill_loads", "reloaded from")):
+        explanation = f"bytes per thread ptxas {what} local memory (ptxas -v)"
+        facts.append(unknown(key, title, GROUP, ptxas_reason, explanation, "ptxas -v") if ptxas is None
+                     else known(key, title, GROUP, getattr(ptxas, field), explanation, "ptxas -v"))
     if usage is None:
         reason = f"needs the register count: {usage_reason}"
         for key, title in (("blocks_per_sm", "blocks per SM"), ("occupancy", "occupancy"),
