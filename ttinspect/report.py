@@ -7,13 +7,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .engine import Build, build
 from .errors import TTInspectError, UsageError
 from .facts.ir import ttgir_facts, ttir_facts
-from .facts.model import GROUPS, Fact, known
+from .facts.model import GROUPS, Fact, known, unknown
+from .facts.sass import SassView, sass_facts
+from .parse.sass import parse_sass
+
+SASS_GROUP = "sass (what runs)"
 from .facts.pipeline import pipeline_depth
 from .facts.resources import parse_ptxas_log, parse_resource_usage, resource_facts
 from .facts.ptx import PtxView, ptx_facts
@@ -130,6 +135,16 @@ def _main_loop_text(text: str, module) -> str | None:
     return "\n".join(text.split("\n")[loop.start_line - 1:loop.end_line])
 
 
+def _sass_facts(result: Build) -> list[Fact]:
+    """SASS facts, in one group of their own; a missing nvdisasm/cuobjdump makes them unknown."""
+    try:
+        view = SassView.of(parse_sass(result.artifacts.text("sass")))
+    except TTInspectError as error:
+        return [unknown("sass_instructions", "SASS instructions (kernel)", SASS_GROUP, str(error),
+                        "the disassembled cubin", "sass")]
+    return [dataclasses.replace(fact, group=SASS_GROUP) for fact in sass_facts(view)]
+
+
 def _resource_facts(result: Build) -> list[Fact]:
     usage, usage_reason = None, ""
     try:
@@ -154,6 +169,7 @@ def report_from_build(result: Build) -> Report:
     facts += ttir_facts(parse_mlir(result.artifacts.text("ttir"), stage="ttir"))
     facts += ttgir_facts(parse_mlir(result.artifacts.text("ttgir"), stage="ttgir"))
     facts += _resource_facts(result)
+    facts += _sass_facts(result)
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
                   _main_loop_text(ptx_text, ptx), result)

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 # Groups, in the order doc 003 presents them.
 GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "registers & occupancy", "program order",
-          "sass", "ir")
+          "sass (what runs)", "ir")
 
 
 @dataclass(frozen=True)
