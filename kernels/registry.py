@@ -93,6 +93,15 @@ def _l2_config(group_size_m: int) -> dict:
             "TYPE_C": TlDtype("float16"), "TYPE_ACC": TlDtype("float32"), "num_warps": 4, "num_stages": 4}
 
 
+def _ladder_config(num_stages: int, modulo: bool) -> dict:
+    """naive's tile (64x64x32, 4 warps) with the L2 swizzle, and the other §7.1 steps as given."""
+    return {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "MODULO": modulo,
+            "num_warps": 4, "num_stages": num_stages}
+
+
+# doc 003 §7.1's ladder: naive -> +GROUP_SIZE_M=8 -> +num_stages=4 -> +modulo -> opt -> autotuned
+LADDER = ("naive", "ladder_g8", "ladder_g8_s4", "ladder_g8_s4_mod", "opt")
+
 SOFTMAX_PROBLEM = {"n_rows": 4096, "n_cols": 1024, "dtype": "fp32"}
 
 
@@ -156,6 +165,24 @@ VARIANTS: tuple[Variant, ...] = (
         config={"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 4, "num_stages": 3},
         problem=MATMUL_PROBLEM, make_args=matmul_fp32_out_args,
         notes="num_warps/num_stages are Triton's launch defaults: the seed sets neither",
+    ),
+    Variant(
+        name="ladder_g8", seed="003",
+        kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
+        description="doc 003 §7.1 step 1: naive's 64x64x32 tile + the GROUP_SIZE_M=8 swizzle",
+        config=_ladder_config(3, False), problem=MATMUL_PROBLEM, make_args=matmul_args,
+    ),
+    Variant(
+        name="ladder_g8_s4", seed="003",
+        kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
+        description="doc 003 §7.1 step 2: + num_stages=4",
+        config=_ladder_config(4, False), problem=MATMUL_PROBLEM, make_args=matmul_args,
+    ),
+    Variant(
+        name="ladder_g8_s4_mod", seed="003",
+        kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
+        description="doc 003 §7.1 step 3: + modulo addressing with K-only masks",
+        config=_ladder_config(4, True), problem=MATMUL_PROBLEM, make_args=matmul_args,
     ),
     Variant(
         name="l2_g0", seed="004",

@@ -24,8 +24,10 @@ from ttinspect.variants import OPTION_KEYS, Pointer
 EXPECTED_NAMES = {
     "naive": ("matmul_naive",), "opt": ("matmul_opt",), "square": (), "tutorial": (), "add": (),
     "softmax": (), "tileon": (), "l2_g0": (), "l2_g8": (),
+    "ladder_g8": (), "ladder_g8_s4": (), "ladder_g8_s4_mod": (),
 }
-MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8")
+MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8", "ladder_g8", "ladder_g8_s4",
+           "ladder_g8_s4_mod")
 
 # Shapes that are multiples of no block, so every mask matters: partial tiles in M and N, a K tail,
 # and K longer than the blocks (so more than one K step runs, which seed 002's bug needed).
@@ -52,6 +54,10 @@ CASES = [
     ("l2_g0-16x16x16", "l2_g0", {"M": 112, "N": 96, "K": 48}, SMALL),
     ("l2_g8-16x16x16", "l2_g8", {"M": 112, "N": 96, "K": 48}, SMALL),  # 7 tile rows: one short group
     ("l2_g8-16x16x16-g3", "l2_g8", {"M": 112, "N": 96, "K": 48}, {**SMALL, "GROUP_SIZE_M": 3}),
+    ("ladder_g8", "ladder_g8", ODD, {}),
+    ("ladder_g8_s4", "ladder_g8_s4", ODD, {}),
+    ("ladder_g8_s4_mod", "ladder_g8_s4_mod", ODD, {}),
+    ("ladder_g8_s4_mod-16x16x16-g3", "ladder_g8_s4_mod", ODD, {**SMALL, "GROUP_SIZE_M": 3}),
     ("add", "add", {"n_elems": 1000}, {}),
     ("add-tail", "add", {"n_elems": 5000}, {}),
     ("softmax", "softmax", {"n_rows": 37, "n_cols": 90}, {"BLOCK_SIZE": 128}),

@@ -17,7 +17,7 @@ __all__ = ["inspect", "diff", "Report", "Diff", "Change", "Fact", "build", "buil
            "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError"]
 
 _EXPORTS = {
-    "inspect": "report", "Report": "report", "diff": "diff", "Diff": "diff", "Change": "diff",
+    "inspect": "report", "Report": "report", "diff": "compare", "Diff": "compare", "Change": "compare",
     "Fact": "facts.model", "Pointer": "variants", "TensorDesc": "variants",
     "build": "engine", "build_jit": "engine", "Build": "engine", "Artifacts": "artifacts",
     "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",

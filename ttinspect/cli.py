@@ -178,7 +178,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], st
                  as_json: bool) -> None:
     """Compare two variants: A and B are names with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`. --arch/--set apply to both sides."""
-    from .diff import diff_reports
+    from .compare import diff_reports
     from .engine import build
     from .report import report_from_build
     from .variants import parse_ref
@@ -208,7 +208,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], st
 
 
 def _loop_diff(stage: str, builds) -> str:
-    from .diff import loop_text_diff
+    from .compare import loop_text_diff
     from .loops import main_loop_slice, slice_text
 
     texts = []

@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.gpu
 
 VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
-MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8")
+MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8", "ladder_g8", "ladder_g8_s4",
+           "ladder_g8_s4_mod")
 UNMASKED = ("l2_g0", "l2_g8")  # seed 004: multiples of the blocks only
 TORCH_DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..parse.mlir import MlirModule, is_dot
-from .model import Fact, counts, known, unknown
+from .model import Counts, Fact, counts, known, unknown
 
 # %group_id = arith.divsi %pid, %num_pid_in_group : i32 loc(#loc74)
 _DEF_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*\"?([\w$.]+)\"?\s*(.*)$")
@@ -185,6 +185,6 @@ def ttgir_facts(module: MlirModule) -> list[Fact]:
               counts(op.name for op in module.ops if op.dialect in ("ttg", "ttng")),
               "TritonGPU (and NVIDIA-specific ttng) operations by name", "ttgir"),
         known("ttgir_loop_ops", "ops in the main loop (TTGIR)", "ir",
-              tuple(sorted(module.dialect_counts(within=loop.op).items())) if loop else (),
+              Counts(sorted(module.dialect_counts(within=loop.op).items())) if loop else (),
               "operations per dialect inside the main loop", "ttgir"),
     ]

@@ -40,13 +40,18 @@ class Fact:
                 "explanation": self.explanation, "source": self.source, "unknown": self.unknown}
 
 
+class Counts(tuple):
+    """(item, count) pairs — a multiset; shown as `item×count`. Equal to the plain tuple."""
+
+
 def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, tuple):
         if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-            return ", ".join(f"{k}×{v}" if isinstance(v, int) else f"{k}={v}" for k, v in value)
-        return ", ".join(str(v) for v in value) if value else "none"
+            sep = "×" if isinstance(value, Counts) else "="
+            return ", ".join(f"{k}{sep}{format_value(v)}" for k, v in value)
+        return ", ".join(format_value(v) for v in value) if value else "none"
     return str(value)
 
 
@@ -63,7 +68,7 @@ def counts(items: Iterable[str]) -> tuple[tuple[str, int], ...]:
     tally: dict[str, int] = {}
     for item in items:
         tally[item] = tally.get(item, 0) + 1
-    return tuple(sorted(tally.items()))
+    return Counts(sorted(tally.items()))
 
 
 def known(key: str, title: str, group: str, value: Any, explanation: str, source: str) -> Fact:

@@ -15,11 +15,12 @@ full `Instruction` (operands, .loc) decoded on first use. The whole kernel, deco
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
-from ..parse.ptx import TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule
+from ..parse.ptx import INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule, split_operands
 from .model import Fact, counts, known, unknown
 
 # cp.async.cg.shared.global [%r1 + 0], [%rd1 + 0], 0x10, %r2;   (the third operand: bytes per copy)
@@ -28,25 +29,40 @@ _SIZE_RE = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
 # Every instruction some fact (here or in pipeline.py) reads has one of these in its mnemonic:
 # cp.async* (copies, commit/wait groups, bulk/TMA), *mma* (mma, wgmma.*, tcgen05.mma), ldmatrix,
 # bar / barrier / mbarrier, ld/st .global, rem, div, setp. A test on the raw line is a superset.
-RELEVANT = re.compile(r"cp\.async|mma|ldmatrix|bar|global|rem|div|setp")
-# The head of parse.ptx.INSTRUCTION_RE: `@!%p1 ` and the mnemonic. Wherever the whole pattern matches
-# a line, this reads the same predicate and mnemonic (the rest of the pattern never needs them shorter).
-_HEAD_RE = re.compile(r"(?:@(!?)([%\w$.]+)\s+)?([A-Za-z_][\w.:]*)")
+RELEVANT = re.compile(r"cp\.async|mma|ldmatrix|bar|\.global|rem|div|setp")
+# The head of parse.ptx.INSTRUCTION_RE (which the parser matches on the stripped line): `@!%p1 ` and
+# the mnemonic. Wherever the whole pattern matches a line, this reads the same predicate and mnemonic
+# (the rest of the pattern never needs them shorter).
+_HEAD_RE = re.compile(r"\s*(?:@(!?)([%\w$.]+)\s+)?([A-Za-z_][\w.:]*)")
 
 
 class Op:
     """An instruction a fact reads: predicate and mnemonic; operands and the rest on first use."""
 
-    __slots__ = ("index", "line", "predicate", "negated", "mnemonic", "opcode", "modifiers", "inline_asm",
-                 "_kernel", "_instruction")
+    __slots__ = ("index", "line", "predicate", "negated", "mnemonic", "opcode", "inline_asm", "_kernel", "_text",
+                 "_modifiers", "_operands", "_instruction")
 
     def __init__(self, kernel: PtxFunction, index: int, line: int, predicate: str | None, negated: bool,
-                 mnemonic: str, inline_asm: bool):
-        self.index, self.line, self.predicate, self.negated = index, line, predicate, negated
-        self.mnemonic, self.inline_asm, self._kernel = mnemonic, inline_asm, kernel
-        parts = mnemonic.split(".")
-        self.opcode, self.modifiers = parts[0], tuple(parts[1:])
+                 mnemonic: str, inline_asm: bool, text: str | None = None):
+        # one plain assignment each: this runs for every op of every kernel, and is most of the time
+        self._kernel = kernel
+        self.index = index
+        self.line = line
+        self.predicate = predicate
+        self.negated = negated
+        self.mnemonic = mnemonic
+        self.opcode = mnemonic.partition(".")[0]
+        self.inline_asm = inline_asm
+        self._text = text
+        self._modifiers: tuple[str, ...] | None = None
+        self._operands: tuple[str, ...] | None = None
         self._instruction: Instruction | None = None
+
+    @property
+    def modifiers(self) -> tuple[str, ...]:
+        if self._modifiers is None:
+            self._modifiers = tuple(self.mnemonic.split(".")[1:])
+        return self._modifiers
 
     @classmethod
     def of(cls, instruction: Instruction, kernel: PtxFunction | None = None) -> "Op":
@@ -57,13 +73,18 @@ class Op:
 
     @property
     def instruction(self) -> Instruction:
+        """The parser's full decode (operands, .loc)."""
         if self._instruction is None:
             self._instruction = self._kernel.instruction(self.index)
         return self._instruction
 
     @property
     def operands(self) -> tuple[str, ...]:
-        return self.instruction.operands
+        """As `instruction.operands`, read with the parser's own pattern and splitter, without the rest."""
+        if self._operands is None:
+            m = INSTRUCTION_RE.match(self._text.strip()) if self._text is not None else None
+            self._operands = split_operands(m[4]) if m else self.instruction.operands  # or its ParseError
+        return self._operands
 
     @property
     def is_tensor_core(self) -> bool:
@@ -128,17 +149,19 @@ def _decode_relevant(kernel: PtxFunction) -> list[Op]:
     asm = getattr(kernel, "_ins_asm", None)
     if lines is None or at is None or asm is None:  # a parser without the raw lines: decode everything
         return [Op.of(i, kernel) for i in kernel.instructions]
-    search, head = RELEVANT.search, _HEAD_RE.match
+    head = _HEAD_RE.match
     out = []
     for index, number in enumerate(at):
         text = lines[number - 1]
-        if search(text) is None:
+        # RELEVANT.search(text), spelled out: substring tests are twice as fast as the regex
+        if not ("cp.async" in text or "mma" in text or "setp" in text or "bar" in text or ".global" in text
+                or "ldmatrix" in text or "rem" in text or "div" in text):
             continue
-        m = head(text.strip())
+        m = head(text)
         if m is None:  # not an instruction the parser can read: let it say so (ParseError, with the line)
             out.append(Op.of(kernel.instruction(index), kernel))
             continue
-        out.append(Op(kernel, index, number, m[2], m[1] == "!", m[3], index in asm))
+        out.append(Op(kernel, index, number, m[2], m[1] == "!", m[3], index in asm, text))
     return out
 
 
@@ -188,26 +211,33 @@ def _global_width(instr: Op) -> str:
     return ".".join([instr.opcode, "global", *keep])
 
 
-class _Tagged:
-    """Ops with their mnemonic (+ ".") computed once, for prefix tests."""
+class _Index:
+    """Ops by opcode, built in one pass. `starting("cp.async.wait_group")` is every op whose mnemonic is
+    that or goes on with a ".", i.e. what `_starts` tests: the leading "."-parts agree."""
 
-    def __init__(self, instructions: Iterable[Op]):
-        self.items = [(i, i.mnemonic + ".") for i in instructions]
+    def __init__(self, ops: Iterable[Op]):
+        self.ops = tuple(ops)
+        self.by_opcode: defaultdict[str, list[Op]] = defaultdict(list)
+        for op in self.ops:
+            self.by_opcode[op.opcode].append(op)
 
     def starting(self, prefix: str) -> list[Op]:
-        prefix += "."
-        return [i for i, m in self.items if m.startswith(prefix)]
+        opcode, *rest = prefix.split(".")
+        found = self.by_opcode.get(opcode, [])
+        if not rest:
+            return found
+        n, want = len(rest), tuple(rest)
+        return [op for op in found if op.modifiers[:n] == want]
 
     def count(self, prefix: str) -> int:
-        prefix += "."
-        return sum(1 for _, m in self.items if m.startswith(prefix))
+        return len(self.starting(prefix))
 
 
 def tensor_core_path(view: PtxView) -> str:
-    return _tensor_core_path(_Tagged(view.ops))
+    return _tensor_core_path(_Index(view.ops))
 
 
-def _tensor_core_path(whole: _Tagged) -> str:
+def _tensor_core_path(whole: _Index) -> str:
     if whole.count("tcgen05.mma"):
         return "tcgen05"
     if whole.count("wgmma.mma_async"):
@@ -219,8 +249,8 @@ def _tensor_core_path(whole: _Tagged) -> str:
 
 def ptx_facts(view: PtxView) -> list[Fact]:
     facts: list[Fact] = []
-    loop, whole = _Tagged(view.loop_ops), _Tagged(view.ops)
-    loop_ops, ops = view.loop_ops, view.ops
+    loop, whole = _Index(view.loop_ops), _Index(view.ops)
+    loads = [i for i in whole.starting("ld") if "global" in i.modifiers]
 
     def per_loop(key, title, group, value, explanation):
         if not view.has_loop:
@@ -242,7 +272,7 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              _sorted_imms(_imm(i) for i in loop.starting("cp.async.wait_group")),
              "cp.async.wait_group N blocks until at most N committed groups are still pending "
              "(it does not wait for N groups)")
-    after = _Tagged(view.after_ops)
+    after = _Index(view.after_ops)
     facts.append(known("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
                        tuple(_imm(i) for i in after.starting("cp.async.wait_group")),
                        "waits after the loop; wait_group 0 drains every copy still in flight",
@@ -252,10 +282,10 @@ def ptx_facts(view: PtxView) -> list[Fact]:
                        "all commit groups, prologue included: the prologue fills num_stages-1 stages",
                        "ptx"))
     per_loop("loop_bar_sync", "bar.sync per iteration", "pipeline",
-             _count(loop_ops, lambda i: i.opcode in ("bar", "barrier") and "sync" in i.modifiers),
+             _count(loop.starting("bar") + loop.starting("barrier"), lambda i: "sync" in i.modifiers),
              "CTA-wide barriers per iteration (make copied tiles visible to all warps before use)")
     per_loop("loop_ldmatrix", "ldmatrix per iteration", "memory traffic",
-             counts(_ldmatrix_form(i) for i in loop_ops if i.opcode == "ldmatrix"),
+             counts(_ldmatrix_form(i) for i in loop.starting("ldmatrix")),
              "shared→register loads of 8×8 b16 tiles (x4 = four tiles, .trans = transposed, for B)")
     per_loop("loop_mma", "mma.sync per iteration", "tensor cores",
              counts(_mma_shape(i) for i in loop.starting("mma")),
@@ -269,42 +299,39 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              "wgmma.wait_group N: wait until at most N wgmma groups are pending (1 = keep one "
              "iteration's MMAs in flight)")
     per_loop("loop_wgmma_sync", "wgmma fence / commit per iteration", "tensor cores",
-             counts(m.split(".")[1] for _, m in loop.items
-                    if m.startswith("wgmma.fence.") or m.startswith("wgmma.commit_group.")),
+             counts(i.modifiers[0] for i in loop.starting("wgmma.fence") + loop.starting("wgmma.commit_group")),
              "wgmma.fence orders register/shared accesses before an MMA; commit_group closes a group")
     per_loop("loop_tcgen05_mma", "tcgen05.mma per iteration", "tensor cores",
              loop.count("tcgen05.mma"),
              "Blackwell tensor-core MMAs (accumulator in tensor memory) per iteration")
     per_loop("loop_tensor_core_ops", "tensor-core instructions per iteration (per K step)", "tensor cores",
-             _count(loop_ops, lambda i: i.is_tensor_core),
+             _count(loop.ops, lambda i: i.is_tensor_core),
              "MMA instructions one trip around the main loop issues, i.e. per BLOCK_K step")
     facts.append(known("tensor_core_path", "tensor-core path", "tensor cores", _tensor_core_path(whole),
                        "which MMA instructions the kernel uses: mma.sync (Ampere/Ada), wgmma (Hopper), "
                        "tcgen05 (Blackwell), none", "ptx"))
     facts.append(known("mbarrier_ops", "mbarrier operations", "pipeline",
-                       counts(".".join(i.modifiers[:1]) for i in ops if i.opcode == "mbarrier"),
+                       counts(".".join(i.modifiers[:1]) for i in whole.starting("mbarrier")),
                        "shared-memory barriers that track TMA / tcgen05 completion (init = one per "
                        "buffer)", "ptx"))
     facts.append(known("tma_copies", "cp.async.bulk(.tensor) (TMA)", "memory traffic",
                        counts(".".join(i.modifiers[:2]) for i in whole.starting("cp.async.bulk")),
                        "bulk copies done by the Tensor Memory Accelerator", "ptx"))
     facts.append(known("global_loads", "ld.global by width", "memory traffic",
-                       counts(_global_width(i) for i in ops if i.opcode == "ld" and "global" in i.modifiers),
+                       counts(_global_width(i) for i in loads),
                        "direct global loads (v4.b32 = 16 bytes per thread)", "ptx"))
     facts.append(known("global_stores", "st.global by width", "memory traffic",
-                       counts(_global_width(i) for i in ops if i.opcode == "st" and "global" in i.modifiers),
+                       counts(_global_width(i) for i in whole.starting("st") if "global" in i.modifiers),
                        "global stores (v4.b32 = 16 bytes per thread)", "ptx"))
-    cp_async = {id(i) for i, m in whole.items if m.startswith("cp.async.")}
     facts.append(known("predicated_global_access", "predicated global loads/copies", "memory traffic",
-                       _count(ops, lambda i: i.predicate is not None and (
-                           (i.opcode == "ld" and "global" in i.modifiers) or id(i) in cp_async)),
+                       _count(loads + whole.starting("cp.async"), lambda i: i.predicate is not None),
                        "loads and cp.async guarded by a predicate (a mask); cp.async may also zero-fill "
                        "through its src-size operand instead", "ptx"))
     facts.append(known("rem_div", "rem / div instructions", "program order",
-                       counts(i.opcode + "." + i.modifiers[-1] for i in ops
-                              if i.opcode in ("rem", "div") and i.modifiers),
+                       counts(i.opcode + "." + i.modifiers[-1] for i in whole.starting("rem") + whole.starting("div")
+                              if i.modifiers),
                        "integer remainders/divisions: pid remapping and modulo addressing cost these",
                        "ptx"))
-    facts.append(known("setp", "setp (comparisons)", "program order", _count(ops, lambda i: i.opcode == "setp"),
+    facts.append(known("setp", "setp (comparisons)", "program order", whole.count("setp"),
                        "predicate-setting comparisons in the whole kernel (masks, loop bounds)", "ptx"))
     return facts
