@@ -82,6 +82,12 @@ def _settings_option(f):
                         help="Override a config or problem value (repeatable), e.g. --set num_stages=3.")(f)
 
 
+def _config_option(f):
+    return click.option("--config", "config", default=None, metavar="best|N",
+                        help="Start from the saved autotune winner (`best`, from `ttinspect autotune`) or "
+                             "the variant's N-th autotune config; --set still applies on top.")(f)
+
+
 def _arch_option(f):
     return click.option("--arch", default=None, metavar="ARCH",
                         help="Target: sm_80, sm_86, sm_89 (default), sm_90, sm_100, sm_120, or native.")(f)
@@ -98,8 +104,9 @@ def _arch_option(f):
 @click.option("--out", type=click.Path(file_okay=False), help="Directory for --all.")
 @click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
 @click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
+@_config_option
 def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], loop: bool,
-         dump_all: bool, out: str | None, force: bool, header: bool) -> None:
+         dump_all: bool, out: str | None, force: bool, header: bool, config: str | None) -> None:
     """Print one compiled stage of VARIANT (e.g. naive, opt, opt:num_stages=3)."""
     from .engine import build
     from .stages import get_stage
@@ -108,7 +115,7 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     if dump_all:
         if not out:
             raise UsageError("--all needs --out DIR")
-        ref = parse_ref(variant, settings, arch)
+        ref = parse_ref(variant, settings, arch, config)
         result = build(ref.resolved, arch=ref.arch)
         from pathlib import Path
 
@@ -120,7 +127,7 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     if stage not in STAGE_NAMES:
         raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
     get_stage(stage)
-    ref = parse_ref(variant, settings, arch)
+    ref = parse_ref(variant, settings, arch, config)
     result = build(ref.resolved, arch=ref.arch)
     text = result.artifacts.text(stage)
     comment = get_stage(stage).comment
@@ -148,13 +155,14 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
 @_arch_option
 @_settings_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool) -> None:
+@_config_option
+def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool, config: str | None) -> None:
     """Facts about VARIANT's compiled code, grouped like doc 003, each with its meaning."""
     from .report import report_from_build
     from .engine import build
     from .variants import parse_ref
 
-    ref = parse_ref(variant, settings, arch)
+    ref = parse_ref(variant, settings, arch, config)
     result = report_from_build(build(ref.resolved, arch=ref.arch))
     if as_json:
         from .render.jsonout import dumps
@@ -226,6 +234,115 @@ def _color_diff(text: str) -> str:
     colors = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
     return "\n".join(colors.get(line[:1], "") + line + ("\x1b[0m" if line[:1] in colors else "")
                      for line in text.splitlines())
+
+
+# --- the GPU side: each command needs a CUDA GPU and says so in one line without one ---------------
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--sizes takes comma-separated integers, got {text!r}") from None
+    if not sizes or min(sizes) <= 0:
+        raise UsageError(f"--sizes takes positive integers, got {text!r}")
+    return sizes
+
+
+def _emit_json(data) -> None:
+    from .render.jsonout import dumps
+
+    click.echo(dumps(data))
+
+
+@cli.command()
+@click.argument("variants", nargs=-1, required=True)
+@click.option("--sizes", default="1024,2048,4096,8192", show_default=True, help="M=N=K values.")
+@click.option("--dtype", default="fp16", show_default=True, help="fp16 or bf16.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def bench(variants: tuple[str, ...], sizes: str, dtype: str, plot_path: str | None, as_json: bool) -> None:
+    """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
+    from .gpu.bench import bench as run_bench, plot, require_gpu
+    from .variants import parse_ref
+
+    require_gpu()
+    sizes_list = _sizes(sizes)
+    refs = [parse_ref(v).resolved for v in variants]
+    result = run_bench(refs, sizes_list, dtype)
+    if plot_path:
+        plot(result, plot_path)
+    if as_json:
+        _emit_json(result.as_dict())
+        return
+    from .render.gpu_tables import bench_table
+
+    bench_table(result)
+
+
+@cli.command()
+@click.argument("variants", nargs=-1, required=True)
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--no-cublas", is_flag=True, help="Do not profile torch.matmul beside them.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
+    """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
+    achieved occupancy."""
+    from .gpu.bench import require_gpu
+    from .gpu.profile import find_ncu, profile as run_profile
+
+    require_gpu()
+    find_ncu()
+    profiles = run_profile(list(variants), size, cublas=not no_cublas)
+    if as_json:
+        _emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
+        return
+    from .render.gpu_tables import profile_table
+
+    profile_table(profiles, size)
+
+
+@cli.command()
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--profile", "with_profile", is_flag=True, help="Also Nsight Compute counters per step.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def ladder(size: int, with_profile: bool, as_json: bool) -> None:
+    """Doc 003 §7.1 step by step: naive → +GROUP_SIZE_M=8 → +num_stages=4 → +modulo → opt → autotuned,
+    each step's fact changes beside its measured speedup."""
+    from .gpu.bench import require_gpu
+    from .gpu.tuning import ladder as run_ladder
+
+    require_gpu()
+    if with_profile:
+        from .gpu.profile import find_ncu
+
+        find_ncu()
+    data = run_ladder(size, with_profile=with_profile)
+    if as_json:
+        _emit_json(data)
+        return
+    from .render.gpu_tables import ladder_table
+
+    ladder_table(data)
+
+
+@cli.command()
+@click.argument("variant")
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def autotune(variant: str, size: int, as_json: bool) -> None:
+    """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected
+    anywhere with `--config best` (e.g. `ttinspect dump opt --config best`)."""
+    from .gpu.bench import require_gpu
+    from .gpu.tuning import autotune as run_autotune
+
+    require_gpu()
+    data = run_autotune(variant, size)
+    if as_json:
+        _emit_json(data)
+        return
+    from .render.gpu_tables import autotune_table
+
+    autotune_table(data)
 
 
 def main() -> None:

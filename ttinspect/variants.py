@@ -183,10 +183,18 @@ class Ref:
     arch: str | None
 
 
-def parse_ref(text: str, settings: list[str] | tuple[str, ...] = (), arch: str | None = None) -> Ref:
+def parse_ref(text: str, settings: list[str] | tuple[str, ...] = (), arch: str | None = None,
+              config: str | None = None) -> Ref:
+    """`config`: `best` (the saved autotune winner) or N (the N-th autotune config), applied first;
+    the reference's own `:k=v` overrides and then `settings` (`--set`) win over it."""
     name, _, ref_arch = text.partition("@")
     name, _, inline = name.partition(":")
     inline_items = [item for item in inline.split(",") if item.strip()] if inline else []
-    overrides = parse_settings(inline_items)
+    overrides: dict[str, Any] = {}
+    if config:
+        from .autotuned import config_overrides
+
+        overrides.update(config_overrides(get_variant(name), config))
+    overrides.update(parse_settings(inline_items))
     overrides.update(parse_settings(list(settings)))
     return Ref(resolve(name, overrides), ref_arch or arch)

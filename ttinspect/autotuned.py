@@ -1,0 +1,50 @@
+"""Autotune results on disk: `ttinspect autotune` writes them on a GPU machine, `--config best` (or a
+config number) reads them anywhere — no triton, no torch.
+
+    <cache root>/autotune/<variant>.json   {"device", "arch", "size", "triton", "best": {...}, "results": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+from .cache import cache_root
+from .errors import UsageError
+from .variants import Variant
+
+
+def result_path(variant: Variant) -> Path:
+    return cache_root() / "autotune" / f"{variant.name}.json"
+
+
+def save(variant: Variant, data: Mapping[str, Any]) -> Path:
+    path = result_path(variant)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".autotune-", dir=path.parent)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle, indent=2, default=repr)
+    os.replace(tmp, path)
+    return path
+
+
+def config_overrides(variant: Variant, which: str) -> dict[str, Any]:
+    """`best`: the last `ttinspect autotune` winner; `N` (1-based): the variant's N-th autotune config."""
+    if which.isdigit():
+        index = int(which)
+        if not 1 <= index <= len(variant.autotune_configs):
+            raise UsageError(f"--config {which}: {variant.name} has {len(variant.autotune_configs)} autotune "
+                             "configs (1-based)" if variant.autotune_configs else
+                             f"--config {which}: {variant.name} has no autotune configs")
+        return dict(variant.autotune_configs[index - 1])
+    if which != "best":
+        raise UsageError(f"--config takes `best` or a config number, got {which!r}")
+    path = result_path(variant)
+    if not path.is_file():
+        raise UsageError(f"no autotune result for {variant.name}: run `ttinspect autotune {variant.name}` on a "
+                         f"GPU first (it writes {path})")
+    data = json.loads(path.read_text())
+    return dict(data["best"]["config"])
