@@ -17,14 +17,13 @@ fixture. See docs/testing.md.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from typing import TYPE_CHECKING, Any, Mapping
 
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .diff import Diff
+    from .compare import Diff
     from .report import Report
 
 __all__ = ["expect", "ExpectationFailed", "TTInspectFixture"]
@@ -65,6 +64,8 @@ def _resolve_key(report: Report, name: str) -> tuple[str, str | None] | None:
 
 
 def _unknown_keys_message(report: Report, bad: list[str]) -> str:
+    import difflib
+
     keys = [f.key for f in report.facts]
     numeric = [f.key for f in report.facts if _is_number(f.value)]
     choices = keys + list(ALIASES) + [p + k for p in BUDGET_PREFIXES for k in numeric + list(ALIASES)]
@@ -194,7 +195,7 @@ class TTInspectFixture:
 
     def diff(self, a, b, arch: str | None = None, **overrides: Any) -> Diff:
         """`ttinspect.diff` of two variant references, or of two Reports already made."""
-        from .diff import diff, diff_reports
+        from .compare import diff, diff_reports
         from .report import Report
 
         if isinstance(a, Report) and isinstance(b, Report):
@@ -229,7 +230,9 @@ def ttinspect(request) -> TTInspectFixture:
     max_shared_memory=49152, ...)`. When the test fails, the facts and main-loop PTX of every report
     it produced are appended to the failure output.
     """
-    return TTInspectFixture(request.node.stash.setdefault(_REPORTS, []))
+    reports: list = []
+    request.node.stash[_REPORTS] = reports  # fresh per run of the test (reruns included)
+    return TTInspectFixture(reports)
 
 
 # --- hooks -------------------------------------------------------------------------------------

@@ -38,6 +38,9 @@ class Report:
     main_loop_ptx: str | None = field(default=None, repr=False)  # the loop's PTX lines, for messages
     build: Build | None = field(default=None, repr=False, compare=False)
 
+    def __repr__(self) -> str:  # short: pytest prints it in every failing assert's "where" line
+        return f"<Report {self.label} on {self.target} (Triton {self.triton_version}): {len(self.facts)} facts>"
+
     def fact(self, key: str) -> Fact:
         for fact in self.facts:
             if fact.key == key:
