@@ -79,8 +79,9 @@ OPT_AUTOTUNE_CONFIGS = (
     # Added by ttinspect for Hopper (not in the doc): large tiles with 8 warps (two warpgroups) keep the
     # wgmma units fed; 128x256x64 s3 w8 (the list's first) reached 0.94x / 0.96x cuBLAS at 4096 / 8192 on
     # an H100 by hand, these are its neighbours. docs/h100.md has the measurements.
-    _cfg(128, 256, 64, 4, 8), _cfg(256, 128, 64, 3, 8), _cfg(256, 128, 64, 4, 8), _cfg(128, 128, 64, 4, 4),
-    _cfg(128, 256, 64, 3, 8, group=16),
+    # Chosen with benchmarks/hopper_configs.py (48 candidates, each timed beside cuBLAS).
+    _cfg(128, 256, 64, 4, 8), _cfg(256, 128, 64, 3, 8), _cfg(128, 256, 64, 4, 8, group=16),
+    _cfg(128, 256, 32, 4, 8, group=16), _cfg(128, 256, 64, 3, 8, group=16),
 )
 
 # Seed 001's get_autotune_config(): four tile shapes, all num_warps=4, num_stages=2.

@@ -258,9 +258,11 @@ def _emit_json(data) -> None:
 @click.argument("variants", nargs=-1, required=True)
 @click.option("--sizes", default="1024,2048,4096,8192", show_default=True, help="M=N=K values.")
 @click.option("--dtype", default="fp16", show_default=True, help="fp16 or bf16.")
+@click.option("--rounds", default=3, show_default=True, help="cuBLAS and the variants timed in turn, median.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def bench(variants: tuple[str, ...], sizes: str, dtype: str, plot_path: str | None, as_json: bool) -> None:
+def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None,
+          as_json: bool) -> None:
     """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
     from .gpu.bench import bench as run_bench, plot, require_gpu
     from .variants import parse_ref
@@ -268,7 +270,7 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, plot_path: str | No
     require_gpu()
     sizes_list = _sizes(sizes)
     refs = [parse_ref(v).resolved for v in variants]
-    result = run_bench(refs, sizes_list, dtype)
+    result = run_bench(refs, sizes_list, dtype, rounds)
     if plot_path:
         plot(result, plot_path)
     if as_json:

@@ -2,12 +2,16 @@
 
 Method (shared with every GPU figure in docs/h100.md): fresh random normal inputs per size; the
 output is NaN-poisoned before the timed runs and checked against torch.matmul afterwards (so an
-unwritten or wrong tile fails the run instead of timing fast); the time is the median of
-`triton.testing.do_bench` (warm-up and repetitions in milliseconds). TFLOP/s = 2·M·N·K / time.
+unwritten or wrong tile fails the run instead of timing fast); each time is the median of
+`triton.testing.do_bench` (warm-up and repetitions in milliseconds). cuBLAS and the variants are timed
+in alternation over ROUNDS rounds and each keeps the median of its rounds: on an H100 cuBLAS alone
+moved between 695 and 760 TFLOP/s at 4096 from one process to the next (clocks, temperature), so a
+ratio between two distant measurements is off by several percent. TFLOP/s = 2·M·N·K / time.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -15,6 +19,7 @@ from ..errors import NoGPUError, UsageError
 from ..variants import Resolved, resolve
 
 WARMUP_MS, REP_MS = 100, 300
+ROUNDS = 3
 _TORCH_DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 
 
@@ -100,7 +105,8 @@ def run_variant(ref: Resolved, a, b, *, check: bool = True) -> Timing:
     return Timing(ref.label(), ms, 2 * M * N * K / ms / 1e9, error)
 
 
-def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str = "fp16") -> BenchResult:
+def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str = "fp16",
+          rounds: int = ROUNDS) -> BenchResult:
     torch = require_gpu()
     import triton
 
@@ -112,17 +118,30 @@ def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str =
         gen = torch.Generator(device="cuda").manual_seed(size)
         a = torch.randn(size, size, device="cuda", dtype=torch_dtype, generator=gen)
         b = torch.randn(size, size, device="cuda", dtype=torch_dtype, generator=gen)
-        cublas_ms = time_ms(lambda: torch.matmul(a, b))
-        cublas = Timing("cuBLAS (torch.matmul)", cublas_ms, 2 * size ** 3 / cublas_ms / 1e9, None)
-        timings = []
+        refs = []
         for variant in variants:
             base = variant if isinstance(variant, Resolved) else resolve(variant)
-            ref = matmul_variant(resolve(base.variant, {**_changed(base), "M": size, "N": size, "K": size,
-                                                         "dtype": dtype}))
-            timings.append(run_variant(ref, a, b))
-        results.append(SizeResult(size, cublas, tuple(timings)))
+            refs.append(matmul_variant(resolve(base.variant, {**_changed(base), "M": size, "N": size, "K": size,
+                                                               "dtype": dtype})))
+        cublas_runs: list[float] = []
+        variant_runs: list[list[Timing]] = [[] for _ in refs]
+        for round_index in range(max(1, rounds)):
+            cublas_runs.append(time_ms(lambda: torch.matmul(a, b)))
+            for i, ref in enumerate(refs):
+                variant_runs[i].append(run_variant(ref, a, b, check=round_index == 0))
+        cublas_ms = statistics.median(cublas_runs)
+        cublas = Timing("cuBLAS (torch.matmul)", cublas_ms, 2 * size ** 3 / cublas_ms / 1e9, None)
+        timings = tuple(_median_timing(runs) for runs in variant_runs)
+        results.append(SizeResult(size, cublas, timings))
     return BenchResult(torch.cuda.get_device_name(), triton.__version__, torch.__version__, dtype,
-                       tuple(results), {"warmup_ms": WARMUP_MS, "rep_ms": REP_MS, "statistic": "median"})
+                       tuple(results), {"warmup_ms": WARMUP_MS, "rep_ms": REP_MS, "rounds": rounds,
+                                        "statistic": "median of rounds of do_bench medians"})
+
+
+def _median_timing(runs: list[Timing]) -> Timing:
+    ms = statistics.median(t.ms for t in runs)
+    first = runs[0]
+    return Timing(first.label, ms, first.tflops * first.ms / ms, first.max_abs_error)
 
 
 def _changed(ref: Resolved) -> dict[str, Any]:

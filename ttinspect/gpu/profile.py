@@ -29,8 +29,9 @@ METRICS: dict[str, tuple[str, ...]] = {
                         "sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active"),
     "achieved_occupancy_pct": ("sm__warps_active.avg.pct_of_peak_sustained_active",),
 }
-_UNIT_SCALE = {("gpu__time_duration.sum", "nsecond"): 1e-3, ("gpu__time_duration.sum", "usecond"): 1.0,
-               ("gpu__time_duration.sum", "msecond"): 1e3}
+# ncu names time units "nsecond"/"usecond"/"msecond" or "ns"/"us"/"ms" depending on its version
+_TIME_TO_US = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3,
+               "second": 1e6, "s": 1e6}
 _BYTE_UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
@@ -67,7 +68,11 @@ def _value(metric: str, unit: str, raw: str) -> float | None:
         return None
     if metric.startswith("dram__bytes"):
         return value * _BYTE_UNITS.get(unit, 1)
-    return value * _UNIT_SCALE.get((metric, unit), 1.0)
+    if metric == "gpu__time_duration.sum":
+        if unit not in _TIME_TO_US:
+            return None  # an unknown unit is not guessed
+        return value * _TIME_TO_US[unit]
+    return value
 
 
 def profile_one(target: str, size: int, kernel_regex: str, label: str) -> Profile:
