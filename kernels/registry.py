@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ttinspect.variants import Pointer, TlDtype, Variant
+from ttinspect.variants import Pointer, TensorDesc, TlDtype, Variant
 
 PKG = "ttinspect_kernels"
 
@@ -42,6 +42,13 @@ def _matmul_args(problem: Mapping[str, Any], out_dtype: str) -> dict:
         "stride_bk": N, "stride_bn": 1,
         "stride_cm": N, "stride_cn": 1,
     }
+
+
+def tma_matmul_args(problem: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
+    """Host tensor descriptors over row-major A, B, C; each moves one tile of the config's blocks."""
+    dtype, bm, bn, bk = problem["dtype"], config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
+    return {"a_desc": TensorDesc(dtype, (bm, bk)), "b_desc": TensorDesc(dtype, (bk, bn)),
+            "c_desc": TensorDesc(dtype, (bm, bn)), "M": problem["M"], "N": problem["N"], "K": problem["K"]}
 
 
 def add_args(problem: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
@@ -189,6 +196,20 @@ VARIANTS: tuple[Variant, ...] = (
         kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
         description="doc 003 §7.1 step 3: + modulo addressing with K-only masks",
         config=_ladder_config(4, True), problem=MATMUL_PROBLEM, make_args=matmul_args,
+    ),
+    Variant(
+        name="opt_tma", seed="—",
+        kernel=f"{PKG}.hopper:matmul_tma_persistent_kernel", launcher=f"{PKG}.hopper:launch_tma",
+        description="not from the seeds: opt for Hopper — TMA descriptors, persistent grid, 128x256x64, "
+                    "8 warps, grouped order",
+        config={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+                "NUM_SMS": 132, "num_warps": 8, "num_stages": 3},
+        problem=MATMUL_PROBLEM, make_args=tma_matmul_args,
+        autotune_configs=tuple(
+            {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": g, "NUM_SMS": 132,
+             "num_warps": 8, "num_stages": s}
+            for bm, bn in ((128, 256), (256, 128)) for g in (8, 16) for s in (3, 4)),
+        notes="NUM_SMS=132 (an H100) offline; the launcher uses the GPU's SM count",
     ),
     Variant(
         name="l2_g0", seed="004",

@@ -17,9 +17,17 @@ from ttinspect.variants import Pointer, all_variants
 VARIANTS = [v.name for v in all_variants()]
 
 
+# Configs that do not fit a target's shared memory: the engine refuses them as the launch would.
+TOO_BIG = {("opt_tma", "sm_120")}  # 128x256x64 with 3 TMA buffers: 163856 B > 101376 B
+
+
 @pytest.mark.parametrize("arch", list(TARGETS))
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_variant_compiles_for_every_target(variant, arch):
+    if (variant, arch) in TOO_BIG:
+        with pytest.raises(CompileError, match="out of resource: shared memory"):
+            build(variant, arch=arch)
+        return
     result = build(variant, arch=arch)
     meta = result.metadata
     assert meta["target"]["arch"] == TARGETS[arch].capability

@@ -19,15 +19,15 @@ import textwrap
 
 import pytest
 
-from ttinspect.variants import OPTION_KEYS, Pointer
+from ttinspect.variants import OPTION_KEYS, Pointer, TensorDesc
 
 EXPECTED_NAMES = {
     "naive": ("matmul_naive",), "opt": ("matmul_opt",), "square": (), "tutorial": (), "add": (),
     "softmax": (), "tileon": (), "l2_g0": (), "l2_g8": (),
-    "ladder_g8": (), "ladder_g8_s4": (), "ladder_g8_s4_mod": (),
+    "ladder_g8": (), "ladder_g8_s4": (), "ladder_g8_s4_mod": (), "opt_tma": (),
 }
 MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8", "ladder_g8", "ladder_g8_s4",
-           "ladder_g8_s4_mod")
+           "ladder_g8_s4_mod", "opt_tma")
 
 # Shapes that are multiples of no block, so every mask matters: partial tiles in M and N, a K tail,
 # and K longer than the blocks (so more than one K step runs, which seed 002's bug needed).
@@ -58,6 +58,10 @@ CASES = [
     ("ladder_g8_s4", "ladder_g8_s4", ODD, {}),
     ("ladder_g8_s4_mod", "ladder_g8_s4_mod", ODD, {}),
     ("ladder_g8_s4_mod-16x16x16-g3", "ladder_g8_s4_mod", ODD, {**SMALL, "GROUP_SIZE_M": 3}),
+    # TMA: rows must be multiples of 16 bytes; edges (100 and 88 are no multiple of 32) are zero-filled
+    # by the copy engine and clipped on store. A persistent grid of 4 programs walks all the tiles.
+    ("opt_tma", "opt_tma", {"M": 100, "N": 88, "K": 72},
+     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 16, "GROUP_SIZE_M": 3, "NUM_SMS": 4}),
     ("add", "add", {"n_elems": 1000}, {}),
     ("add-tail", "add", {"n_elems": 5000}, {}),
     ("softmax", "softmax", {"n_rows": 37, "n_cols": 90}, {"BLOCK_SIZE": 128}),
@@ -79,11 +83,11 @@ CHILD = textwrap.dedent('''
         args = variant.make_args(problem, config)
         dtype = DTYPES[problem["dtype"]]
         gen = torch.Generator().manual_seed(0)
-        if "a_ptr" in args:  # a matmul
+        if "a_ptr" in args or "a_desc" in args:  # a matmul (pointers or TMA descriptors)
             a = torch.randn(problem["M"], problem["K"], generator=gen).to(dtype)
             b = torch.randn(problem["K"], problem["N"], generator=gen).to(dtype)
             inputs, reference = (a, b), torch.matmul(a.float(), b.float())
-            out_dtype = DTYPES[args["c_ptr"].dtype]
+            out_dtype = DTYPES[args["c_ptr" if "c_ptr" in args else "c_desc"].dtype]
         elif name == "add":
             x = torch.randn(problem["n_elems"], generator=gen).to(dtype)
             y = torch.randn(problem["n_elems"], generator=gen).to(dtype)
@@ -206,11 +210,12 @@ def test_args_and_config_cover_the_kernel_parameters(name):
 def test_pointer_dtypes_follow_the_problem_dtype(name):
     variant = _variants()[name]
     args = variant.make_args({**variant.problem, "dtype": "fp32"}, variant.config)
-    pointers = {k: v.dtype for k, v in args.items() if isinstance(v, Pointer)}
+    tensors = (Pointer, TensorDesc)
+    pointers = {k: v.dtype for k, v in args.items() if isinstance(v, tensors)}
     fixed_fp32_output = {"tileon": "c_ptr"}.get(name)
     assert set(pointers.values()) == {"fp32"}
     args16 = variant.make_args({**variant.problem, "dtype": "fp16"}, variant.config)
-    assert {k for k, v in args16.items() if isinstance(v, Pointer) and v.dtype == "fp16"} == \
+    assert {k for k, v in args16.items() if isinstance(v, tensors) and v.dtype == "fp16"} == \
         set(pointers) - {fixed_fp32_output}
 
 
@@ -241,11 +246,12 @@ def test_launcher_defaults_match_the_registry(launcher):
 def test_autotune_configs():
     variants = _variants()
     opt = variants["opt"]
-    assert len(opt.autotune_configs) == 17
+    # the doc's 17 (Triton tutorial's 16 + doc §5.4), then 5 Hopper configs ttinspect adds (docs/kernels.md)
+    assert len(opt.autotune_configs) == 22
     assert dict(opt.config) == {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32,
                                 "GROUP_SIZE_M": 8, "num_warps": 4, "num_stages": 4}
-    assert dict(opt.config) in [dict(c) for c in opt.autotune_configs]
-    assert len({tuple(sorted(c.items())) for c in opt.autotune_configs}) == 17, "duplicate configs"
+    assert dict(opt.config) in [dict(c) for c in opt.autotune_configs[:17]]
+    assert len({tuple(sorted(c.items())) for c in opt.autotune_configs}) == 22, "duplicate configs"
     tutorial = variants["tutorial"]
     assert len(tutorial.autotune_configs) == 4
     assert dict(tutorial.config) == dict(tutorial.autotune_configs[0])

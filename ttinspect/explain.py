@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from .facts.model import format_value
 
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f8E4M3FN": 1, "f8E5M2": 1, "i8": 1, "f64": 8, "i32": 4}
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f8E4M3FN": 1, "f8E5M2": 1, "i8": 1, "f64": 8, "i32": 4, "i64": 8}
 _BUFFER_RE = re.compile(r"^(\d+(?:x\d+)*)x([a-zA-Z]+\d*\w*)$")
 
 

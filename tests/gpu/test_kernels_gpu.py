@@ -16,8 +16,8 @@ pytestmark = pytest.mark.gpu
 
 VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
 MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8", "ladder_g8", "ladder_g8_s4",
-           "ladder_g8_s4_mod")
-UNMASKED = ("l2_g0", "l2_g8")  # seed 004: multiples of the blocks only
+           "ladder_g8_s4_mod", "opt_tma")
+UNMASKED = ("l2_g0", "l2_g8", "opt_tma")  # seed 004: multiples of the blocks only; TMA: 16-byte rows
 TORCH_DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
 
 
@@ -64,6 +64,11 @@ def test_matmul_4096(name):
 @pytest.mark.parametrize("name", [n for n in MATMULS if n not in UNMASKED])
 def test_matmul_odd_shape(name):
     _check_matmul(name, 1000, 900, 700)
+
+
+def test_tma_odd_shape():
+    """TMA zero-fills past the edges: any shape whose rows are 16-byte multiples."""
+    _check_matmul("opt_tma", 1000, 904, 712)
 
 
 @pytest.mark.parametrize("n_elems", [1 << 24, (1 << 24) + 3])

@@ -185,6 +185,8 @@ def ttgir_facts(module: MlirModule) -> list[Fact]:
               counts(op.name for op in module.ops if op.dialect in ("ttg", "ttng")),
               "TritonGPU (and NVIDIA-specific ttng) operations by name", "ttgir"),
         known("ttgir_loop_ops", "ops in the main loop (TTGIR)", "ir",
-              Counts(sorted(module.dialect_counts(within=loop.op).items())) if loop else (),
-              "operations per dialect inside the main loop", "ttgir"),
+              Counts(sorted(module.dialect_counts(within=loop.op).items())),
+              "operations per dialect inside the main loop", "ttgir") if loop else
+        unknown("ttgir_loop_ops", "ops in the main loop (TTGIR)", "ir", "not applicable: no loop holds a dot",
+                "operations per dialect inside the main loop", "ttgir"),
     ]

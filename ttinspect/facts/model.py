@@ -57,7 +57,8 @@ def format_value(value: Any) -> str:
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple):
-        if value and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value):
+        if isinstance(value, Counts) or value and all(  # an empty multiset is still an object: {}
+                isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value):
             return {k: _jsonable(v) for k, v in value}
         return [_jsonable(v) for v in value]
     return value

@@ -3,12 +3,13 @@
 Pure: a parsed PtxModule in, Facts out. Per-iteration counts are the instructions of the main loop's
 blocks (the innermost loop holding the tensor-core instructions), i.e. one trip around it.
 
-Speed (benchmarks/facts_speed.py): decoding every instruction (predicate, opcode, modifiers, operands)
-cost three times the parse, and the facts read only a few kinds of instruction (about one in five in a
-matmul) and the operands of fewer still. So `PtxView.of` keeps only the instructions whose line holds
-one of `RELEVANT`'s substrings — every instruction a fact reads does, since its mnemonic is a substring
-of its line — as `Op`s: predicate and mnemonic read with the head of the parser's own pattern, the
-full `Instruction` (operands, .loc) decoded on first use. The whole kernel, decoded, is still there:
+Speed (benchmarks/facts_speed.py, docs/perf.md): decoding every instruction (predicate, opcode,
+modifiers, operands) and re-testing mnemonics in ~20 passes cost twelve times the parse, yet the facts
+read only a few kinds of instruction (about one in five in a matmul) and the operands of fewer still.
+So `PtxView.of` keeps only the instructions whose line holds one of `RELEVANT`'s substrings — every
+instruction a fact reads does, since its mnemonic is a substring of its line — as `Op`s: predicate
+and mnemonic read with the head of the parser's own pattern, operands split only where a fact needs
+them, the full `Instruction` decoded on demand. The whole kernel, decoded, is still there:
 `PtxView.all` / `.loop` / `.after_loop`, on demand.
 """
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
-from ..parse.ptx import INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule, split_operands
+from ..parse.ptx import (INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule,
+                         split_operands)
 from .model import Fact, counts, known, unknown
 
 # cp.async.cg.shared.global [%r1 + 0], [%rd1 + 0], 0x10, %r2;   (the third operand: bytes per copy)
@@ -39,8 +41,8 @@ _HEAD_RE = re.compile(r"\s*(?:@(!?)([%\w$.]+)\s+)?([A-Za-z_][\w.:]*)")
 class Op:
     """An instruction a fact reads: predicate and mnemonic; operands and the rest on first use."""
 
-    __slots__ = ("index", "line", "predicate", "negated", "mnemonic", "opcode", "inline_asm", "_kernel", "_text",
-                 "_modifiers", "_operands", "_instruction")
+    __slots__ = ("index", "line", "predicate", "negated", "mnemonic", "opcode", "inline_asm", "_kernel",
+                 "_text", "_modifiers", "_operands", "_instruction")
 
     def __init__(self, kernel: PtxFunction, index: int, line: int, predicate: str | None, negated: bool,
                  mnemonic: str, inline_asm: bool, text: str | None = None):
@@ -273,10 +275,12 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              "cp.async.wait_group N blocks until at most N committed groups are still pending "
              "(it does not wait for N groups)")
     after = _Index(view.after_ops)
+    drain = "waits after the loop; wait_group 0 drains every copy still in flight"
     facts.append(known("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
-                       tuple(_imm(i) for i in after.starting("cp.async.wait_group")),
-                       "waits after the loop; wait_group 0 drains every copy still in flight",
-                       "ptx"))
+                       tuple(_imm(i) for i in after.starting("cp.async.wait_group")), drain, "ptx")
+                 if view.has_loop else
+                 unknown("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
+                         f"not applicable: {view.loop_reason}", drain, "ptx"))
     facts.append(known("commit_groups", "cp.async.commit_group (whole kernel)", "pipeline",
                        whole.count("cp.async.commit_group"),
                        "all commit groups, prologue included: the prologue fills num_stages-1 stages",
@@ -299,7 +303,8 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              "wgmma.wait_group N: wait until at most N wgmma groups are pending (1 = keep one "
              "iteration's MMAs in flight)")
     per_loop("loop_wgmma_sync", "wgmma fence / commit per iteration", "tensor cores",
-             counts(i.modifiers[0] for i in loop.starting("wgmma.fence") + loop.starting("wgmma.commit_group")),
+             counts(i.modifiers[0]
+                    for i in loop.starting("wgmma.fence") + loop.starting("wgmma.commit_group")),
              "wgmma.fence orders register/shared accesses before an MMA; commit_group closes a group")
     per_loop("loop_tcgen05_mma", "tcgen05.mma per iteration", "tensor cores",
              loop.count("tcgen05.mma"),
@@ -328,8 +333,9 @@ def ptx_facts(view: PtxView) -> list[Fact]:
                        "loads and cp.async guarded by a predicate (a mask); cp.async may also zero-fill "
                        "through its src-size operand instead", "ptx"))
     facts.append(known("rem_div", "rem / div instructions", "program order",
-                       counts(i.opcode + "." + i.modifiers[-1] for i in whole.starting("rem") + whole.starting("div")
-                              if i.modifiers),
+                       counts(i.opcode + "." + i.modifiers[-1]
+                              for i in whole.starting("rem") + whole.starting("div")
+                              if i.modifiers and i.modifiers[-1][:1] in ("s", "u")),  # not div.f32
                        "integer remainders/divisions: pid remapping and modulo addressing cost these",
                        "ptx"))
     facts.append(known("setp", "setp (comparisons)", "program order", whole.count("setp"),
