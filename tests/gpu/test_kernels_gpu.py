@@ -44,7 +44,8 @@ def _exact_fp32_reference():
 def _check_matmul(name: str, M: int, N: int, K: int) -> None:
     variant = VARIANTS_BY_NAME[name]
     problem = {**variant.problem, "M": M, "N": N, "K": K}
-    out_dtype = TORCH_DTYPES[variant.make_args(problem, variant.config)["c_ptr"].dtype]
+    args = variant.make_args(problem, variant.config)
+    out_dtype = TORCH_DTYPES[args["c_ptr" if "c_ptr" in args else "c_desc"].dtype]
     gen = torch.Generator(device="cuda").manual_seed(0)
     a = torch.randn(M, K, device="cuda", dtype=torch.float16, generator=gen)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16, generator=gen)

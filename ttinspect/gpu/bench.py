@@ -90,7 +90,9 @@ def run_variant(ref: Resolved, a, b, *, check: bool = True) -> Timing:
     launcher = ref.variant.load_launcher()
     M, K = a.shape
     N = b.shape[1]
-    out_dtype = torch.float32 if ref.variant.make_args(ref.problem, ref.config)["c_ptr"].dtype == "fp32" else a.dtype
+    args = ref.variant.make_args(ref.problem, ref.config)
+    c_arg = args.get("c_ptr") or args.get("c_desc")  # a pointer, or a TMA descriptor
+    out_dtype = torch.float32 if c_arg.dtype == "fp32" else a.dtype
     out = torch.full((M, N), float("nan"), device=a.device, dtype=out_dtype)
     config = dict(ref.config)
     ms = time_ms(lambda: launcher(a, b, out=out, **config))

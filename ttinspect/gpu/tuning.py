@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -43,7 +44,9 @@ def autotune(variant_name: str, size: int = 4096) -> dict[str, Any]:
     if not variant.autotune_configs:
         raise UsageError(f"{variant.name} has no autotune configs")
     a, b = _inputs(size)
-    cublas_ms = time_ms(lambda: torch.matmul(a, b))
+    # cuBLAS is timed before every config and the median kept: a single early measurement drifts by
+    # several percent against the later ones (clocks, temperature).
+    cublas_runs = []
     rows: list[TunedConfig] = []
     for index, config in enumerate(variant.autotune_configs, start=1):
         ref = resolve(variant, {**config, "M": size, "N": size, "K": size})
@@ -52,8 +55,12 @@ def autotune(variant_name: str, size: int = 4096) -> dict[str, Any]:
         except CompileError as error:
             rows.append(TunedConfig(index, config, None, str(error).splitlines()[0]))
             continue
+        cublas_runs.append(time_ms(lambda: torch.matmul(a, b)))
         rows.append(TunedConfig(index, config, run_variant(ref, a, b), None))
     ran = [r for r in rows if r.timing]
+    if not ran:
+        raise UsageError(f"no autotune config of {variant.name} fits this GPU")
+    cublas_ms = statistics.median(cublas_runs)
     best = min(ran, key=lambda r: r.timing.ms)
     cublas_tflops = 2 * size ** 3 / cublas_ms / 1e9
     data = {
