@@ -120,9 +120,10 @@ def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str =
         gen = torch.Generator(device="cuda").manual_seed(size)
         a = torch.randn(size, size, device="cuda", dtype=torch_dtype, generator=gen)
         b = torch.randn(size, size, device="cuda", dtype=torch_dtype, generator=gen)
-        refs = []
+        refs, labels = [], []
         for variant in variants:
             base = variant if isinstance(variant, Resolved) else resolve(variant)
+            labels.append(base.label())  # without the size, which every column shares
             refs.append(matmul_variant(resolve(base.variant, {**_changed(base), "M": size, "N": size, "K": size,
                                                                "dtype": dtype})))
         cublas_runs: list[float] = []
@@ -133,17 +134,17 @@ def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str =
                 variant_runs[i].append(run_variant(ref, a, b, check=round_index == 0))
         cublas_ms = statistics.median(cublas_runs)
         cublas = Timing("cuBLAS (torch.matmul)", cublas_ms, 2 * size ** 3 / cublas_ms / 1e9, None)
-        timings = tuple(_median_timing(runs) for runs in variant_runs)
+        timings = tuple(_median_timing(runs, label) for runs, label in zip(variant_runs, labels))
         results.append(SizeResult(size, cublas, timings))
     return BenchResult(torch.cuda.get_device_name(), triton.__version__, torch.__version__, dtype,
                        tuple(results), {"warmup_ms": WARMUP_MS, "rep_ms": REP_MS, "rounds": rounds,
                                         "statistic": "median of rounds of do_bench medians"})
 
 
-def _median_timing(runs: list[Timing]) -> Timing:
+def _median_timing(runs: list[Timing], label: str) -> Timing:
     ms = statistics.median(t.ms for t in runs)
     first = runs[0]
-    return Timing(first.label, ms, first.tflops * first.ms / ms, first.max_abs_error)
+    return Timing(label, ms, first.tflops * first.ms / ms, first.max_abs_error)
 
 
 def _changed(ref: Resolved) -> dict[str, Any]:
@@ -161,15 +162,16 @@ def plot(result: BenchResult, path: str) -> None:
     except ImportError as exc:
         raise UsageError("--plot needs matplotlib (pip install matplotlib)") from exc
     sizes = [r.size for r in result.results]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 5.5))
     ax.plot(sizes, [r.cublas.tflops for r in result.results], "k--o", label="cuBLAS (torch.matmul)")
     for i, timing in enumerate(result.results[0].variants):
-        ax.plot(sizes, [r.variants[i].tflops for r in result.results], "-o", label=timing.label)
+        label = timing.label if len(timing.label) <= 60 else timing.label[:57] + "..."
+        ax.plot(sizes, [r.variants[i].tflops for r in result.results], "-o", label=label)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("M = N = K")
     ax.set_ylabel(f"TFLOP/s ({result.dtype})")
     ax.set_title(f"{result.device} · Triton {result.triton_version}")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
