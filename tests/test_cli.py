@@ -191,3 +191,21 @@ def test_native_arch_without_a_gpu():
     except ImportError:
         pass
     assert_one_line_error(run("dump", "opt", "--arch", "native"), 5, "needs a CUDA GPU")
+
+
+def test_dump_source_interleaves_python_lines():
+    result = run("dump", "opt", "--stage", "ptx", "--arch", "sm_80", "--source", "--loop")
+    assert result.exit_code == 0, result.output
+    assert "//> doc003.py:" in result.output and "acc = tl.dot(a, b, acc)" in result.output
+    from ttinspect.source import strip_interleaved
+
+    plain = run("dump", "opt", "--stage", "ptx", "--arch", "sm_80", "--loop").output
+    assert strip_interleaved("ptx", result.output) == plain
+
+
+def test_report_by_line_counts_the_dot_line():
+    data = json.loads(run("report", "opt", "--arch", "sm_80", "--by-line", "--json").output)
+    dot = next(row for row in data["lines"] if row["text"] and "tl.dot" in row["text"])
+    assert dot["main_loop"]["count"] == 16 and dict(dot["main_loop"]["families"])["mma"] == 16
+    table = run("report", "opt", "--arch", "sm_80", "--by-line")
+    assert table.exit_code == 0 and "mma×16" in table.output

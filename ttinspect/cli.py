@@ -100,12 +100,14 @@ def _arch_option(f):
 @_arch_option
 @_settings_option
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
+@click.option("--source", "with_source", is_flag=True,
+              help="Interleave the kernel's Python lines with the stage text (like objdump -S).")
 @click.option("--all", "dump_all", is_flag=True, help="Write every stage and metadata.json to --out.")
 @click.option("--out", type=click.Path(file_okay=False), help="Directory for --all.")
 @click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
 @click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
 @_config_option
-def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], loop: bool,
+def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], loop: bool, with_source: bool,
          dump_all: bool, out: str | None, force: bool, header: bool, config: str | None) -> None:
     """Print one compiled stage of VARIANT (e.g. naive, opt, opt:num_stages=3)."""
     from .engine import build
@@ -129,19 +131,27 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     get_stage(stage)
     ref = parse_ref(variant, settings, arch, config)
     result = build(ref.resolved, arch=ref.arch)
-    text = result.artifacts.text(stage)
+    full = result.artifacts.text(stage)
+    text = full
     comment = get_stage(stage).comment
     lines = []
+    start, end = 1, None
     if loop:
         from .loops import main_loop_slice
 
-        found = main_loop_slice(stage, text)
+        found = main_loop_slice(stage, full)
         if found.start_line is None:
             raise UsageError(f"{result.label}: no main loop in the {stage}: {found.reason}")
-        body = text.splitlines()[found.start_line - 1:found.end_line]
-        lines.append(f"{comment} main loop: lines {found.start_line}-{found.end_line} of the {stage}"
+        start, end = found.start_line, found.end_line
+        lines.append(f"{comment} main loop: lines {start}-{end} of the {stage}"
                      + (f" ({found.reason})" if found.reason else ""))
-        text = "\n".join(body) + "\n"
+        text = "\n".join(full.split("\n")[start - 1:end]) + "\n"
+    if with_source:
+        from .source import interleave
+
+        kernel_file, source_text = _kernel_source(ref.resolved.variant)
+        text = interleave(stage, full, kernel_file, source_text, start_line=start, end_line=end)
+        text += "" if text.endswith("\n") else "\n"
     if header:
         lines.insert(0, f"{comment} {result.header()}")
     from .render.highlight import highlight, should_color
@@ -150,20 +160,38 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     click.echo(highlight(output, stage, color=should_color(sys.stdout)), nl=False)
 
 
+def _kernel_source(variant) -> tuple[str, str]:
+    """The kernel's Python file and its text, for source attribution."""
+    from pathlib import Path
+
+    from .variants import module_source_path
+
+    path = module_source_path(variant.module)
+    return path, Path(path).read_text()
+
+
 @cli.command()
 @click.argument("variant")
 @_arch_option
 @_settings_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--by-line", "by_line", is_flag=True,
+              help="Instructions per Python line instead of the facts: whole kernel and main loop.")
+@click.option("--stage", default="ptx", show_default=True, metavar="STAGE", help="With --by-line: the stage.")
 @_config_option
-def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool, config: str | None) -> None:
+def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool, by_line: bool, stage: str,
+           config: str | None) -> None:
     """Facts about VARIANT's compiled code, grouped like doc 003, each with its meaning."""
-    from .report import report_from_build
     from .engine import build
+    from .report import report_from_build
     from .variants import parse_ref
 
     ref = parse_ref(variant, settings, arch, config)
-    result = report_from_build(build(ref.resolved, arch=ref.arch))
+    built = build(ref.resolved, arch=ref.arch)
+    if by_line:
+        _report_by_line(built, ref.resolved.variant, stage, as_json)
+        return
+    result = report_from_build(built)
     if as_json:
         from .render.jsonout import dumps
 
@@ -172,6 +200,27 @@ def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: b
     from .render.tables import report_table
 
     report_table(result)
+
+
+def _report_by_line(built, variant, stage: str, as_json: bool) -> None:
+    from .source import by_line, source_info
+
+    if stage not in STAGE_NAMES:
+        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+    kernel_file, source_text = _kernel_source(variant)
+    text = built.artifacts.text(stage)
+    info = source_info(stage, text, kernel_file)
+    whole = by_line(stage, text, kernel_file, source_text=source_text)
+    loop = {row.line: row for row in by_line(stage, text, kernel_file, loop_only=True, source_text=source_text)}
+    if as_json:
+        _emit_json({"label": built.label, "target": built.target.name, "stage": stage,
+                    "kernel_file": kernel_file, "reason": info.reason,
+                    "lines": [{**row.as_dict(), "main_loop": loop[row.line].as_dict() if row.line in loop else None}
+                              for row in whole]})
+        return
+    from .render.tables import by_line_table
+
+    by_line_table(built, stage, whole, loop, info.reason)
 
 
 @cli.command("diff")

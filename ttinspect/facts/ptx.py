@@ -320,7 +320,7 @@ def ptx_facts(view: PtxView) -> list[Fact]:
                        "shared-memory barriers that track TMA / tcgen05 completion (init = one per "
                        "buffer)", "ptx"))
     facts.append(known("tma_copies", "cp.async.bulk(.tensor) (TMA)", "memory traffic",
-                       counts(".".join(i.modifiers[:2]) for i in whole.starting("cp.async.bulk")),
+                       counts(".".join(i.modifiers[1:4]) for i in whole.starting("cp.async.bulk")),
                        "bulk copies done by the Tensor Memory Accelerator", "ptx"))
     facts.append(known("global_loads", "ld.global by width", "memory traffic",
                        counts(_global_width(i) for i in loads),
