@@ -206,6 +206,6 @@ def test_dump_source_interleaves_python_lines():
 def test_report_by_line_counts_the_dot_line():
     data = json.loads(run("report", "opt", "--arch", "sm_80", "--by-line", "--json").output)
     dot = next(row for row in data["lines"] if row["text"] and "tl.dot" in row["text"])
-    assert dot["main_loop"]["count"] == 16 and dict(dot["main_loop"]["families"])["mma"] == 16
+    assert dict(dot["main_loop"]["families"])["mma"] == 16  # 3.9 adds operand-packing movs on the line
     table = run("report", "opt", "--arch", "sm_80", "--by-line")
     assert table.exit_code == 0 and "mma×16" in table.output
