@@ -19,7 +19,8 @@ def test_exports_resolve():
 
 
 def test_import_is_cheap():
-    code = "import sys, ttinspect; print(','.join(m for m in ('triton', 'torch', 'rich', 'pygments') if m in sys.modules))"
+    code = ("import sys, ttinspect; "
+            "print(','.join(m for m in ('triton', 'torch', 'rich', 'pygments') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == ""
 
 

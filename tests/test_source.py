@@ -192,7 +192,7 @@ def test_interleave_prints_the_python_line_when_it_changes(version: str):
     assert lines[at - 1].lstrip().startswith((".loc", "//")) and lines[at + 1].lstrip()[:1].isalpha()
     # a comment only when the line changes: no two comments name the same line back to back
     comments = [line.strip() for line in lines if line.lstrip().startswith("//> ")]
-    assert all(a != b for a, b in zip(comments, comments[1:]))
+    assert all(a != b for a, b in zip(comments, comments[1:], strict=False))
     for line in load_lines("opt"):
         assert f"//> doc003.py:{line}: {SOURCE_LINES[line - 1].strip()}" in comments
 

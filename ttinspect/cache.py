@@ -15,7 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-ENGINE_VERSION = "2"  # 2: entries keep the ptxas -v log  # bump when the compile engine changes what it stores for the same key
+# Bump when the compile engine changes what it stores for the same key (2: entries keep the ptxas -v log).
+ENGINE_VERSION = "2"
 
 # Environment variables that change what Triton emits. Everything TRITON_* counts except those that
 # only say where files go or how much is printed.

@@ -17,8 +17,6 @@ from .facts.ir import ttgir_facts, ttir_facts
 from .facts.model import GROUPS, Fact, known, unknown
 from .facts.sass import SassView, sass_facts
 from .parse.sass import parse_sass
-
-SASS_GROUP = "sass (what runs)"
 from .facts.pipeline import pipeline_depth
 from .facts.resources import parse_ptxas_log, parse_resource_usage, resource_facts
 from .facts.ptx import PtxView, ptx_facts
@@ -26,6 +24,8 @@ from .parse.mlir import parse_mlir
 from .parse.ptx import parse_ptx
 from .variants import OPTION_KEYS, parse_ref
 
+
+SASS_GROUP = "sass (what runs)"
 
 @dataclass(frozen=True)
 class Report:

@@ -22,7 +22,8 @@ Code whose chain never reaches `kernel_file` keeps its `site` (e.g. `standard.py
 `nvdisasm -g`, which drops the call sites) and gets `source_line=None`.
 
 Only *code* lines (instructions, ops) are attributed; directives, labels, comments, `.loc` lines,
-`}` closing lines and the `module` / `tt.func` lines get `source_line=None` and `code=False`. Line numbers are 1-based over
+`}` closing lines and the `module` / `tt.func` lines get `source_line=None` and `code=False`.
+Line numbers are 1-based over
 `text.split("\\n")`, as in `ttinspect.loops`.
 
 Everything here is pure: no subprocess, no triton, no file reading. The caller reads the kernel's

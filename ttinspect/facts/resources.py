@@ -53,7 +53,7 @@ def parse_resource_usage(text: str, kernel: str | None = None) -> Resources | No
     """The kernel's line of `cuobjdump --dump-resource-usage` (the first function when unnamed)."""
     blocks = _FUNCTION_RE.split(text)
     # split gives [preamble, name1, body1, name2, body2, ...]
-    for name, body in zip(blocks[1::2], blocks[2::2]):
+    for name, body in zip(blocks[1::2], blocks[2::2], strict=True):
         if kernel is None or name == kernel:
             m = _USAGE_RE.search(body)
             if m:

@@ -134,7 +134,7 @@ def bench(variants: Sequence[str | Resolved], sizes: Sequence[int], dtype: str =
                 variant_runs[i].append(run_variant(ref, a, b, check=round_index == 0))
         cublas_ms = statistics.median(cublas_runs)
         cublas = Timing("cuBLAS (torch.matmul)", cublas_ms, 2 * size ** 3 / cublas_ms / 1e9, None)
-        timings = tuple(_median_timing(runs, label) for runs, label in zip(variant_runs, labels))
+        timings = tuple(_median_timing(runs, label) for runs, label in zip(variant_runs, labels, strict=True))
         results.append(SizeResult(size, cublas, timings))
     return BenchResult(torch.cuda.get_device_name(), triton.__version__, torch.__version__, dtype,
                        tuple(results), {"warmup_ms": WARMUP_MS, "rep_ms": REP_MS, "rounds": rounds,

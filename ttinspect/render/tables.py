@@ -13,7 +13,6 @@ def _config_text(config: Mapping[str, Any]) -> str:
 
 
 def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="ttinspect variants", show_lines=False)
