@@ -209,3 +209,35 @@ def test_report_by_line_counts_the_dot_line():
     assert dict(dot["main_loop"]["families"])["mma"] == 16  # 3.9 adds operand-packing movs on the line
     table = run("report", "opt", "--arch", "sm_80", "--by-line")
     assert table.exit_code == 0 and "mma×16" in table.output
+
+
+@pytest.mark.parametrize("setting,fragment", [
+    ("num_stages=abc", "must be a positive integer"), ("num_stages=0", "must be a positive integer"),
+    ("num_warps=3", "power of two"), ("dtype=int8", "valid dtypes are"), ("M=-5", "must be a positive integer"),
+])
+def test_bad_set_values_are_refused_before_triton(setting, fragment):
+    assert_one_line_error(run("dump", "opt", "--set", setting), 2, fragment)
+
+
+def test_absurd_tile_is_refused_at_once():
+    result = run("dump", "opt", "--set", "BLOCK_SIZE_M=1024", "--set", "BLOCK_SIZE_N=1024")
+    assert_one_line_error(result, 2, "accumulator values per thread")
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path):
+    assert_one_line_error(run("dump", "opt", "--out", str(tmp_path)), 2, "--out is for --all")
+    assert_one_line_error(run("dump", "opt", "--all", "--out", str(tmp_path), "--stage", "ptx"), 2, "--all")
+    assert_one_line_error(run("report", "opt", "--stage", "sass"), 2, "--by-line")
+
+
+def test_unusable_output_directory_is_one_line(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    result = run("dump", "opt", "--all", "--out", str(afile / "sub"))
+    assert result.exit_code == 1 and result.output.startswith("ttinspect: error:") and "Traceback" not in result.output
+
+
+def test_diff_stage_without_a_loop_keeps_the_facts():
+    result = run("diff", "add", "opt", "--stage", "ptx")
+    assert result.exit_code == 0, result.output
+    assert "What changed" in result.output and "(no loop diff: add has no main loop" in result.output

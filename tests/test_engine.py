@@ -113,3 +113,10 @@ def test_any_jit_function_errors():
 def test_export_metadata_is_json(tmp_path):
     build("add", arch="sm_90").artifacts.export(tmp_path)
     assert json.loads((tmp_path / "metadata.json").read_text())["name"]
+
+
+def test_any_jit_function_refuses_unknown_arguments():
+    fn = _user_kernel()
+    with pytest.raises(UsageError, match="no parameter.*zz"):
+        build_jit(fn, {"x_ptr": Pointer("fp32"), "out_ptr": Pointer("fp32"), "n": 64, "factor": 2.0, "zz": 1},
+                  {"BLOCK": 64})

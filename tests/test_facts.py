@@ -210,7 +210,8 @@ def test_doc003_changes_are_explained_correctly(doc003):
     assert "2x64x32xf16 + 2x32x64xf16 = 16384 B" in shared
     assert "3x128x32xf16 + 3x32x32xf16 = 30720 B" in shared
     depth = doc003.change("pipeline_depth").explanation
-    assert depth.startswith("pipeline depth 3 → 4") and "3 K steps of loads in flight" in depth
+    assert depth.startswith("pipeline depth 3 → 4") and "loads 3 K steps ahead (was 2)" in depth
+    assert "2 more steps' copies stay in flight" in depth  # = wait_group 4 / 2 groups per step
     group = doc003.change("group_size_m").explanation
     assert group.startswith("GROUP_SIZE_M 8") and "L2" in group
     assert "2 `%`" in doc003.change("address_modulo").explanation
@@ -555,3 +556,24 @@ def test_golden_facts(request, variant, arch):
     """tests/golden/facts-<triton>-<variant>-<arch>.json; `pytest --update-golden` rewrites them."""
     facts = _fact_values(inspect(variant, arch=arch))
     check_golden(request.config, f"facts-{VERSION}-{variant}-{arch}", facts)
+
+
+def test_tma_with_tcgen05_depth_is_unknown_not_guessed():
+    report = inspect("opt_tma", arch="sm_100")
+    fact = report.fact("pipeline_depth")
+    assert fact.value is None and "tcgen05" in fact.unknown
+
+
+def test_persistent_grouped_order_is_read():
+    report = inspect("opt_tma", arch="sm_90")
+    assert report["program_order"] == "grouped (persistent)" and report.group_size_m == 8
+    assert report.pipeline_depth == 3
+
+
+def test_depth_explanation_counts_steps_ahead_and_buffers():
+    from ttinspect import diff
+
+    change = diff("opt", "opt:num_stages=6").change("pipeline_depth")
+    assert "loads 5 K steps ahead (was 3)" in change.explanation and "(+2 here)" in change.explanation
+    configured = diff("add", "opt").change("num_stages")
+    assert configured is None or "as configured" in configured.explanation

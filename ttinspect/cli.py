@@ -13,7 +13,18 @@ import click
 
 from .errors import TTInspectError, UsageError
 
-STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass")
+STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass")  # the text stages (stages.TEXT_STAGES)
+
+
+def _emit_json(data) -> None:
+    from .render.jsonout import dumps
+
+    click.echo(dumps(data))
+
+
+def _check_stage(stage: str) -> None:
+    if stage not in STAGE_NAMES:
+        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
 
 
 def _fail(error: TTInspectError) -> None:
@@ -31,6 +42,10 @@ class _Group(click.Group):
             _fail(error)
         except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise
+        except OSError as error:  # a path the user gave (--out, TTINSPECT_CACHE_DIR) that cannot be used
+            where = f": {error.filename}" if error.filename else ""
+            click.echo(f"ttinspect: error: {error.strerror or error}{where}", err=True)
+            sys.exit(1)
         except KeyboardInterrupt:
             click.echo("ttinspect: interrupted", err=True)
             sys.exit(130)
@@ -68,9 +83,7 @@ def list_command(as_json: bool) -> None:
              "config": dict(v.config), "problem": dict(v.problem), "description": v.description}
             for v in all_variants()]
     if as_json:
-        from .render.jsonout import dumps
-
-        click.echo(dumps(rows))
+        _emit_json(rows)
         return
     from .render.tables import variants_table
 
@@ -95,8 +108,8 @@ def _arch_option(f):
 
 @cli.command()
 @click.argument("variant")
-@click.option("--stage", default="ptx", show_default=True, metavar="STAGE",
-              help=f"One of {', '.join(STAGE_NAMES)}.")
+@click.option("--stage", default=None, metavar="STAGE",
+              help=f"One of {', '.join(STAGE_NAMES)} (default ptx).")
 @_arch_option
 @_settings_option
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
@@ -114,9 +127,13 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     from .stages import get_stage
     from .variants import parse_ref
 
+    if out and not dump_all:
+        raise UsageError("--out is for --all (every stage to a directory); redirect stdout to save one stage")
     if dump_all:
         if not out:
             raise UsageError("--all needs --out DIR")
+        if stage or loop or with_source:
+            raise UsageError("--all writes every stage whole: it takes no --stage, --loop or --source")
         ref = parse_ref(variant, settings, arch, config)
         result = build(ref.resolved, arch=ref.arch)
         from pathlib import Path
@@ -126,9 +143,8 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
         for path in written:
             click.echo(str(path))
         return
-    if stage not in STAGE_NAMES:
-        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
-    get_stage(stage)
+    stage = stage or "ptx"
+    _check_stage(stage)
     ref = parse_ref(variant, settings, arch, config)
     result = build(ref.resolved, arch=ref.arch)
     full = result.artifacts.text(stage)
@@ -177,7 +193,7 @@ def _kernel_source(variant) -> tuple[str, str]:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--by-line", "by_line", is_flag=True,
               help="Instructions per Python line instead of the facts: whole kernel and main loop.")
-@click.option("--stage", default="ptx", show_default=True, metavar="STAGE", help="With --by-line: the stage.")
+@click.option("--stage", default=None, metavar="STAGE", help="With --by-line: the stage (default ptx).")
 @_config_option
 def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool, by_line: bool, stage: str,
            config: str | None) -> None:
@@ -186,16 +202,16 @@ def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: b
     from .report import report_from_build
     from .variants import parse_ref
 
+    if stage and not by_line:
+        raise UsageError("--stage goes with --by-line (the facts come from every stage)")
     ref = parse_ref(variant, settings, arch, config)
     built = build(ref.resolved, arch=ref.arch)
     if by_line:
-        _report_by_line(built, ref.resolved.variant, stage, as_json)
+        _report_by_line(built, ref.resolved.variant, stage or "ptx", as_json)
         return
     result = report_from_build(built)
     if as_json:
-        from .render.jsonout import dumps
-
-        click.echo(dumps(result.as_dict()))
+        _emit_json(result.as_dict())
         return
     from .render.tables import report_table
 
@@ -205,8 +221,7 @@ def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: b
 def _report_by_line(built, variant, stage: str, as_json: bool) -> None:
     from .source import by_line, source_info
 
-    if stage not in STAGE_NAMES:
-        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+    _check_stage(stage)
     kernel_file, source_text = _kernel_source(variant)
     text = built.artifacts.text(stage)
     info = source_info(stage, text, kernel_file)
@@ -240,19 +255,17 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], st
     from .report import report_from_build
     from .variants import parse_ref
 
-    if stage is not None and stage not in STAGE_NAMES:
-        raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+    if stage is not None:
+        _check_stage(stage)
     sides = [parse_ref(ref, settings, arch) for ref in (a, b)]
     builds = [build(ref.resolved, arch=ref.arch) for ref in sides]
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
     if as_json:
-        from .render.jsonout import dumps
-
         data = result.as_dict()
         if text_diff is not None:
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
-        click.echo(dumps(data))
+        _emit_json(data)
         return
     from .render.tables import diff_table
 
@@ -273,7 +286,7 @@ def _loop_diff(stage: str, builds) -> str:
         text = result.artifacts.text(stage)
         found = main_loop_slice(stage, text)
         if found.start_line is None:
-            raise UsageError(f"{result.label}: no main loop in the {stage}: {found.reason}")
+            return f"(no loop diff: {result.label} has no main loop in its {stage}: {found.reason})"
         texts.append(slice_text(text, found))
     labels = [f"{r.label}@{r.target.name} main loop ({stage}, renumbered)" for r in builds]
     return loop_text_diff(stage, texts[0], texts[1], *labels) or "(the main loops are identical)"
@@ -295,12 +308,6 @@ def _sizes(text: str) -> list[int]:
     if not sizes or min(sizes) <= 0:
         raise UsageError(f"--sizes takes positive integers, got {text!r}")
     return sizes
-
-
-def _emit_json(data) -> None:
-    from .render.jsonout import dumps
-
-    click.echo(dumps(data))
 
 
 @cli.command()

@@ -54,7 +54,7 @@ def diff_reports(a: Report, b: Report) -> Diff:
         rows.append((fa, fb))
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):
             changes.append(Change(fa.key, fa.title, fa.group, fa.value, fb.value,
-                                  explain_change(fa.key, a, b, fa.value, fb.value, fa.explanation)))
+                                  explain_change(fa.key, a, b, fa.value, fb.value, fb.explanation)))
     return Diff(a, b, tuple(rows), tuple(changes))
 
 

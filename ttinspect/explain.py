@@ -48,17 +48,23 @@ def _ratio(before: Any, after: Any) -> str:
     return "changed"
 
 
-def _depth(a, b, before, after) -> str:
-    return (f"pipeline depth {before} → {after}: the loop keeps {_inflight(after)} K steps of loads in "
-            f"flight while it computes on one (was {_inflight(before)}); deeper hides more memory latency "
-            "and costs one more buffer per operand in shared memory")
+def _depth(a, b, before, after) -> str | None:
+    if not isinstance(before, int) or not isinstance(after, int):
+        return None
+    return (f"pipeline depth {before} → {after}: the loop now loads {max(after - 1, 0)} K steps ahead (was "
+            f"{max(before - 1, 0)}); while it waits for one step's tiles, {max(after - 2, 0)} more steps' copies "
+            f"stay in flight. Each stage is one more buffer per operand in shared memory "
+            f"({after - before:+d} here)")
 
 
-def _inflight(depth: Any) -> str:
-    return str(depth - 1) if isinstance(depth, int) and depth > 1 else "no"
+def _num_stages(a, b, before, after) -> str:
+    return (f"num_stages {before} → {after} as configured; `pipeline depth` shows what the compiled loop does "
+            "with it (a kernel without a pipelined loop ignores it)")
 
 
-def _wait(a, b, before, after) -> str:
+def _wait(a, b, before, after) -> str | None:
+    if not before or not after:
+        return None
     return (f"cp.async.wait_group {format_value(before)} → {format_value(after)}: each iteration now "
             f"waits until at most {format_value(after)} commit groups are still pending (was "
             f"{format_value(before)}), i.e. (num_stages − 2) × loads per iteration. It does not wait for "
@@ -87,15 +93,18 @@ def _masks(a, b, before, after) -> str:
             "2 = both the M/N edge and the K edge are checked on every load, 1 = only K")
 
 
-def _tensor_ops(a, b, before, after) -> str:
-    return (f"tensor-core instructions per K step {before} → {after}: each instruction computes a fixed "
-            "MMA tile, so this follows BLOCK_M × BLOCK_N × BLOCK_K / (instruction shape × warps)")
+def _tensor_ops(a, b, before, after) -> str | None:
+    if not isinstance(before, int) or not isinstance(after, int):
+        return None
+    return (f"tensor-core instructions per K step {before} → {after}: the CTA tile BLOCK_M × BLOCK_N × BLOCK_K "
+            "is split into fixed MMA shapes, issued per warp (mma.sync m16n8k16) or per warpgroup of 4 warps "
+            "(wgmma m64nNk16): count = tile / (shape × warps or warpgroups)")
 
 
 EXPLAINERS: dict[str, Callable[..., str]] = {
     "shared_memory": _shared,
     "pipeline_depth": _depth,
-    "num_stages": _depth,
+    "num_stages": _num_stages,
     "loop_wait_group": _wait,
     "group_size_m": _group,
     "address_modulo": _modulo,
@@ -106,7 +115,8 @@ EXPLAINERS: dict[str, Callable[..., str]] = {
 
 def explain_change(key: str, a, b, before: Any, after: Any, default: str) -> str:
     explainer = EXPLAINERS.get(key)
-    if explainer is not None:
-        return explainer(a, b, before, after)
-    return f"{format_value(before) if before is not None else 'unknown'} → " \
-           f"{format_value(after) if after is not None else 'unknown'}: {default}"
+    text = explainer(a, b, before, after) if explainer is not None else None
+    if text is not None:
+        return text
+    return f"{format_value(before) if before is not None else 'n/a'} → " \
+           f"{format_value(after) if after is not None else 'n/a'}: {default}"

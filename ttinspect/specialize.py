@@ -82,6 +82,9 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
     missing = [p for p in params if p not in args and p not in constexpr_values]
     if missing:
         raise UsageError(f"no value for kernel parameter(s) {', '.join(missing)}")
+    unknown = [name for name in args if name not in params]
+    if unknown:
+        raise UsageError(f"the kernel has no parameter(s) {', '.join(unknown)}; its parameters: {', '.join(params)}")
     for index, name in enumerate(params):
         if name in constexpr_values:
             signature[name], constexprs[name] = "constexpr", constexpr_values[name]

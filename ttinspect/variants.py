@@ -170,7 +170,49 @@ def resolve(variant: Variant | str, overrides: Mapping[str, Any] | None = None) 
         else:
             valid = ", ".join(variant.settable_keys() + tuple(k for k in OPTION_KEYS if k not in config))
             raise UsageError(f"unknown --set key {key!r} for {variant.name}; valid keys: {valid}")
+        _check_value(variant, key, value)
+    _check_tile(variant, config)
     return Resolved(variant, MappingProxyType(config), MappingProxyType(problem))
+
+
+DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv", "fp8e5")
+# A tile whose fp32 accumulator needs this many values per thread cannot live in 255 registers by far:
+# Triton would spend minutes (and many GB) compiling it only to spill everything. Refused up front.
+MAX_ACCUMULATOR_PER_THREAD = 2048
+
+
+def _check_value(variant: Variant, key: str, value: Any) -> None:
+    """A value of the wrong kind is refused here, with the valid ones, not deep inside Triton."""
+    default = variant.config.get(key, variant.problem.get(key))
+    if key == "dtype":
+        if value not in DTYPES:
+            raise UsageError(f"--set dtype={value}: valid dtypes are {', '.join(DTYPES)}")
+        return
+    if key == "num_warps":
+        if not (isinstance(value, int) and not isinstance(value, bool) and value in (1, 2, 4, 8, 16, 32)):
+            raise UsageError(f"--set num_warps={value}: must be a power of two from 1 to 32")
+        return
+    if key in OPTION_KEYS or isinstance(default, int) and not isinstance(default, bool):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if "GROUP" in key else 1):
+            least = "a non-negative" if "GROUP" in key else "a positive"
+            raise UsageError(f"--set {key}={value}: must be {least} integer")
+    elif isinstance(default, bool) and not isinstance(value, bool):
+        raise UsageError(f"--set {key}={value}: must be true or false")
+    elif isinstance(default, TlDtype) and not isinstance(value, TlDtype):
+        raise UsageError(f"--set {key}={value}: must be a Triton dtype such as tl.float16")
+
+
+def _check_tile(variant: Variant, config: Mapping[str, Any]) -> None:
+    rows = next((config[k] for k in ("BLOCK_SIZE_M", "BLOCK_M") if k in config), None)
+    cols = next((config[k] for k in ("BLOCK_SIZE_N", "BLOCK_N") if k in config), None)
+    if not isinstance(rows, int) or not isinstance(cols, int):
+        return
+    threads = 32 * int(config.get("num_warps", 4))
+    per_thread = rows * cols // threads
+    if per_thread > MAX_ACCUMULATOR_PER_THREAD:
+        raise UsageError(f"{variant.name}: a {rows}x{cols} tile on {threads} threads needs {per_thread} fp32 "
+                         f"accumulator values per thread (a thread has at most 255 registers); Triton would "
+                         f"take minutes to compile and spill it. Use smaller blocks or more warps")
 
 
 

@@ -16,6 +16,8 @@ from .model import Counts, Fact, counts, known, unknown
 
 # %group_id = arith.divsi %pid, %num_pid_in_group : i32 loc(#loc74)
 _DEF_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*\"?([\w$.]+)\"?\s*(.*)$")
+#   scf.for %tile_id = %pid to %num_tiles step %c132_i32 : i32 {
+_FOR_RE = re.compile(r"scf\.for\s+(%[\w$.-]+)\s*=\s*(%[\w$.-]+)\s+to\b")
 # %c8_i32 = arith.constant 8 : i32
 _CONST_RE = re.compile(r"^(-?\d+)\s*:\s*i\d+")
 _SSA_RE = re.compile(r"%[\w$.-]+")
@@ -60,6 +62,21 @@ def program_order(module: MlirModule) -> tuple[str, int | None]:
     pids = {name: d.rest.split(":")[0].strip() for name, d in defs.items() if d.op == "tt.get_program_id"}
     if len(set(pids.values())) > 1:
         return "2-D grid", None
+    # A persistent kernel walks tiles in a loop that starts at its program id
+    # (`scf.for %tile_id = %pid to %num_tiles step %c132_i32`): the tile index plays the pid's part.
+    persistent = {}
+    for op in module.ops:
+        m = _FOR_RE.search(module.text(op)) if op.name == "scf.for" else None
+        if m and m[2] in pids:
+            persistent[m[1]] = pids[m[2]]
+    if persistent:
+        order, group = _order_of(defs, persistent)
+        return f"{order} (persistent)", group
+    return _order_of(defs, pids)
+
+
+def _order_of(defs: dict[str, _Def], pids: dict[str, str]) -> tuple[str, int | None]:
+    """How a tile index (a program id, or a persistent loop's tile index) is split into (pid_m, pid_n)."""
     for d in defs.values():
         if d.op == "arith.divsi" and d.operands and d.operands[0] in pids and len(d.operands) > 1:
             divisor = defs.get(d.operands[1])

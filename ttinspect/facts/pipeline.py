@@ -19,8 +19,8 @@ from .model import Fact, known, unknown
 from .ptx import PtxView, _imm
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
-EXPLANATION = ("num_stages: how many K steps of A/B tiles the software pipeline keeps in shared "
-               "memory; num_stages − 1 are being loaded while one is consumed (1 = not pipelined)")
+EXPLANATION = ("num_stages: the loop loads num_stages − 1 K steps ahead; when it waits for this step's tiles, "
+               "the next num_stages − 2 steps' copies stay in flight (1 = not pipelined)")
 
 
 def pipeline_depth(view: PtxView) -> Fact:
@@ -37,6 +37,11 @@ def pipeline_depth(view: PtxView) -> Fact:
     barrier_waits = any(i.opcode == "mbarrier" and i.modifiers[:1] in (("try_wait",), ("test_wait",))
                         for i in loop)
     if tma_in_loop:
+        if any((i.mnemonic + ".").startswith("tcgen05.mma.") for i in view.ops):
+            # measured: on sm_100 the tcgen05 completion barriers are initialized before the loop as
+            # well (S + 2 inits for S stages), and the prologue arms S barriers rather than S - 1
+            return fail("TMA with tcgen05 (Blackwell): its MMA-completion barriers are initialized beside the "
+                        "stage barriers; no verified stage pattern")
         inits = _tma_barriers(view)
         if inits is None:
             if any(m.startswith("mbarrier.init.") for _, m in tagged):
