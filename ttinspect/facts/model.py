@@ -78,3 +78,12 @@ def known(key: str, title: str, group: str, value: Any, explanation: str, source
 
 def unknown(key: str, title: str, group: str, reason: str, explanation: str, source: str) -> Fact:
     return Fact(key, title, group, None, explanation, source, unknown=reason)
+
+
+def loop_fact(key: str, title: str, group: str, value: Any, explanation: str, source: str, *, has_loop: bool,
+              loop_reason: str) -> Fact:
+    """A fact about the kernel's main loop: `value` where there is one; else not applicable, for
+    `loop_reason` (why there is no main loop)."""
+    if has_loop:
+        return known(key, title, group, value, explanation, source)
+    return unknown(key, title, group, f"not applicable: {loop_reason}", explanation, source)

@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 
 from ..parse.ptx import (INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule,
                          split_operands)
-from .model import Fact, counts, known, unknown
+from .model import Fact, counts, known, loop_fact
 
 # cp.async.cg.shared.global [%r1 + 0], [%rd1 + 0], 0x10, %r2;   (the third operand: bytes per copy)
 _SIZE_RE = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
@@ -254,12 +254,9 @@ def ptx_facts(view: PtxView) -> list[Fact]:
     loop, whole = _Index(view.loop_ops), _Index(view.ops)
     loads = [i for i in whole.starting("ld") if "global" in i.modifiers]
 
-    def per_loop(key, title, group, value, explanation):
-        if not view.has_loop:
-            facts.append(unknown(key, title, group, f"not applicable: {view.loop_reason}", explanation,
-                                 "ptx main loop"))
-        else:
-            facts.append(known(key, title, group, value, explanation, "ptx main loop"))
+    def per_loop(key, title, group, value, explanation, source="ptx main loop"):
+        facts.append(loop_fact(key, title, group, value, explanation, source, has_loop=view.has_loop,
+                               loop_reason=view.loop_reason))
 
     # cp.async.cg.shared.global: opcode "cp", modifiers ("async", "cg", "shared", "global")
     plain_cp_async = [i for i in loop.starting("cp.async") if i.modifiers[1:2] in (("ca",), ("cg",))]
@@ -275,12 +272,9 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              "cp.async.wait_group N blocks until at most N committed groups are still pending "
              "(it does not wait for N groups)")
     after = _Index(view.after_ops)
-    drain = "waits after the loop; wait_group 0 drains every copy still in flight"
-    facts.append(known("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
-                       tuple(_imm(i) for i in after.starting("cp.async.wait_group")), drain, "ptx")
-                 if view.has_loop else
-                 unknown("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
-                         f"not applicable: {view.loop_reason}", drain, "ptx"))
+    per_loop("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
+             tuple(_imm(i) for i in after.starting("cp.async.wait_group")),
+             "waits after the loop; wait_group 0 drains every copy still in flight", source="ptx")
     facts.append(known("commit_groups", "cp.async.commit_group (whole kernel)", "pipeline",
                        whole.count("cp.async.commit_group"),
                        "all commit groups, prologue included: the prologue fills num_stages-1 stages",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..parse.sass import SassFunction, SassInstruction, SassModule
-from .model import Fact, counts, known, unknown
+from .model import Fact, counts, known, loop_fact, unknown
 
 # Bulk-copy / TMA engine opcodes (cp.async.bulk[.tensor], prefetch, reduce, and the bulk-group commit).
 _TMA_OPCODES = frozenset({"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH",
@@ -191,11 +191,8 @@ def sass_facts(view: SassView) -> list[Fact]:
     whole, loop = view.executed, view.loop_executed
 
     def per_loop(key, title, group, value, explanation):
-        if not view.has_loop:
-            facts.append(unknown(key, title, group, f"not applicable: {view.loop_reason}", explanation,
-                                 "sass main loop"))
-        else:
-            facts.append(known(key, title, group, value, explanation, "sass main loop"))
+        facts.append(loop_fact(key, title, group, value, explanation, "sass main loop", has_loop=view.has_loop,
+                               loop_reason=view.loop_reason))
 
     def whole_kernel(key, title, group, value, explanation):
         if view.function is None:

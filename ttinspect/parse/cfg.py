@@ -14,7 +14,8 @@ are counted in `CFG.irreducible_edges`. Blocks unreachable from the entry belong
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from functools import cached_property
+from typing import ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
 
 
 @dataclass(frozen=True)
@@ -300,3 +301,46 @@ def pick_main_loop(cfg: CFG, tensor_ops_per_block: Sequence[int], what: str) -> 
         rule = "largest"
     loop = cfg.loops[best]
     return MainLoop(loop, cfg.span(loop), tensor[best], size[best], rule, reason)
+
+
+class _Instruction(Protocol):  # what the main loop asks of a dialect's instruction
+    @property
+    def is_tensor_core(self) -> bool: ...
+
+
+Ins = TypeVar("Ins", bound=_Instruction)
+
+
+class CFGFunction(Generic[Ins]):
+    """What a dialect's function (PtxFunction, LlFunction, SassFunction) reads off its CFG: blocks,
+    loops, a loop's instructions and the main loop. The subclass is a dataclass with a `cfg` field and
+    `instructions` (or its own `instruction(index)`), and names its tensor-core instructions in
+    `TENSOR_CORE_OPS` for the main loop's reason."""
+
+    cfg: CFG
+    instructions: Sequence[Ins]
+    TENSOR_CORE_OPS: ClassVar[str]
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return self.cfg.blocks
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return self.cfg.loops
+
+    def instruction(self, index: int) -> Ins:
+        return self.instructions[index]
+
+    def loop_instructions(self, loop: Loop) -> tuple[Ins, ...]:
+        """The instructions of a loop's blocks (nested loops included), in text order."""
+        return tuple(self.instruction(i) for i in self.cfg.loop_instructions(loop))
+
+    def tensor_ops_per_block(self) -> list[int]:
+        return [sum(self.instruction(i).is_tensor_core for i in range(b.first, b.last)) for b in self.blocks]
+
+    @cached_property
+    def main_loop(self) -> MainLoop | None:
+        """The innermost loop holding tensor-core instructions, else the largest innermost loop, else
+        None (`pick_main_loop`)."""
+        return pick_main_loop(self.cfg, self.tensor_ops_per_block(), self.TENSOR_CORE_OPS)

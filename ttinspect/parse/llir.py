@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from ..errors import ParseError
-from .cfg import CFG, Block, Loop, MainLoop, build_cfg, pick_main_loop
+from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
 
 # define ptx_kernel void @matmul_kernel(ptr addrspace(1) %0, ...) local_unnamed_addr #0 !dbg !4 {
 DEFINE_RE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\s*\(')
@@ -62,29 +61,14 @@ class LlInstruction:
 
 
 @dataclass(frozen=True, eq=False)
-class LlFunction:
+class LlFunction(CFGFunction[LlInstruction]):
     name: str
     define_line: int
     end_line: int
     instructions: tuple[LlInstruction, ...]
     cfg: CFG
 
-    @property
-    def blocks(self) -> tuple[Block, ...]:
-        return self.cfg.blocks
-
-    @property
-    def loops(self) -> tuple[Loop, ...]:
-        return self.cfg.loops
-
-    def loop_instructions(self, loop: Loop) -> tuple[LlInstruction, ...]:
-        return tuple(self.instructions[i] for i in self.cfg.loop_instructions(loop))
-
-    @cached_property
-    def main_loop(self) -> MainLoop | None:
-        counts = [sum(self.instructions[i].is_tensor_core for i in range(b.first, b.last))
-                  for b in self.blocks]
-        return pick_main_loop(self.cfg, counts, "tensor-core operations (mma / wgmma / tcgen05 asm)")
+    TENSOR_CORE_OPS = "tensor-core operations (mma / wgmma / tcgen05 asm)"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Mapping
 
 from ..errors import ParseError
-from .cfg import CFG, Block, Loop, MainLoop, build_cfg, pick_main_loop
+from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
 
 # .visible .entry matmul_kernel(          /  .func (.param .b32 retval0) helper(
 FUNCTION_RE = re.compile(r"\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$.]*)")
@@ -87,7 +87,7 @@ class Label:
 
 
 @dataclass(frozen=True, eq=False)
-class PtxFunction:
+class PtxFunction(CFGFunction[Instruction]):
     name: str
     kind: str  # "entry" (a kernel) or "func"
     header_line: int
@@ -100,13 +100,7 @@ class PtxFunction:
     _ins_loc: list[int] = field(repr=False)  # line of the .loc in effect, 0 for none
     _ins_asm: set[int] = field(repr=False)
 
-    @property
-    def blocks(self) -> tuple[Block, ...]:
-        return self.cfg.blocks
-
-    @property
-    def loops(self) -> tuple[Loop, ...]:
-        return self.cfg.loops
+    TENSOR_CORE_OPS = "tensor-core instructions (mma, wgmma, tcgen05.mma)"
 
     def __len__(self) -> int:
         return len(self._ins_line)
@@ -120,23 +114,17 @@ class PtxFunction:
     def instructions(self) -> tuple[Instruction, ...]:
         return tuple(self.instruction(i) for i in range(len(self._ins_line)))
 
-    def loop_instructions(self, loop: Loop) -> tuple[Instruction, ...]:
-        return tuple(self.instruction(i) for i in self.cfg.loop_instructions(loop))
-
     def llvm_loop_headers(self) -> tuple[str, ...]:
         """Labels LLVM itself marked as loop headers in its comments (a cross-check for `loops`)."""
         return tuple(lab.name for lab in self.labels if LOOP_HEADER_COMMENT in lab.comment)
 
-    @cached_property
-    def main_loop(self) -> MainLoop | None:
-        """The innermost loop holding tensor-core instructions (mma / wgmma.mma_async / tcgen05.mma),
-        else the largest innermost loop, else None."""
+    def tensor_ops_per_block(self) -> list[int]:
+        # From the raw lines, and only in loops: decoding every instruction would cost more than the scan.
         in_loop = {b for loop in self.loops for b in loop.blocks}
         lines, at = self._lines, self._ins_line
-        counts = [sum(1 for i in range(b.first, b.last) if "mma" in lines[at[i] - 1]
-                      and _is_tensor_core(lines[at[i] - 1])) if b.index in in_loop else 0
-                  for b in self.blocks]
-        return pick_main_loop(self.cfg, counts, "tensor-core instructions (mma, wgmma, tcgen05.mma)")
+        return [sum(1 for i in range(b.first, b.last) if "mma" in lines[at[i] - 1]
+                    and _is_tensor_core(lines[at[i] - 1])) if b.index in in_loop else 0
+                for b in self.blocks]
 
     def _loc(self, line: int) -> SourcePos | None:
         if not line:

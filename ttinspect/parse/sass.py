@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 from ..errors import ParseError
-from .cfg import CFG, Block, Loop, MainLoop, build_cfg, pick_main_loop
+from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
 
 #         /*0030*/               @P1 BRA `(.L_x_0) ;
 #         /*0e10*/                   BRA.U UP0, `(.L_x_0)                                       ?trans5;
@@ -66,7 +65,7 @@ class SassInstruction:
 
 
 @dataclass(frozen=True, eq=False)
-class SassFunction:
+class SassFunction(CFGFunction[SassInstruction]):
     name: str
     start_line: int
     end_line: int
@@ -74,22 +73,7 @@ class SassFunction:
     labels: dict[str, int]  # label -> index of the instruction that follows it
     cfg: CFG
 
-    @property
-    def blocks(self) -> tuple[Block, ...]:
-        return self.cfg.blocks
-
-    @property
-    def loops(self) -> tuple[Loop, ...]:
-        return self.cfg.loops
-
-    def loop_instructions(self, loop: Loop) -> tuple[SassInstruction, ...]:
-        return tuple(self.instructions[i] for i in self.cfg.loop_instructions(loop))
-
-    @cached_property
-    def main_loop(self) -> MainLoop | None:
-        counts = [sum(self.instructions[i].is_tensor_core for i in range(b.first, b.last))
-                  for b in self.blocks]
-        return pick_main_loop(self.cfg, counts, "tensor-core instructions (HMMA, HGMMA, UTC*MMA, ...)")
+    TENSOR_CORE_OPS = "tensor-core instructions (HMMA, HGMMA, UTC*MMA, ...)"
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,8 +1,7 @@
-"""Source attribution: which line of the kernel's Python file each line of a stage comes from.
+"""Line maps: for each line of a stage's text, the line of the kernel's Python file it comes from.
 
 Every stage names its source locations its own way; this module reads them all and reduces each to one
-line of the kernel file (`kernel_file`), so that a stage can be shown `objdump -S`-style
-(`interleave`) and its instructions counted per Python line (`by_line`):
+line of the kernel file (`kernel_file`):
 
     ttir, ttgir  `op ... loc(#loc42)` with `#loc42 = loc(callsite(#loc7 at #loc30))` chains
                  (name, callsite and fused locations), resolved by `MlirModule.resolve`
@@ -23,11 +22,7 @@ Code whose chain never reaches `kernel_file` keeps its `site` (e.g. `standard.py
 
 Only *code* lines (instructions, ops) are attributed; directives, labels, comments, `.loc` lines,
 `}` closing lines and the `module` / `tt.func` lines get `source_line=None` and `code=False`.
-Line numbers are 1-based over
-`text.split("\\n")`, as in `ttinspect.loops`.
-
-Everything here is pure: no subprocess, no triton, no file reading. The caller reads the kernel's
-Python source and passes it as text to `interleave`.
+Line numbers are 1-based over `text.split("\\n")`, as in `ttinspect.loops`.
 """
 
 from __future__ import annotations
@@ -38,13 +33,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from .errors import UsageError
-from .stages import get_stage
+from ..errors import UsageError
+from ..stages import get_stage
 
 SOURCE_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
-
-# What interleave puts after the stage's comment prefix, so inserted lines are recognisable: `//> `.
-MARK = "> "
 
 # 	.loc	2 43 17                         // standard.py:43:17 @[ doc003.py:63:27 @[ k.py:9:4 ] ]
 PTX_LOC_RE = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:[^/]*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -109,28 +101,6 @@ class SourceInfo:
                 "unresolved": dict(self.unresolved), "reason": self.reason, "notes": list(self.notes)}
 
 
-@dataclass(frozen=True)
-class LineCount:
-    """The instructions (ops) of one Python line, in all or in the main loop."""
-
-    line: int | None  # kernel_file line; None: code attributed to no line of kernel_file
-    count: int
-    families: tuple[tuple[str, int], ...]  # ("mma", 16), ("ldmatrix", 8): most first, then by name
-    text: str | None = None  # the Python line, stripped (when by_line was given source_text)
-    sites: tuple[str, ...] = ()  # for line None: the locations the stage named, e.g. "standard.py:43"
-
-    @property
-    def breakdown(self) -> dict[str, int]:
-        return dict(self.families)
-
-    def family(self, name: str) -> int:
-        return self.breakdown.get(name, 0)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "count": self.count, "families": self.breakdown, "text": self.text,
-                "sites": list(self.sites)}
-
-
 # --------------------------------------------------------------------------------------------------
 # public functions
 
@@ -147,97 +117,10 @@ def line_map(stage: str, text: str, kernel_file: str) -> tuple[LineAttribution, 
 
 def source_info(stage: str, text: str, kernel_file: str) -> SourceInfo:
     """`line_map` with a summary: counts, the files named, unresolved sites and the reason for none."""
-    stage = _check_stage(stage)
+    stage = check_stage(stage)
     kernel_file = str(kernel_file)
-    lines = _MAPPERS[stage](text, kernel_file)
+    lines = MAPPERS[stage](text, kernel_file)
     return _summarise(stage, text, kernel_file, lines)
-
-
-def interleave(stage: str, text: str, kernel_file: str, source_text: str, *, start_line: int = 1,
-               end_line: int | None = None) -> str:
-    """`text` (lines start_line..end_line, 1-based inclusive; all by default) with the Python line
-    printed as a comment before each code line whose attributed line differs from the previous code
-    line's, like `objdump -S`:
-
-        //> doc003.py:84: acc = tl.dot(a, b, acc)
-
-    in the stage's comment syntax (`;>` for llir), indented like the line it precedes. Code from
-    outside kernel_file without a call site in it gets `//> standard.py:43 (no call site in
-    doc003.py)`, code without any location `//> (no source location)`. Lines without code never
-    change the line in effect. Every original line is kept, in order: `strip_interleaved` gives the
-    original text back. A text without any location gets one leading comment saying why.
-    """
-    info = source_info(stage, text, kernel_file)
-    prefix = get_stage(stage).comment + MARK
-    name = posixpath.basename(kernel_file.replace("\\", "/"))
-    source = source_text.split("\n")
-    lines = text.split("\n")
-    last = len(lines) if end_line is None else min(end_line, len(lines))
-    first = max(start_line, 1)
-    out: list[str] = []
-    if info.reason is not None:
-        out.append(f"{prefix}no source attribution: {info.reason}")
-    current: object = None
-    for no in range(first, last + 1):
-        raw = lines[no - 1]
-        att = info.lines[no - 1]
-        if att.code and info.reason is None:
-            key = att.source_line if att.source_line is not None else (att.site or "")
-            if key != current:
-                current = key
-                indent = raw[:len(raw) - len(raw.lstrip())]
-                out.append(indent + prefix + _describe(att, name, source))
-        out.append(raw)
-    return "\n".join(out)
-
-
-def strip_interleaved(stage: str, text: str) -> str:
-    """Undo `interleave`: drop the lines it inserted (those starting, after indentation, with `//> `
-    or `;> `)."""
-    prefix = get_stage(stage).comment + MARK
-    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith(prefix))
-
-
-def by_line(stage: str, text: str, kernel_file: str, *, loop_only: bool = False,
-            source_text: str | None = None) -> tuple[LineCount, ...]:
-    """Instructions (ops in TTIR/TTGIR) per line of kernel_file, with a breakdown by opcode family,
-    sorted by line; one last entry with `line=None` gathers code attributed to no line (its `sites` say
-    where the stage puts it). The counts add up to every instruction of the text (all functions), or,
-    with `loop_only`, to those of the main loop as `ttinspect.loops` picks it (the innermost loop with
-    tensor-core work, else the largest): their static count, i.e. per iteration. Returns () with
-    `loop_only` for a kernel without a main loop.
-
-    Families: PTX `mma`, `ldmatrix`, `cp.async`, `cp.async.wait_group`, `wgmma.mma_async`,
-    `ld.global`, `st.shared`, `bar.sync`, ...; SASS the opcode (`HMMA`, `LDGSTS`, `LDSM`); LLVM IR the
-    opcode, `asm <ptx family>` for inline asm and the intrinsic up to its type suffixes
-    (`llvm.nvvm.ldmatrix`); TTIR/TTGIR the op name (`tt.dot`, `ttg.async_copy_global_to_local`).
-    """
-    stage = _check_stage(stage)
-    kernel_file = str(kernel_file)
-    lines = _MAPPERS[stage](text, kernel_file)
-    code = _COUNTERS[stage](text, loop_only)
-    if code is None:
-        return ()
-    source = source_text.split("\n") if source_text is not None else None
-    per_line: dict[int | None, Counter] = {}
-    sites: dict[int | None, dict[str, None]] = {}
-    for line, family in code:
-        att = lines[line - 1] if 0 < line <= len(lines) else None
-        key = att.source_line if att is not None else None
-        per_line.setdefault(key, Counter())[family] += 1
-        if key is None:
-            site = att.site if att is not None and att.site else "(no source location)"
-            sites.setdefault(None, {})[_strip_column(site)] = None
-    out = []
-    for key in sorted(per_line, key=lambda k: (k is None, k or 0)):
-        counter = per_line[key]
-        families = tuple(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
-        text_of = None
-        if source is not None and key is not None and 0 < key <= len(source):
-            text_of = source[key - 1].strip()
-        out.append(LineCount(key, sum(counter.values()), families, text_of,
-                             tuple(sites.get(key, {})) if key is None else ()))
-    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -276,7 +159,8 @@ def _site(path: str | None, line: int, col: int | None) -> str:
     return f"{name}:{line}" if col is None else f"{name}:{line}:{col}"
 
 
-def _strip_column(site: str) -> str:
+def strip_column(site: str) -> str:
+    """`standard.py:43:17` -> `standard.py:43`: how sites are grouped and shown."""
     parts = site.rsplit(":", 2)
     return f"{parts[0]}:{parts[1]}" if len(parts) == 3 and parts[2].isdigit() else site
 
@@ -294,17 +178,8 @@ def _attribute(no: int, chain: Chain, files: _Files) -> LineAttribution:
     return LineAttribution(no, None, None, site, False, True)
 
 
-def _describe(att: LineAttribution, name: str, source: list[str]) -> str:
-    if att.source_line is not None:
-        if 0 < att.source_line <= len(source):
-            return f"{name}:{att.source_line}: {source[att.source_line - 1].strip()}"
-        return f"{name}:{att.source_line}: (past the end of the source given)"
-    if att.site:
-        return f"{_strip_column(att.site)} (no call site in {name})"
-    return "(no source location)"
-
-
-def _check_stage(stage: str) -> str:
+def check_stage(stage: str) -> str:
+    """The stage's own name (aliases resolved); UsageError for a stage without source lines."""
     stage = get_stage(stage, text_only=True).name
     if stage not in SOURCE_STAGES:
         raise UsageError(f"no source lines in stage {stage!r}; use one of {', '.join(SOURCE_STAGES)}")
@@ -314,7 +189,7 @@ def _check_stage(stage: str) -> str:
 def _summarise(stage: str, text: str, kernel_file: str, lines: tuple[LineAttribution, ...]) -> SourceInfo:
     code = [a for a in lines if a.code]
     attributed = sum(a.source_line is not None for a in code)
-    unresolved = Counter(_strip_column(a.site) for a in code if a.source_line is None and a.site)
+    unresolved = Counter(strip_column(a.site) for a in code if a.source_line is None and a.site)
     located = sum(1 for a in code if a.site)
     files = _named_files(stage, text)
     name = posixpath.basename(_norm(kernel_file))
@@ -369,7 +244,7 @@ def _named_files(stage: str, text: str) -> list[str]:
 
 def _map_mlir(stage: str) -> Callable[[str, str], tuple[LineAttribution, ...]]:
     def run(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-        from .parse.mlir import parse_mlir
+        from ..parse.mlir import parse_mlir
 
         module = parse_mlir(text, stage=stage)
         n = len(text.split("\n"))
@@ -391,7 +266,7 @@ def _map_mlir(stage: str) -> Callable[[str, str], tuple[LineAttribution, ...]]:
 
 
 def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from .parse.llir import parse_llir
+    from ..parse.llir import parse_llir
 
     module = parse_llir(text)
     n = len(text.split("\n"))
@@ -413,7 +288,7 @@ def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 
 def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from .parse.ptx import parse_ptx
+    from ..parse.ptx import parse_ptx
 
     module = parse_ptx(text)
     lines = text.split("\n")
@@ -468,7 +343,7 @@ def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 
 def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from .parse.sass import parse_sass
+    from ..parse.sass import parse_sass
 
     module = parse_sass(text)
     files = _Files(kernel_file, _named_files("sass", text))
@@ -497,146 +372,7 @@ def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
     return tuple(out)
 
 
-_MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
+MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
     "ttir": _map_mlir("ttir"), "ttgir": _map_mlir("ttgir"), "llir": _map_llir, "ptx": _map_ptx,
     "sass": _map_sass,
 }
-
-
-# --------------------------------------------------------------------------------------------------
-# per stage: the code lines to count, with their opcode family
-
-PTX_SPACES = frozenset({"global", "shared", "local", "param", "const", "tex", "surf"})
-# opcodes whose first modifier names a different instruction: wgmma.fence vs wgmma.mma_async
-PTX_GROUPED = frozenset({"wgmma", "tcgen05", "mbarrier", "fence", "bar", "barrier", "elect",
-                         "griddepcontrol", "cp", "membar", "redux", "vote", "match", "activemask",
-                         "setmaxnreg", "clusterlaunchcontrol"})
-PTX_CP_TAILS = frozenset({"commit_group", "wait_group", "wait_all", "bulk", "tensor", "mbarrier"})
-# LLVM intrinsic name parts where the family stops: llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3
-INTRINSIC_STOP_RE = re.compile(r"^(?:sync|aligned|shared\w*|global\w*|[a-z]{1,2}\d[\w]*|v\d+\w*)$")
-
-
-def ptx_family(opcode: str, modifiers: Sequence[str] = ()) -> str:
-    """`mma`, `ldmatrix`, `cp.async`, `cp.async.wait_group`, `wgmma.mma_async`, `ld.global`,
-    `st.shared`, `bar.sync`, `mov`, ... from a PTX opcode and its modifiers."""
-    if opcode == "cp" and modifiers:
-        parts = [opcode]
-        for m in modifiers:
-            if m in ("async", "reduce") or m in PTX_CP_TAILS:
-                parts.append(m)
-            else:
-                break
-        return ".".join(parts)
-    if opcode in PTX_GROUPED and modifiers:
-        return f"{opcode}.{modifiers[0]}"
-    if opcode in ("ld", "st", "atom", "red", "ldu", "prefetch", "cvta", "isspacep"):
-        for m in modifiers:
-            space = m.split("::", 1)[0]
-            if space in PTX_SPACES:
-                return f"{opcode}.{space}"
-    return opcode
-
-
-def _ptx_text_family(text: str) -> str | None:
-    """The family of one PTX instruction written as text (`@$5 st.global.v4.b32 [...]`), or None."""
-    s = text.strip()
-    if s.startswith("@"):
-        s = s.split(None, 1)[1] if " " in s else ""
-    if not s or s[0] in "{}.$/" or s.endswith(":"):
-        return None
-    token = s.split(None, 1)[0].rstrip(";")
-    if not re.match(r"^[a-z][\w.:]*$", token):
-        return None
-    parts = token.split(".")
-    return ptx_family(parts[0], parts[1:])
-
-
-def _llir_family(opcode: str, text: str) -> str:
-    if opcode not in ("call", "invoke", "callbr"):
-        return opcode
-    if " asm " in text or "asm sideeffect" in text:
-        from .parse.llir import ASM_RE
-
-        m = ASM_RE.search(text)
-        if m is None:
-            return "asm"
-        body = m[1].replace("\\0A", "\n").replace("\\09", "\t")
-        found = [f for f in (_ptx_text_family(p) for p in re.split(r"[;\n]", body)) if f]
-        main = next((f for f in found if f not in ("mov", "setp", "selp")), found[0] if found else None)
-        return f"asm {main}" if main else "asm"
-    m = re.search(r"@(llvm\.[\w.]+)\s*\(", text)
-    if m:
-        parts = m[1].split(".")
-        keep = parts[:2]
-        for part in parts[2:]:
-            if INTRINSIC_STOP_RE.match(part):
-                break
-            keep.append(part)
-        return ".".join(keep)
-    return "call"
-
-
-def _count_mlir(stage: str):
-    def run(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-        from .loops import main_loop_slice
-        from .parse.mlir import parse_mlir
-
-        module = parse_mlir(text, stage=stage)
-        ops = [op for op in module.ops if op.name not in CONTAINER_OPS]  # as in _map_mlir
-        if loop_only:
-            found = main_loop_slice(stage, text)
-            if found.start_line is None:
-                return None
-            ops = [op for op in ops if found.start_line < op.line <= found.end_line]
-        return [(op.line, op.name) for op in ops]
-
-    return run
-
-
-def _count_ptx(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from .parse.ptx import parse_ptx
-
-    module = parse_ptx(text)
-    if loop_only:
-        function = module.kernel
-        main = function.main_loop if function is not None else None
-        if main is None:
-            return None
-        picked = [function.instruction(i) for i in function.cfg.loop_instructions(main.loop)]
-    else:
-        picked = [f.instruction(i) for f in module.functions for i in range(len(f))]
-    return [(ins.line, ptx_family(ins.opcode, ins.modifiers)) for ins in picked]
-
-
-def _count_llir(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from .parse.llir import parse_llir
-
-    module = parse_llir(text)
-    if loop_only:
-        function = module.kernel
-        main = function.main_loop if function is not None else None
-        if main is None:
-            return None
-        picked = function.loop_instructions(main.loop)
-    else:
-        picked = [ins for f in module.functions for ins in f.instructions]
-    return [(ins.line, _llir_family(ins.opcode, ins.text)) for ins in picked]
-
-
-def _count_sass(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from .parse.sass import parse_sass
-
-    module = parse_sass(text)
-    if loop_only:
-        function = module.kernel
-        main = function.main_loop if function is not None else None
-        if main is None:
-            return None
-        picked = function.loop_instructions(main.loop)
-    else:
-        picked = [ins for f in module.functions for ins in f.instructions]
-    return [(ins.line, ins.opcode) for ins in picked]
-
-
-_COUNTERS = {"ttir": _count_mlir("ttir"), "ttgir": _count_mlir("ttgir"), "llir": _count_llir,
-             "ptx": _count_ptx, "sass": _count_sass}
