@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
 
 
 @dataclass(frozen=True)
@@ -344,3 +344,18 @@ class CFGFunction(Generic[Ins]):
         """The innermost loop holding tensor-core instructions, else the largest innermost loop, else
         None (`pick_main_loop`)."""
         return pick_main_loop(self.cfg, self.tensor_ops_per_block(), self.TENSOR_CORE_OPS)
+
+
+class KernelModule:
+    """What every parsed module offers once it knows its kernel function (`kernel`: the function whose
+    loops and facts matter; None for text without one)."""
+
+    kernel: Any
+
+    @property
+    def kernel_name(self) -> str | None:
+        return self.kernel.name if self.kernel else None
+
+    @property
+    def main_loop(self) -> MainLoop | None:
+        return self.kernel.main_loop if self.kernel else None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
-from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
+from .cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
 
 # define ptx_kernel void @matmul_kernel(ptr addrspace(1) %0, ...) local_unnamed_addr #0 !dbg !4 {
 DEFINE_RE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\s*\(')
@@ -80,7 +80,7 @@ class DebugLoc:
 
 
 @dataclass(frozen=True, eq=False)
-class LlModule:
+class LlModule(KernelModule):
     functions: tuple[LlFunction, ...]
     _metadata: dict[int, tuple[str, str]] = field(repr=False)  # id -> (kind, fields text)
 
@@ -88,13 +88,6 @@ class LlModule:
     def kernel(self) -> LlFunction | None:
         return self.functions[0] if self.functions else None
 
-    @property
-    def kernel_name(self) -> str | None:
-        return self.kernel.name if self.kernel else None
-
-    @property
-    def main_loop(self) -> MainLoop | None:
-        return self.kernel.main_loop if self.kernel else None
 
     def location(self, dbg: int | None, _depth: int = 0) -> DebugLoc | None:
         """Resolve a `!dbg !N` to file, line, column (and the call site it was inlined at)."""

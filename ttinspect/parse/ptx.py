@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Mapping
 
 from ..errors import ParseError
-from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
+from .cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
 
 # .visible .entry matmul_kernel(          /  .func (.param .b32 retval0) helper(
 FUNCTION_RE = re.compile(r"\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$.]*)")
@@ -138,7 +138,7 @@ class PtxFunction(CFGFunction[Instruction]):
 
 
 @dataclass(frozen=True, eq=False)
-class PtxModule:
+class PtxModule(KernelModule):
     version: str | None
     target: str | None
     files: Mapping[int, str]  # the `.file` table
@@ -150,13 +150,6 @@ class PtxModule:
         """The first `.entry` (Triton emits one kernel per module)."""
         return next((f for f in self.functions if f.kind == "entry"), None)
 
-    @property
-    def kernel_name(self) -> str | None:
-        return self.kernel.name if self.kernel else None
-
-    @property
-    def main_loop(self) -> MainLoop | None:
-        return self.kernel.main_loop if self.kernel else None
 
     def file_of(self, pos: SourcePos | None) -> str | None:
         return self.files.get(pos.file) if pos else None

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .cfg import CFG, Block, CFGFunction, MainLoop, build_cfg
+from .cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
 
 #         /*0030*/               @P1 BRA `(.L_x_0) ;
 #         /*0e10*/                   BRA.U UP0, `(.L_x_0)                                       ?trans5;
@@ -77,7 +77,7 @@ class SassFunction(CFGFunction[SassInstruction]):
 
 
 @dataclass(frozen=True, eq=False)
-class SassModule:
+class SassModule(KernelModule):
     functions: tuple[SassFunction, ...]
     format: str  # "nvdisasm" or "cuobjdump"
 
@@ -85,13 +85,6 @@ class SassModule:
     def kernel(self) -> SassFunction | None:
         return self.functions[0] if self.functions else None
 
-    @property
-    def kernel_name(self) -> str | None:
-        return self.kernel.name if self.kernel else None
-
-    @property
-    def main_loop(self) -> MainLoop | None:
-        return self.kernel.main_loop if self.kernel else None
 
 
 @dataclass
