@@ -29,6 +29,7 @@ from typing import Mapping
 
 from ..errors import ParseError
 from .cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
+from .operands import split_operands
 
 # .visible .entry matmul_kernel(          /  .func (.param .b32 retval0) helper(
 FUNCTION_RE = re.compile(r"\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$.]*)")
@@ -360,22 +361,3 @@ def _decode(index: int, line: int, text: str, loc: SourcePos | None, asm: bool) 
     mnemonic = m[3].split(".")
     return Instruction(index, line, m[2], m[1] == "!", mnemonic[0], tuple(mnemonic[1:]),
                        split_operands(m[4]), loc, asm)
-
-
-def split_operands(text: str) -> tuple[str, ...]:
-    """Top-level commas only: `{ %r1, %r2 }, [%rd1+8], 0x10` -> 3 operands."""
-    if not text:
-        return ()
-    if "{" not in text and "[" not in text and "(" not in text:
-        return tuple(part.strip() for part in text.split(","))
-    out, level, start = [], 0, 0
-    for pos, ch in enumerate(text):
-        if ch in "{[(":
-            level += 1
-        elif ch in "}])":
-            level -= 1
-        elif ch == "," and level == 0:
-            out.append(text[start:pos].strip())
-            start = pos + 1
-    out.append(text[start:].strip())
-    return tuple(out)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import ParseError
 from .cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
+from .operands import split_operands
 
 #         /*0030*/               @P1 BRA `(.L_x_0) ;
 #         /*0e10*/                   BRA.U UP0, `(.L_x_0)                                       ?trans5;
@@ -149,7 +150,7 @@ def _instruction(s: str, no: int, index: int, source: tuple[str, int] | None) ->
     if m is None:
         raise ParseError(f"cannot read SASS instruction {s[:60]!r}", line=no, stage="sass")
     body = TRAILER_RE.sub("", m[6]).strip()
-    operands = tuple(o.strip() for o in _split(body)) if body else ()
+    operands = split_operands(body)
     opcode = m[4]
     target = None
     if opcode in BRANCHES and operands:
@@ -157,20 +158,6 @@ def _instruction(s: str, no: int, index: int, source: tuple[str, int] | None) ->
         target = (t[1] or t[2]) if t else None
     return SassInstruction(index, no, int(m[1], 16), m[3], m[2] == "!", opcode,
                            tuple(x for x in m[5].split(".") if x), operands, source, target)
-
-
-def _split(text: str) -> list[str]:
-    out, level, start = [], 0, 0
-    for pos, ch in enumerate(text):
-        if ch in "[({":
-            level += 1
-        elif ch in "])}":
-            level -= 1
-        elif ch == "," and level == 0:
-            out.append(text[start:pos])
-            start = pos + 1
-    out.append(text[start:])
-    return out
 
 
 def _conditional(ins: SassInstruction) -> bool:
