@@ -15,8 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-# Bump when the compile engine changes what it stores for the same key (2: entries keep the ptxas -v log).
-ENGINE_VERSION = "2"
+# Bump when the compile engine changes what it stores for the same key
+# (2: entries keep the ptxas -v log; 3: metadata names the source file).
+ENGINE_VERSION = "3"
 
 # Environment variables that change what Triton emits. Everything TRITON_* counts except those that
 # only say where files go or how much is printed.

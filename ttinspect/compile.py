@@ -41,8 +41,77 @@ def native_target() -> Target:
     return from_capability(int(target.arch))
 
 
+def kernel_kind(obj) -> str | None:
+    """"jit", "autotune", "heuristics" for the objects Triton's decorators make; "interpreted" for a
+    @triton.jit function made under TRITON_INTERPRET=1 (it cannot be compiled); None otherwise."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+
+    if isinstance(obj, triton.runtime.JITFunction):
+        return "jit"
+    if isinstance(obj, Autotuner):
+        return "autotune"
+    if isinstance(obj, Heuristics):
+        return "heuristics"
+    if type(obj).__name__ == "InterpretedFunction":
+        return "interpreted"
+    return None
+
+
+def unwrap(obj) -> tuple[Any, Any, list]:
+    """A kernel object -> (its JIT function, the Autotuner around it or None, the Heuristics from the
+    outside in), in the order a launch goes through them."""
+    autotuner, heuristics = None, []
+    while True:
+        kind = kernel_kind(obj)
+        if kind == "jit":
+            return obj, autotuner, heuristics
+        if kind == "autotune" and autotuner is None and not heuristics:
+            autotuner = obj
+        elif kind == "heuristics":
+            heuristics.append(obj)
+        else:
+            jit_params(obj)  # raises the clear message
+        obj = obj.fn
+
+
+def autotune_configs(autotuner) -> list[dict[str, Any]]:
+    """Each triton.Config as one flat mapping of constexprs and options, as the autotuner launches it."""
+    out = []
+    for config in autotuner.configs:
+        if hasattr(config, "all_kwargs"):
+            out.append(dict(config.all_kwargs()))
+        else:  # older Tritons: kwargs and the options as attributes
+            options = {k: getattr(config, k, None) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+            out.append({**config.kwargs, **{k: v for k, v in options.items() if v is not None}})
+    return out
+
+
+def option_names() -> frozenset[str]:
+    """The compile options the NVIDIA backend accepts (what a launch passes through `**kwargs`)."""
+    from triton.backends.nvidia.compiler import CUDAOptions
+
+    return frozenset(CUDAOptions.__dataclass_fields__)
+
+
+def split_options(fn, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The compile options in a config. A key that is neither a kernel parameter nor an option is
+    refused: Triton itself would drop it without a word."""
+    from .variants import OPTION_KEYS
+
+    names = set(fn.arg_names)
+    valid = option_names()
+    unknown = [k for k in config if k not in names and k not in valid]
+    if unknown:
+        raise UsageError(f"{', '.join(unknown)}: not a parameter of {fn.__name__} nor a compile option; "
+                         f"parameters: {', '.join(fn.arg_names)}; options: {', '.join(OPTION_KEYS)}, ...")
+    return {k: v for k, v in config.items() if k in OPTION_KEYS or (k in valid and k not in names)}
+
+
 def jit_params(fn) -> tuple[list[str], frozenset[str], frozenset[str]]:
     """Parameter names in order, and those marked do_not_specialize / do_not_specialize_on_alignment."""
+    if kernel_kind(fn) == "interpreted":
+        raise UsageError(f"{fn.__name__!r} was made by @triton.jit under TRITON_INTERPRET=1, which cannot be "
+                         "compiled: unset TRITON_INTERPRET")
     if not isinstance(fn, triton.runtime.JITFunction):
         raise UsageError(f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function")
     names = list(fn.arg_names)
@@ -55,6 +124,14 @@ def specialize_for(fn, args: Mapping[str, Any], constexprs: Mapping[str, Any]) -
     names, no_spec, no_align = jit_params(fn)
     constexpr_params = {p.name for p in fn.params if p.is_constexpr}
     values = {k: _to_triton(v) for k, v in constexprs.items() if k in names}
+    args = dict(args)
+    for param in fn.params:  # what the launch would take from the `def` line's defaults
+        if param.name in values or param.name in args or not param.has_default:
+            continue
+        if param.is_constexpr:
+            values[param.name] = _to_triton(param.default)
+        else:
+            args[param.name] = param.default
     missing = sorted(constexpr_params - set(values))
     if missing:
         raise UsageError(f"no value for constexpr parameter(s) {', '.join(missing)} of {fn.__name__}")

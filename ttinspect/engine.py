@@ -18,7 +18,7 @@ from . import cache
 from .artifacts import Artifacts
 from .errors import CompileError, UsageError
 from .targets import DEFAULT_ARCH, Target, parse_arch
-from .variants import OPTION_KEYS, Resolved, Variant, module_source_path, resolve
+from .variants import Resolved, Variant, module_source_path, resolve
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,24 @@ class Build:
     target: Target
     config: Mapping[str, Any]
     artifacts: Artifacts
+    source_file: str | None = None  # the kernel's Python file, for --source / --by-line
+    note: str = ""  # how the config was chosen, e.g. "autotune config 2 of 4; ..."
+
+    def record(self) -> dict[str, Any]:
+        """What `from_record` needs to find this build again without compiling (the warm path of a
+        reference that only triton can resolve: a user's file, an autotuned kernel)."""
+        return {"label": self.label, "kernel": self.kernel, "target": self.target.name,
+                "config": _jsonable(self.config), "entry": str(self.artifacts.directory),
+                "source_file": self.source_file, "note": self.note}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "Build | None":
+        """None when the entry has gone (a cleared cache): the caller compiles again."""
+        entry = Path(record["entry"])
+        if not (entry / "metadata.json").is_file():
+            return None
+        return cls(record["label"], record["kernel"], parse_arch(record["target"]), dict(record["config"]),
+                   Artifacts(entry), record.get("source_file"), record.get("note", ""))
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -77,10 +95,10 @@ def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None
     """Compile a registered variant (by name, alias or object) with overrides for a target."""
     resolved = variant if isinstance(variant, Resolved) else resolve(variant, overrides)
     spec = resolved.variant
-    digest = _source_digest(Path(module_source_path(spec.module)))
-    return _build(resolved.label(), spec.kernel, digest, spec.load_kernel, resolved.args(),
+    path = module_source_path(spec.module)
+    return _build(resolved.label(), spec.kernel, _source_digest(Path(path)), spec.load_kernel, resolved.args(),
                   dict(resolved.config), resolve_target(arch),
-                  {"variant": spec.name, "problem": _jsonable(resolved.problem)})
+                  {"variant": spec.name, "problem": _jsonable(resolved.problem)}, path)
 
 
 def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
@@ -91,35 +109,47 @@ def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = No
     from .compile import jit_params
 
     jit_params(fn)  # refuses anything that is not a JITFunction, with a clear message
-    path = Path(fn.fn.__code__.co_filename)
-    name = f"{fn.fn.__module__}:{fn.__name__}"
-    return _build(fn.__name__, name, _source_digest(path), lambda: fn, dict(args), dict(config or {}),
-                  resolve_target(arch), {})
+    return build_function(fn, fn.__name__, args, config, resolve_target(arch))
+
+
+def build_function(fn, label: str, args: Mapping[str, Any], config: Mapping[str, Any] | None,
+                   target: Target, extra: Mapping[str, Any] | None = None) -> Build:
+    """A loaded @triton.jit function, keyed by its file's content (and its siblings')."""
+    path = fn.fn.__code__.co_filename
+    name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
+        else f"{fn.fn.__module__}:{fn.__name__}"
+    return _build(label, name, _source_digest(Path(path)), lambda: fn, dict(args), dict(config or {}),
+                  target, dict(extra or {}), path)
+
+
+# Modules ttinspect loads from a user's file get this prefix (refs/userfile.py); their names are
+# internal, so a kernel is named by its file instead.
+USER_MODULE_PREFIX = "ttinspect_user_"
 
 
 def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str, Any],
-           config: dict[str, Any], target: Target, extra: dict[str, Any]) -> Build:
+           config: dict[str, Any], target: Target, extra: dict[str, Any], source_file: str | None) -> Build:
     key = cache.content_key({
         "kernel": kernel, "sources": digest, "config": _jsonable(config), "args": _jsonable(args),
         "target": target.name, "triton": triton_version(), "env": cache.compile_env(),
     })
     entry = cache.lookup(key)
     if entry is None:
-        from .compile import compile_jit, specialize_for  # the cold path: imports triton
+        from .compile import compile_jit, specialize_for, split_options  # the cold path: imports triton
 
         fn = load()
         # Every config key that names a kernel parameter is a constexpr — an option too: seed 001's
         # softmax takes `num_stages` both as a compile option and as a constexpr, as a launch does.
-        options = {k: v for k, v in config.items() if k in OPTION_KEYS}
+        options = split_options(fn, config)
         specialization = specialize_for(fn, args, config)
         files, metadata = compile_jit(fn, specialization, options, target)
         metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
                                  "config": _jsonable(config), "signature": specialization.describe(),
-                                 **extra}
+                                 "source_file": source_file, **extra}
         payload = {f"kernel.{stage}": data for stage, data in files.items()}
         payload["metadata.json"] = json.dumps(metadata, indent=2, default=repr).encode()
         entry = cache.store(key, payload)
-    result = Build(label, kernel, target, config, Artifacts(entry))
+    result = Build(label, kernel, target, config, Artifacts(entry), source_file)
     check_launchable(result)
     return result
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
-from .variants import Pointer, TensorDesc
+from .variants import Pointer, Scalar, TensorDesc
 
 DIVISIBILITY = [["tt.divisibility", 16]]
 
@@ -100,6 +100,13 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
         elif pointer is not None:
             signature[name] = "*" + pointer.dtype
             attrs[(index,)] = DIVISIBILITY if pointer.aligned and align else []
+        elif isinstance(value, Scalar):  # a type with the launch properties, instead of a value
+            if value.equal_to_1 and specialize_int:
+                signature[name], constexprs[name] = "constexpr", 1
+            else:
+                signature[name] = value.dtype
+                if specialize_int and not value.dtype.startswith(("fp", "bf")):
+                    attrs[(index,)] = DIVISIBILITY if value.divisible_by_16 and align else []
         elif isinstance(value, bool):
             signature[name] = bool_type
         elif isinstance(value, int):

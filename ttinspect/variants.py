@@ -31,6 +31,16 @@ class Pointer:
 
 
 @dataclass(frozen=True)
+class Scalar:
+    """A scalar argument known by its type and the properties a launch specializes on, not its value —
+    what `--signature "i32:16"` (divisible by 16) or `"i32:1"` (equal to 1) says."""
+
+    dtype: str  # "i32", "i64", "u64", "fp32", ...
+    divisible_by_16: bool = False
+    equal_to_1: bool = False
+
+
+@dataclass(frozen=True)
 class TensorDesc:
     """A host-side TMA tensor descriptor argument (triton.tools.tensor_descriptor.TensorDescriptor)."""
 
@@ -225,7 +235,7 @@ class Ref:
     arch: str | None
 
 
-def parse_ref(text: str, settings: list[str] | tuple[str, ...] = (), arch: str | None = None,
+def parse_ref(text: str, settings: list[str] | tuple[str, ...] | Mapping[str, Any] = (), arch: str | None = None,
               config: str | None = None) -> Ref:
     """`config`: `best` (the saved autotune winner) or N (the N-th autotune config), applied first;
     the reference's own `:k=v` overrides and then `settings` (`--set`) win over it."""
@@ -238,5 +248,5 @@ def parse_ref(text: str, settings: list[str] | tuple[str, ...] = (), arch: str |
 
         overrides.update(config_overrides(get_variant(name), config))
     overrides.update(parse_settings(inline_items))
-    overrides.update(parse_settings(list(settings)))
+    overrides.update(settings if isinstance(settings, Mapping) else parse_settings(list(settings)))
     return Ref(resolve(name, overrides), ref_arch or arch)

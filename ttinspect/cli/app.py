@@ -1,0 +1,56 @@
+"""The click group: one clear line and an exit code for every error, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..errors import TTInspectError
+
+def _fail(error: TTInspectError) -> None:
+    click.echo(f"ttinspect: error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+class _Group(click.Group):
+    """Maps our exceptions to one clear line and an exit code; never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TTInspectError as error:
+            _fail(error)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
+            raise
+        except OSError as error:  # a path the user gave (--out, TTINSPECT_CACHE_DIR) that cannot be used
+            where = f": {error.filename}" if error.filename else ""
+            click.echo(f"ttinspect: error: {error.strerror or error}{where}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("ttinspect: interrupted", err=True)
+            sys.exit(130)
+        except Exception as error:  # a bug in ttinspect: still one line, traceback on request
+            if os.environ.get("TTINSPECT_DEBUG"):
+                raise
+            click.echo(f"ttinspect: internal error: {type(error).__name__}: {error} "
+                       "(set TTINSPECT_DEBUG=1 for the traceback)", err=True)
+            sys.exit(70)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ttinspect")
+def cli() -> None:
+    """Inspect what the Triton compiler did with a kernel: every IR stage (TTIR, TTGIR, LLIR, PTX,
+    SASS) for any NVIDIA target, without a GPU.
+
+    \b
+    Examples:
+      ttinspect list
+      ttinspect dump matmul_opt --stage ptx
+      ttinspect dump naive --stage ttgir --arch sm_90
+      ttinspect dump opt --stage ptx --set num_stages=3 --set BLOCK_SIZE_N=64
+      ttinspect dump opt --all --out build/opt-sm90/ --arch sm_90
+    """
+

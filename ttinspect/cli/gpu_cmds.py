@@ -1,0 +1,114 @@
+"""The GPU side: each command needs a CUDA GPU and says so in one line without one."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import UsageError
+from .app import cli
+from .common import emit_json
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--sizes takes comma-separated integers, got {text!r}") from None
+    if not sizes or min(sizes) <= 0:
+        raise UsageError(f"--sizes takes positive integers, got {text!r}")
+    return sizes
+
+
+@cli.command()
+@click.argument("variants", nargs=-1, required=True)
+@click.option("--sizes", default="1024,2048,4096,8192", show_default=True, help="M=N=K values.")
+@click.option("--dtype", default="fp16", show_default=True, help="fp16 or bf16.")
+@click.option("--rounds", default=3, show_default=True, help="cuBLAS and the variants timed in turn, median.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None,
+          as_json: bool) -> None:
+    """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
+    from ..gpu.bench import bench as run_bench, plot, require_gpu
+    from ..variants import parse_ref
+
+    require_gpu()
+    sizes_list = _sizes(sizes)
+    refs = [parse_ref(v).resolved for v in variants]
+    result = run_bench(refs, sizes_list, dtype, rounds)
+    if plot_path:
+        plot(result, plot_path)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    from ..render.gpu_tables import bench_table
+
+    bench_table(result)
+
+
+@cli.command()
+@click.argument("variants", nargs=-1, required=True)
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--no-cublas", is_flag=True, help="Do not profile torch.matmul beside them.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
+    """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
+    achieved occupancy."""
+    from ..gpu.bench import require_gpu
+    from ..gpu.profile import find_ncu, profile as run_profile
+
+    require_gpu()
+    find_ncu()
+    profiles = run_profile(list(variants), size, cublas=not no_cublas)
+    if as_json:
+        emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
+        return
+    from ..render.gpu_tables import profile_table
+
+    profile_table(profiles, size)
+
+
+@cli.command()
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--profile", "with_profile", is_flag=True, help="Also Nsight Compute counters per step.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def ladder(size: int, with_profile: bool, as_json: bool) -> None:
+    """Doc 003 §7.1 step by step: naive → +GROUP_SIZE_M=8 → +num_stages=4 → +modulo → opt → autotuned,
+    each step's fact changes beside its measured speedup."""
+    from ..gpu.bench import require_gpu
+    from ..gpu.tuning import ladder as run_ladder
+
+    require_gpu()
+    if with_profile:
+        from ..gpu.profile import find_ncu
+
+        find_ncu()
+    data = run_ladder(size, with_profile=with_profile)
+    if as_json:
+        emit_json(data)
+        return
+    from ..render.gpu_tables import ladder_table
+
+    ladder_table(data)
+
+
+@cli.command()
+@click.argument("variant")
+@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def autotune(variant: str, size: int, as_json: bool) -> None:
+    """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected
+    anywhere with `--config best` (e.g. `ttinspect dump opt --config best`)."""
+    from ..gpu.bench import require_gpu
+    from ..gpu.tuning import autotune as run_autotune
+
+    require_gpu()
+    data = run_autotune(variant, size)
+    if as_json:
+        emit_json(data)
+        return
+    from ..render.gpu_tables import autotune_table
+
+    autotune_table(data)
+
+

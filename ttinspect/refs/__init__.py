@@ -1,0 +1,196 @@
+"""One resolver: any kernel reference -> the builds it names. Every command and the API go through
+`resolve`, so a new kind of reference is taught here once, never to each command.
+
+    opt, opt:num_stages=3@sm_90     a shipped variant (variants.py)
+    my_mm.py:matmul, dir/f.py:small a kernel or a declared example in a user's file (userfile.py)
+    cache:3fa9c2                    a kernel a real run left in Triton's cache (tritoncache.py)
+    a JIT function / autotuned kernel object   (the API and the pytest plugin)
+
+Most references give one build; `--config all` on an autotuned kernel gives one per config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..errors import UsageError
+
+CACHE_PREFIX = "cache:"
+
+
+@dataclass(frozen=True)
+class RefOptions:
+    """What the command line (or the API) says beside the reference."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)  # --set, parsed
+    args: Mapping[str, Any] = field(default_factory=dict)  # --arg, parsed entries (or API values)
+    signature: str | None = None  # --signature, positional
+    config: Any = None  # --config: None, best, all, N
+    arch: str | None = None
+
+    @classmethod
+    def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
+                 config: str | None = None, arch: str | None = None) -> RefOptions:
+        from ..arguments import parse_arg_items
+        from ..variants import parse_settings
+
+        return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch)
+
+
+def kind_of(ref: Any) -> str:
+    if not isinstance(ref, str):
+        return "object"
+    if ref.startswith(CACHE_PREFIX):
+        return "cache"
+    from .userfile import is_file_ref
+
+    return "file" if is_file_ref(ref) else "variant"
+
+
+def resolve(ref: Any, options: RefOptions | None = None) -> list:
+    """The builds `ref` names (compiled, or found in a cache)."""
+    options = options or RefOptions()
+    kind = kind_of(ref)
+    if kind == "variant":
+        return _variant_builds(ref, options)
+    if kind == "file":
+        return _file_builds(ref, options)
+    if kind == "cache":
+        from .tritoncache import resolve_entry
+
+        _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
+        return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
+    return _object_builds(ref, options)
+
+
+def resolve_one(ref: Any, options: RefOptions | None = None):
+    """Exactly one build (`dump`, `diff`, `--by-line`): `--config all` belongs to `report`."""
+    options = options or RefOptions()
+    if str(options.config).strip().lower() == "all":
+        raise UsageError("--config all gives one build per autotune config: use `ttinspect report REF --config all`")
+    return resolve(ref, options)[0]
+
+
+def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool = False,
+            config: bool = False) -> None:
+    given = [name for name, on, value in (("--set", settings, options.settings), ("--arg", args, options.args),
+                                          ("--signature", args, options.signature),
+                                          ("--config", config, options.config)) if on and value]
+    if given:
+        raise UsageError(f"{why}: {', '.join(given)} do(es) not apply")
+
+
+def _variant_builds(text: str, options: RefOptions) -> list:
+    from ..engine import build
+    from ..variants import get_variant, parse_ref
+
+    _refuse(options, f"{text.partition(':')[0].partition('@')[0]} is a shipped variant with its own problem "
+            "(change it with --set)", args=True)
+    which = options.config
+    if str(which).strip().lower() == "all":
+        variant = get_variant(text.partition("@")[0].partition(":")[0])
+        if not variant.autotune_configs:
+            raise UsageError(f"--config all: {variant.name} has no autotune configs")
+        count = len(variant.autotune_configs)
+        out = []
+        for number in range(1, count + 1):
+            ref = parse_ref(text, options.settings, options.arch, str(number))
+            built = build(ref.resolved, arch=ref.arch)
+            out.append(dataclasses.replace(built, label=f"{built.label}#{number}",
+                                           note=f"autotune config {number} of {count}"))
+        return out
+    ref = parse_ref(text, options.settings, options.arch, which)
+    return [build(ref.resolved, arch=ref.arch)]
+
+
+def _file_builds(text: str, options: RefOptions) -> list:
+    from ..engine import _source_digest, _jsonable
+    from . import memo
+    from .userfile import parse_file_ref
+
+    ref = parse_file_ref(text)
+    if ref.name is None:
+        raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
+                         f"(`ttinspect list {ref.path}` shows them)")
+    arch = ref.arch or options.arch
+    memo_key = None
+    if not (arch or "").strip().lower() == "native":  # the GPU here decides: resolve every time
+        memo_key = memo.key({
+            "file": str(ref.path), "sources": _source_digest(ref.path), "name": ref.name, "inline": ref.inline,
+            "settings": _jsonable(options.settings), "args": _jsonable(options.args),
+            "signature": options.signature, "config": str(options.config), "arch": arch})
+        found = memo.load(memo_key)
+        if found is not None:
+            return found
+    builds = _file_builds_cold(ref, options, arch)
+    if memo_key is not None:
+        memo.save(memo_key, builds)
+    return builds
+
+
+def _file_builds_cold(ref, options: RefOptions, arch: str | None) -> list:
+    from ..arguments import parse_arg_mapping
+    from ..variants import parse_settings
+    from .userfile import Example, find, load_module
+
+    module = load_module(ref.path)
+    found = find(module, ref.path, ref.name)
+    inline = parse_settings(list(ref.inline))
+    if isinstance(found, Example):
+        args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")
+        signature = found.signature
+        return kernel_builds(
+            found.kernel, f"{ref.path.name}:{found.name}", found.kernel_name,
+            args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
+            settings={**found.config, **inline, **options.settings},
+            which=options.config if options.config is not None else found.autotune_config,
+            arch=arch or found.arch)
+    return kernel_builds(found, f"{ref.path.name}:{ref.name}", ref.name, args={}, signature=None,
+                         extra_args=options.args, extra_signature=options.signature,
+                         settings={**inline, **options.settings}, which=options.config, arch=arch)
+
+
+def _object_builds(obj: Any, options: RefOptions) -> list:
+    from ..arguments import parse_arg_mapping
+    from ..compile import kernel_kind, unwrap
+    from ..engine import Build
+
+    if isinstance(obj, Build):
+        return [obj]
+    if kernel_kind(obj) is None:
+        raise UsageError(f"{obj!r} is not a kernel reference: give a variant name, PATH.py:NAME, cache:PREFIX, "
+                         "or a @triton.jit / @triton.autotune kernel")
+    name = unwrap(obj)[0].__name__
+    args = parse_arg_mapping(options.args, "argument")
+    return kernel_builds(obj, name, name, args=args, signature=options.signature, extra_args={},
+                         extra_signature=None, settings=dict(options.settings), which=options.config,
+                         arch=options.arch)
+
+
+def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], signature: str | None,
+                  extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
+                  which: Any, arch: str | None) -> list:
+    """A loaded kernel object: bind the arguments, plan the launches, compile each."""
+    from ..arguments import bind_signature, parse_signature
+    from ..compile import unwrap
+    from ..engine import build_function, resolve_target
+    from .launch import plan
+
+    fn, autotuner, heuristics = unwrap(obj)
+    supplied = frozenset({p.name for p in fn.params if p.has_default}
+                         | {k for h in heuristics for k in h.values}
+                         | {k for c in (autotuner.configs if autotuner else ()) for k in c.kwargs})
+    bound: dict[str, Any] = {}
+    for text in (signature, extra_signature):
+        if text is not None:
+            bound.update(bind_signature(parse_signature(text), list(fn.arg_names), name, supplied))
+    bound.update(args)
+    bound.update(extra_args)
+    target = resolve_target(arch)
+    out = []
+    for launch in plan(obj, name, bound, settings, which, label):
+        built = build_function(fn, launch.label, launch.args, launch.config, target)
+        out.append(dataclasses.replace(built, note=launch.note))
+    return out

@@ -1,0 +1,129 @@
+"""A kernel object and what a launch would give it -> the builds a launch would compile.
+
+The launch goes through the decorators from the outside in, as Triton's runtime does: an
+`@triton.autotune` config (chosen with `--config N`, or every one with `--config all`) supplies its
+constexprs and options, `--set` applies on top, and `@triton.heuristics` values are then computed from
+the arguments and that config — a launch overwrites whatever was given for them, so giving one is
+refused. `prune_configs_by` and `perf_model` need timings on a GPU: they are not run, and the output
+says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..errors import UsageError
+
+# Keys of a triton.Config that are not compile options ttinspect passes on.
+_CONFIG_EXTRAS = ("ir_override", "pre_hook")
+
+
+@dataclass(frozen=True)
+class Launch:
+    label: str
+    args: Mapping[str, Any]  # runtime arguments by name
+    config: Mapping[str, Any]  # constexprs and compile options
+    note: str = ""  # e.g. "autotune config 2 of 4; prune_configs_by not run"
+
+
+def selector(which: Any) -> int | str | None:
+    """`--config` / `config=`: None, "all", "best" or a 1-based config number."""
+    if which is None or isinstance(which, int) and not isinstance(which, bool):
+        return which
+    text = str(which).strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text in ("all", "best"):
+        return text
+    raise UsageError(f"--config takes a config number (1-based), `all` or `best`, got {which!r}")
+
+
+def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, Any], which: Any = None,
+         label: str | None = None) -> list[Launch]:
+    """`name`: the kernel's, for messages; `label`: how the builds are called (default the name)."""
+    from ..compile import autotune_configs, unwrap
+
+    fn, autotuner, heuristics = unwrap(obj)
+    params = list(fn.arg_names)
+    constexpr = {p.name for p in fn.params if p.is_constexpr}
+    unknown = [k for k in args if k not in params]
+    if unknown:
+        raise UsageError(f"{name} has no parameter(s) {', '.join(unknown)}; its parameters: {', '.join(params)}")
+    # A constexpr given as an argument is a config value; a runtime parameter given with --set an argument.
+    runtime = {k: v for k, v in args.items() if k not in constexpr}
+    base = {k: v for k, v in args.items() if k in constexpr}
+    for key, value in settings.items():
+        (runtime if key in params and key not in constexpr else base)[key] = value
+    computed = {key for h in heuristics for key in h.values}
+    clash = sorted(computed & set(base))
+    if clash:
+        raise UsageError(f"{', '.join(clash)}: computed by {name}'s @triton.heuristics from the arguments; a launch "
+                         f"ignores a value given for it — give the arguments it reads instead (--arg NAME=VALUE)")
+
+    which = selector(which)
+    if autotuner is None:
+        if which is not None:
+            raise UsageError(f"{name} is not @triton.autotune'd: --config picks one of an autotuned kernel's configs")
+        configs = [(None, {})]
+    else:
+        configs = _chosen(name, autotuner, autotune_configs(autotuner), which, base)
+    note = _autotune_note(autotuner)
+    launches = []
+    for number, config in configs:
+        merged = {k: v for k, v in config.items() if k not in _CONFIG_EXTRAS}
+        merged.update(base)
+        for h in heuristics:
+            merged.update(_heuristic_values(name, h, {**runtime, **merged}))
+        text = (label or name) + (f"#{number}" if number is not None else "")
+        shown = [f"{k}={v}" for k, v in settings.items()]
+        if shown:
+            text += ":" + ",".join(shown)
+        total = len(autotuner.configs) if autotuner is not None else 0
+        launch_note = f"autotune config {number} of {total}; {note}" if number is not None else ""
+        launches.append(Launch(text, runtime, merged, launch_note))
+    return launches
+
+
+def _chosen(name: str, autotuner: Any, configs: list[dict[str, Any]], which: Any, base: Mapping[str, Any]
+            ) -> list[tuple[int | None, dict[str, Any]]]:
+    count = len(configs)
+    if which == "all":
+        return [(i + 1, c) for i, c in enumerate(configs)]
+    if which == "best":
+        raise UsageError(f"--config best is for the shipped variants timed by `ttinspect autotune`; {name} is "
+                         f"@triton.autotune'd over {count} configs: pick one with --config N, or --config all")
+    if isinstance(which, int):
+        if not 1 <= which <= count:
+            raise UsageError(f"--config {which}: {name} has {count} autotune config(s), numbered from 1")
+        return [(which, configs[which - 1])]
+    tuned = sorted({k for c in configs for k in c if k not in _CONFIG_EXTRAS} - set(base))
+    if count == 1:
+        return [(1, configs[0])]
+    if not tuned:  # every tuned key was set explicitly: the launch is fully described
+        return [(None, {})]
+    raise UsageError(f"{name} is @triton.autotune'd over {count} configs (a launch times them on a GPU): "
+                     f"choose one with --config N (1-{count}), every one with --config all (report), "
+                     f"or set {', '.join(tuned)} with --set")
+
+
+def _autotune_note(autotuner: Any) -> str:
+    if autotuner is None:
+        return ""
+    skipped = [what for what, attr in (("prune_configs_by", "early_config_prune"), ("perf_model", "perf_model"))
+               if getattr(autotuner, attr, None) is not None]
+    if skipped:
+        return f"{' and '.join(skipped)} not run (needs a GPU): every config is shown"
+    return "no pruning declared"
+
+
+def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, rule in heuristics.values.items():
+        try:
+            out[key] = rule({**known, **out})
+        except Exception as error:  # the rule reads an argument we only know by type (a Pointer, a Scalar)
+            raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
+                             f"arguments given ({type(error).__name__}: {error}); give the arguments it reads "
+                             f"as values, e.g. --arg N=4096") from error
+    return out

@@ -1,0 +1,202 @@
+"""A user's Python file as a source of kernels: `my_mm.py:matmul`, `path/to/attn.py:small`.
+
+Loading the file runs its top-level code (the user named the file: that is explicit). Everything that
+can go wrong there — no such file, a syntax error, an import that raises — becomes one line naming the
+file and line. A file may declare examples, ready-made launches that `list` shows and every command takes
+by name:
+
+    TTINSPECT_EXAMPLES = {
+        "small": {"kernel": matmul, "args": {"a_ptr": "*fp16", "M": 512, ...}, "config": {"BLOCK_M": 64}},
+        "big":   {"kernel": "matmul", "signature": "*fp16:16, ..., 128", "arch": "sm_90"},
+    }
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Mapping
+
+from ..errors import UsageError
+
+EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
+EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arch", "description")
+
+# my_mm.py:matmul, ./k.py:small:BLOCK_M=64,num_warps=8@sm_90, dir/kernel_file:fn (a `/` is enough)
+_FILE_REF = re.compile(r"^(?P<path>[^:@]*(?:\.py|/[^:@]*))(?::(?P<name>[A-Za-z_]\w*))?"
+                       r"(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
+
+
+def is_file_ref(text: str) -> bool:
+    """A file path contains `/` or ends in `.py` (so `opt:num_stages=3` stays a variant)."""
+    head = re.split(r"[:@]", text, maxsplit=1)[0]
+    return "/" in head or head.endswith(".py")
+
+
+@dataclass(frozen=True)
+class FileRef:
+    path: Path  # absolute
+    name: str | None  # a kernel or example name; None: the whole file (for `list`)
+    inline: tuple[str, ...] = ()  # `:k=v,...` settings written in the reference
+    arch: str | None = None
+
+
+def parse_file_ref(text: str) -> FileRef:
+    match = _FILE_REF.match(text.strip())
+    if not match:
+        raise UsageError(f"{text!r}: a file reference is PATH.py:NAME[:KEY=VALUE,...][@ARCH]")
+    path = Path(match["path"]).expanduser()
+    if not path.is_file():
+        what = "is a directory, not a Python file" if path.is_dir() else "no such file"
+        raise UsageError(f"{match['path']}: {what}")
+    inline = tuple(item for item in (match["inline"] or "").split(",") if item.strip())
+    return FileRef(path.resolve(), match["name"], inline, match["arch"])
+
+
+def module_name(path: Path) -> str:
+    from ..engine import USER_MODULE_PREFIX
+
+    return USER_MODULE_PREFIX + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
+def load_module(path: Path) -> ModuleType:
+    """Execute the file once per process (as `import` would). Its directory goes on sys.path first so
+    that it can import its sibling modules, as it does when run as a script."""
+    name = module_name(path)
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        del sys.modules[name]
+        raise UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}") from error
+    except (KeyboardInterrupt, GeneratorExit):
+        del sys.modules[name]
+        raise
+    except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
+        del sys.modules[name]
+        raise UsageError(f"importing {path} raised {type(error).__name__}: {error} "
+                         f"({_where(error, path)})") from error
+    return module
+
+
+def _where(error: BaseException, path: Path) -> str:
+    """file:line of the user's own line that led to the error (the deepest frame in their file), else
+    of where it was raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    mine = [f for f in frames if Path(f.filename) == path]
+    frame = (mine or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame else str(path)
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    kind: str  # jit, autotune, heuristics
+    params: tuple[str, ...]
+    constexprs: tuple[str, ...]
+    line: int | None
+    configs: int = 0  # @triton.autotune configs
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    kernel: Any  # the kernel object
+    kernel_name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    signature: str | None = None
+    config: Mapping[str, Any] = field(default_factory=dict)
+    autotune_config: int | str | None = None
+    arch: str | None = None
+    description: str = ""
+
+
+def kernels_in(module: ModuleType) -> dict[str, Any]:
+    """Module-level names bound to a kernel (jit, autotune, heuristics), in definition order."""
+    from ..compile import kernel_kind
+
+    return {name: obj for name, obj in vars(module).items()
+            if not name.startswith("__") and kernel_kind(obj) in ("jit", "autotune", "heuristics")}
+
+
+def describe_kernel(name: str, obj: Any) -> KernelInfo:
+    from ..compile import kernel_kind, unwrap
+
+    fn, autotuner, _ = unwrap(obj)
+    code = fn.fn.__code__
+    return KernelInfo(name, kernel_kind(obj), tuple(fn.arg_names),
+                      tuple(p.name for p in fn.params if p.is_constexpr), code.co_firstlineno,
+                      len(autotuner.configs) if autotuner is not None else 0)
+
+
+def examples_in(module: ModuleType, path: Path) -> dict[str, Example]:
+    raw = getattr(module, EXAMPLES_NAME, None)
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise UsageError(f"{path}: {EXAMPLES_NAME} must be a dict of name -> example, got {type(raw).__name__}")
+    kernels = kernels_in(module)
+    return {name: _example(name, spec, kernels, path) for name, spec in raw.items()}
+
+
+def _example(name: str, spec: Any, kernels: Mapping[str, Any], path: Path) -> Example:
+    where = f"{path}: {EXAMPLES_NAME}[{name!r}]"
+    if not isinstance(spec, Mapping):
+        raise UsageError(f"{where} must be a dict with a 'kernel' and its 'args' or 'signature'")
+    unknown = [k for k in spec if k not in EXAMPLE_KEYS]
+    if unknown:
+        raise UsageError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; keys: {', '.join(EXAMPLE_KEYS)}")
+    kernel = spec.get("kernel")
+    if isinstance(kernel, str):
+        if kernel not in kernels:
+            raise UsageError(f"{where}: no kernel {kernel!r} in the file; kernels: {', '.join(kernels) or 'none'}")
+        kernel_name, kernel = kernel, kernels[kernel]
+    else:
+        kernel_name = next((k for k, v in kernels.items() if v is kernel), None)
+        if kernel_name is None:
+            raise UsageError(f"{where}: 'kernel' must be one of the file's kernels "
+                             f"({', '.join(kernels) or 'none'}), by object or by name")
+    for key, kind in (("args", Mapping), ("config", Mapping), ("signature", str)):
+        if key in spec and not isinstance(spec[key], kind):
+            raise UsageError(f"{where}: {key!r} must be a {'dict' if kind is Mapping else 'string'}")
+    if "args" in spec and "signature" in spec:
+        raise UsageError(f"{where}: give 'args' (by name) or 'signature' (positional), not both")
+    return Example(name, kernel, kernel_name, dict(spec.get("args", {})), spec.get("signature"),
+                   dict(spec.get("config", {})), spec.get("autotune_config"), spec.get("arch"),
+                   str(spec.get("description", "")))
+
+
+def find(module: ModuleType, path: Path, name: str) -> Any:
+    """The kernel object or Example called `name` in the file."""
+    from ..compile import kernel_kind
+
+    examples = examples_in(module, path)
+    kernels = kernels_in(module)
+    if name in kernels:
+        return kernels[name]
+    if name in examples:
+        return examples[name]
+    if hasattr(module, name):
+        obj = getattr(module, name)
+        if kernel_kind(obj) == "interpreted":
+            raise UsageError(f"{path}:{name} was made by @triton.jit under TRITON_INTERPRET=1, which cannot be "
+                             "compiled: unset TRITON_INTERPRET")
+        raise UsageError(f"{path}:{name} is a {type(obj).__name__}, not a @triton.jit kernel; "
+                         f"kernels in the file: {', '.join(kernels) or 'none'}")
+    listed = f"kernels: {', '.join(kernels) or 'none'}" + (f"; examples: {', '.join(examples)}" if examples else "")
+    raise UsageError(f"{path}: no kernel or example {name!r} ({listed})")
