@@ -73,6 +73,9 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
     for number, config in configs:
         merged = {k: v for k, v in config.items() if k not in _CONFIG_EXTRAS}
         merged.update(base)
+        for param in fn.params:  # the `def` line's defaults, as the launch takes them
+            if param.is_constexpr and param.has_default and param.name not in merged:
+                merged[param.name] = param.default
         for h in heuristics:
             merged.update(_heuristic_values(name, h, {**runtime, **merged}))
         text = (label or name) + (f"#{number}" if number is not None else "")
