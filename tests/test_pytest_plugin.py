@@ -277,5 +277,5 @@ def test_unknown_keys_list_the_valid_ones(opt3):
         expect(opt3, max_shared_memry=1)
     with pytest.raises(UsageError, match="at least one"):
         expect(opt3)
-    with pytest.raises(UsageError, match="Report first"):
+    with pytest.raises(UsageError, match="not a kernel reference"):
         expect({"pipeline_depth": 3}, pipeline_depth=3)

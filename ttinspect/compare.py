@@ -10,6 +10,7 @@ from typing import Any
 
 from .explain import explain_change
 from .facts.model import Fact
+from .errors import UsageError
 from .report import Report
 
 
@@ -58,12 +59,20 @@ def diff_reports(a: Report, b: Report) -> Diff:
     return Diff(a, b, tuple(rows), tuple(changes))
 
 
-def diff(a: str, b: str, arch: str | None = None, **overrides: Any) -> Diff:
-    """Compare two variants (each may carry overrides and a target: `opt:num_stages=3@sm_90`).
-    `arch` and keyword overrides apply to both sides."""
-    from .report import inspect
+def diff(a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:
+    """Compare two kernels: anything `inspect` takes (a variant with overrides and target
+    `opt:num_stages=3@sm_90`, `my_mm.py:small`, `cache:3fa9c2`, a kernel object) or a Report already
+    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides."""
+    from .report import Report, inspect
 
-    return diff_reports(inspect(a, arch, **overrides), inspect(b, arch, **overrides))
+    def side(ref: Any) -> Report:
+        if isinstance(ref, Report):
+            if arch is not None or options:
+                raise UsageError("diff(): a Report is already compiled; arch and overrides do not apply to it")
+            return ref
+        return inspect(ref, arch, **options)
+
+    return diff_reports(side(a), side(b))
 
 
 # --- text diff of main loops -------------------------------------------------------------------

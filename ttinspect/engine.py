@@ -91,14 +91,14 @@ def _jsonable(mapping: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None = None,
-          arch: str | Target | None = None) -> Build:
+          arch: str | Target | None = None, *, check: bool = True) -> Build:
     """Compile a registered variant (by name, alias or object) with overrides for a target."""
     resolved = variant if isinstance(variant, Resolved) else resolve(variant, overrides)
     spec = resolved.variant
     path = module_source_path(spec.module)
     return _build(resolved.label(), spec.kernel, _source_digest(Path(path)), spec.load_kernel, resolved.args(),
                   dict(resolved.config), resolve_target(arch),
-                  {"variant": spec.name, "problem": _jsonable(resolved.problem)}, path)
+                  {"variant": spec.name, "problem": _jsonable(resolved.problem)}, path, check)
 
 
 def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
@@ -113,13 +113,14 @@ def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = No
 
 
 def build_function(fn, label: str, args: Mapping[str, Any], config: Mapping[str, Any] | None,
-                   target: Target, extra: Mapping[str, Any] | None = None) -> Build:
-    """A loaded @triton.jit function, keyed by its file's content (and its siblings')."""
+                   target: Target, extra: Mapping[str, Any] | None = None, *, check: bool = True) -> Build:
+    """A loaded @triton.jit function, keyed by its file's content (and its siblings'). `check=False`
+    keeps a build whose shared memory would not launch (a table of configs shows it as not fitting)."""
     path = fn.fn.__code__.co_filename
     name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
         else f"{fn.fn.__module__}:{fn.__name__}"
     return _build(label, name, _source_digest(Path(path)), lambda: fn, dict(args), dict(config or {}),
-                  target, dict(extra or {}), path)
+                  target, dict(extra or {}), path, check)
 
 
 # Modules ttinspect loads from a user's file get this prefix (refs/userfile.py); their names are
@@ -128,7 +129,8 @@ USER_MODULE_PREFIX = "ttinspect_user_"
 
 
 def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str, Any],
-           config: dict[str, Any], target: Target, extra: dict[str, Any], source_file: str | None) -> Build:
+           config: dict[str, Any], target: Target, extra: dict[str, Any], source_file: str | None,
+           check: bool = True) -> Build:
     key = cache.content_key({
         "kernel": kernel, "sources": digest, "config": _jsonable(config), "args": _jsonable(args),
         "target": target.name, "triton": triton_version(), "env": cache.compile_env(),
@@ -150,7 +152,8 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         payload["metadata.json"] = json.dumps(metadata, indent=2, default=repr).encode()
         entry = cache.store(key, payload)
     result = Build(label, kernel, target, config, Artifacts(entry), source_file)
-    check_launchable(result)
+    if check:
+        check_launchable(result)
     return result
 
 

@@ -107,9 +107,11 @@ def _describe(fact) -> str:
     return text
 
 
-def expect(report: Report, **expected: Any) -> Report:
-    """Check facts of `report` by key; raise `ExpectationFailed` (an AssertionError) listing every
-    mismatch — key, expected, actual, the fact's explanation or why it is unknown — followed by the
+def expect(report: Any, **expected: Any) -> Report:
+    """Check facts of `report` (a Report, or anything `inspect` takes as it is: `"my_mm.py:small"`,
+    `"cache:3fa9c2"`, a kernel object whose arguments need no values) by key; raise `ExpectationFailed`
+    (an AssertionError) listing every mismatch — key, expected, actual, the fact's explanation or why it
+    is unknown — followed by the
     report's summary (all facts and the main-loop PTX).
 
     - `key=value`: the fact equals value (`pipeline_depth=3`, `tensor_core_path="wgmma"`,
@@ -126,8 +128,10 @@ def expect(report: Report, **expected: Any) -> Report:
     from .errors import UsageError
     from .report import Report
 
-    if not isinstance(report, Report):
-        raise UsageError(f"expect() takes a ttinspect Report first, not {type(report).__name__}")
+    if not isinstance(report, Report):  # a reference or a kernel object: inspect it as it is
+        from .report import inspect
+
+        report = inspect(report)
     if not expected:
         raise UsageError("expect() needs at least one key=value, e.g. expect(report, pipeline_depth=3)")
     resolved = {name: _resolve_key(report, name) for name in expected}
@@ -178,11 +182,12 @@ class TTInspectFixture:
             self.reports.append(report)
         return report
 
-    def inspect(self, variant: str, arch: str | None = None, **overrides: Any) -> Report:
-        """`ttinspect.inspect`: a shipped variant (`"opt"`, `"opt:num_stages=3@sm_90"`) reduced to facts."""
+    def inspect(self, kernel: Any, arch: str | None = None, **options: Any) -> Report:
+        """`ttinspect.inspect`: a variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"`, `"cache:3fa9c2"`
+        or a kernel object, with `args=`, `config=`, `signature=` and overrides, reduced to facts."""
         from .report import inspect
 
-        return self._keep(inspect(variant, arch, **overrides))
+        return self._keep(inspect(kernel, arch, **options))
 
     def inspect_jit(self, fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
                     arch: str | None = None) -> Report:
@@ -193,17 +198,12 @@ class TTInspectFixture:
 
         return self._keep(report_from_build(build_jit(fn, args, config, arch)))
 
-    def diff(self, a, b, arch: str | None = None, **overrides: Any) -> Diff:
-        """`ttinspect.diff` of two variant references, or of two Reports already made."""
-        from .compare import diff, diff_reports
-        from .report import Report
+    def diff(self, a, b, arch: str | None = None, **options: Any) -> Diff:
+        """`ttinspect.diff` of two references or kernel objects (with `args=`, `config=`, overrides), or
+        of two Reports already made."""
+        from .compare import diff
 
-        if isinstance(a, Report) and isinstance(b, Report):
-            if arch is not None or overrides:
-                raise TypeError("diff(report, report) takes no arch or overrides")
-            result = diff_reports(a, b)
-        else:
-            result = diff(a, b, arch, **overrides)
+        result = diff(a, b, arch, **options)
         self._keep(result.a)
         self._keep(result.b)
         return result
@@ -213,8 +213,9 @@ class TTInspectFixture:
         __tracebackhide__ = True
         from .report import Report
 
-        if isinstance(report, Report):
-            self._keep(report)
+        if not isinstance(report, Report):
+            report = self.inspect(report)
+        self._keep(report)
         return expect(report, **expected)
 
     def __repr__(self) -> str:

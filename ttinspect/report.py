@@ -115,9 +115,14 @@ def _config_facts(result: Build) -> list[Fact]:
     config = result.config
     blocks = tuple((k, v) for k, v in config.items() if k not in OPTION_KEYS and isinstance(v, int))
     warps = meta.get("num_warps", config.get("num_warps"))
+    constexprs = (known("block_sizes", "block sizes / constexprs", "configuration", blocks,
+                        "the tile and group constexprs the kernel was compiled with", "config")
+                  if "ttinspect" in meta else
+                  unknown("block_sizes", "block sizes / constexprs", "configuration",
+                          "Triton's cache does not record a kernel's constexpr values (they are folded into "
+                          "its IR)", "the tile and group constexprs the kernel was compiled with", "config"))
     return [
-        known("block_sizes", "block sizes / constexprs", "configuration", blocks,
-              "the tile and group constexprs the kernel was compiled with", "config"),
+        constexprs,
         known("num_warps", "num_warps", "configuration", warps,
               "warps per program (CTA); threads = 32 × num_warps", "metadata"),
         known("threads", "threads per CTA", "configuration", warps * meta.get("warp_size", 32),
@@ -164,23 +169,63 @@ def _resource_facts(result: Build) -> list[Fact]:
                           num_warps=result.metadata.get("num_warps") or 4)
 
 
+def _stage_text(result: Build, stage: str) -> tuple[str, str | None]:
+    """The stage's text, or "" and why it is missing (a Triton cache entry may lack stages)."""
+    from .artifacts import MissingStage
+
+    try:
+        return result.artifacts.text(stage), None
+    except MissingStage as error:
+        return "", f"{error}, so facts read from it are unknown"
+
+
+def _all_unknown(facts: list[Fact], reason: str | None) -> list[Fact]:
+    """The facts a missing stage would have given, each unknown with the reason (never a guess)."""
+    if reason is None:
+        return facts
+    return [dataclasses.replace(f, value=None, unknown=reason) for f in facts]
+
+
 def report_from_build(result: Build) -> Report:
-    ptx_text = result.artifacts.text("ptx")
+    ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
-    facts = _config_facts(result) + [pipeline_depth(view)] + ptx_facts(view)
-    facts += ttir_facts(parse_mlir(result.artifacts.text("ttir"), stage="ttir"))
-    facts += ttgir_facts(parse_mlir(result.artifacts.text("ttgir"), stage="ttgir"))
+    facts = _config_facts(result) + _all_unknown([pipeline_depth(view)] + ptx_facts(view), ptx_missing)
+    for stage, extract in (("ttir", ttir_facts), ("ttgir", ttgir_facts)):
+        text, missing = _stage_text(result, stage)
+        facts += _all_unknown(extract(parse_mlir(text, stage=stage)), missing)
     facts += _resource_facts(result)
     facts += _sass_facts(result)
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
-                  _main_loop_text(ptx_text, ptx), result)
+                  _main_loop_text(ptx_text, ptx) if not ptx_missing else None, result)
 
 
-def inspect(variant: str, arch: str | None = None, **overrides: Any) -> Report:
-    """Compile (or load from the cache) and reduce to facts. `variant` may carry overrides and a
-    target (`"opt:num_stages=3@sm_90"`); keyword overrides win over both."""
+def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,
+            config: Mapping[str, Any] | int | str | None = None, signature: str | None = None,
+            **overrides: Any) -> Report:
+    """Compile (or load from the cache) and reduce to facts. `kernel` is any reference ttinspect takes:
+    a shipped variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"` or a declared example
+    (`"my_mm.py:small"`), a Triton cache entry (`"cache:3fa9c2"`), or a kernel object — a @triton.jit
+    function, an @triton.autotune'd or @triton.heuristics kernel.
+
+    `args`: the runtime arguments by name as a launch passes them (torch tensors, `Pointer("fp16")`,
+    ints, or the `--arg` text: `"*fp16"`, `"i32:16"`); `signature`: all of them in order, as text
+    (`"*fp16:16, i32:16, 64"`). `config`: constexprs and options (`{"BLOCK_M": 128, "num_warps": 8}`),
+    or the number of an @triton.autotune config (1-based). Keyword overrides are the same as `config`
+    entries and win over it."""
+    from .refs import RefOptions, kind_of, resolve_one
+
+    if kind_of(kernel) == "variant" and args is None and signature is None and not isinstance(config, (int, str)):
+        return _inspect_variant(kernel, arch, {**(config or {}), **overrides})
+    settings = dict(config) if isinstance(config, Mapping) else {}
+    settings.update(overrides)
+    which = None if isinstance(config, Mapping) else config
+    options = RefOptions(settings, dict(args or {}), signature, which, arch)
+    return report_from_build(resolve_one(kernel, options))
+
+
+def _inspect_variant(variant: str, arch: str | None, overrides: Mapping[str, Any]) -> Report:
     ref = parse_ref(variant)
     merged = {**ref.resolved.config, **ref.resolved.problem}
     unknown_keys = [k for k in overrides if k not in merged and k not in OPTION_KEYS]

@@ -1,4 +1,4 @@
-"""What the commands share: the reference options, JSON output, stage checks."""
+"""What the commands share: the reference options, JSON output, stage checks, the kernel's source."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import click
 from ..errors import UsageError
 
 STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass")  # the text stages (stages.TEXT_STAGES)
+
+REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel or declared example in your
+file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`)."""
 
 
 def emit_json(data) -> None:
@@ -22,13 +25,15 @@ def check_stage(stage: str) -> None:
 
 def settings_option(f):
     return click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-                        help="Override a config or problem value (repeatable), e.g. --set num_stages=3.")(f)
+                        help="Set a constexpr, compile option or problem value (repeatable), "
+                             "e.g. --set num_stages=3.")(f)
 
 
 def config_option(f):
-    return click.option("--config", "config", default=None, metavar="best|N",
-                        help="Start from the saved autotune winner (`best`, from `ttinspect autotune`) or "
-                             "the variant's N-th autotune config; --set still applies on top.")(f)
+    return click.option("--config", "config", default=None, metavar="N|all|best",
+                        help="An @triton.autotune kernel's N-th config (1-based), or `all` (report: one row per "
+                             "config); for a shipped variant also `best`, the winner `ttinspect autotune` saved. "
+                             "--set still applies on top.")(f)
 
 
 def arch_option(f):
@@ -36,3 +41,36 @@ def arch_option(f):
                         help="Target: sm_80, sm_86, sm_89 (default), sm_90, sm_100, sm_120, or native.")(f)
 
 
+def args_options(f):
+    f = click.option("--signature", default=None, metavar="SIG",
+                     help='Your kernel\'s arguments in order, as Triton\'s AOT compiler writes them: '
+                          '"*fp16:16, i32:16, i32, fp32, 64" (:16 = 16-byte aligned / divisible by 16).')(f)
+    return click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",
+                        help="One argument of your kernel by name (repeatable): --arg a_ptr=*fp16 (a tensor, "
+                             "aligned like torch's), --arg M=4096, --arg K=i32:16.")(f)
+
+
+def ref_options(f):
+    """--arch, --set, --arg, --signature, --config: everything `refs.RefOptions` takes."""
+    for option in (config_option, args_options, settings_option, arch_option):
+        f = option(f)
+    return f
+
+
+def options_from(arch, settings, args, signature, config):
+    from ..refs import RefOptions
+
+    return RefOptions.from_cli(settings, args, signature, config, arch)
+
+
+def kernel_source(built) -> tuple[str, str]:
+    """The kernel's Python file and its text, for source attribution."""
+    from pathlib import Path
+
+    if not built.source_file:
+        raise UsageError(f"{built.label}: its Python source is not known, so lines cannot be attributed")
+    path = Path(built.source_file)
+    if not path.is_file():
+        raise UsageError(f"{built.label}: its source file {path} is not on this machine "
+                         "(the kernel was compiled elsewhere); --source / --by-line need it")
+    return str(path), path.read_text()

@@ -8,12 +8,25 @@ import click
 
 from ..errors import UsageError
 from .app import cli
-from .common import STAGE_NAMES, arch_option, check_stage, config_option, emit_json, settings_option
+from .common import (REF_HELP, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
+                     options_from, ref_options, settings_option)
 
 @cli.command("list")
+@click.argument("file", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def list_command(as_json: bool) -> None:
-    """The kernel variants ttinspect knows (from the seed documents)."""
+def list_command(file: str | None, as_json: bool) -> None:
+    """The kernel variants ttinspect ships, or with FILE the kernels and examples in your file."""
+    if file is not None:
+        from ..refs.listing import list_file
+
+        listing = list_file(file)
+        if as_json:
+            emit_json(listing)
+            return
+        from ..render.listing import file_listing_table
+
+        file_listing_table(listing)
+        return
     from ..variants import all_variants
 
     rows = [{"name": v.name, "aliases": list(v.aliases), "seed": v.seed, "kernel": v.kernel,
@@ -27,12 +40,11 @@ def list_command(as_json: bool) -> None:
     variants_table(rows)
 
 
-@cli.command()
-@click.argument("variant")
+@cli.command(epilog=REF_HELP)
+@click.argument("ref", metavar="REF")
 @click.option("--stage", default=None, metavar="STAGE",
               help=f"One of {', '.join(STAGE_NAMES)} (default ptx).")
-@arch_option
-@settings_option
+@ref_options
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
 @click.option("--source", "with_source", is_flag=True,
               help="Interleave the kernel's Python lines with the stage text (like objdump -S).")
@@ -40,13 +52,12 @@ def list_command(as_json: bool) -> None:
 @click.option("--out", type=click.Path(file_okay=False), help="Directory for --all.")
 @click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
 @click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
-@config_option
-def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], loop: bool, with_source: bool,
-         dump_all: bool, out: str | None, force: bool, header: bool, config: str | None) -> None:
-    """Print one compiled stage of VARIANT (e.g. naive, opt, opt:num_stages=3)."""
-    from ..engine import build
+def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
+         signature: str | None, config: str | None, loop: bool, with_source: bool, dump_all: bool, out: str | None,
+         force: bool, header: bool) -> None:
+    """Print one compiled stage of REF (e.g. naive, opt:num_stages=3, my_mm.py:matmul, cache:3fa9c2)."""
+    from ..refs import resolve_one
     from ..stages import get_stage
-    from ..variants import parse_ref
 
     if out and not dump_all:
         raise UsageError("--out is for --all (every stage to a directory); redirect stdout to save one stage")
@@ -55,8 +66,7 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
             raise UsageError("--all needs --out DIR")
         if stage or loop or with_source:
             raise UsageError("--all writes every stage whole: it takes no --stage, --loop or --source")
-        ref = parse_ref(variant, settings, arch, config)
-        result = build(ref.resolved, arch=ref.arch)
+        result = resolve_one(ref, options_from(arch, settings, args, signature, config))
         from pathlib import Path
 
         written = result.artifacts.export(Path(out), force=force)
@@ -66,8 +76,7 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
         return
     stage = stage or "ptx"
     check_stage(stage)
-    ref = parse_ref(variant, settings, arch, config)
-    result = build(ref.resolved, arch=ref.arch)
+    result = resolve_one(ref, options_from(arch, settings, args, signature, config))
     full = result.artifacts.text(stage)
     text = full
     comment = get_stage(stage).comment
@@ -86,7 +95,7 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     if with_source:
         from ..source import interleave
 
-        kernel_file, source_text = _kernel_source(ref.resolved.variant)
+        kernel_file, source_text = kernel_source(result)
         text = interleave(stage, full, kernel_file, source_text, start_line=start, end_line=end)
         text += "" if text.endswith("\n") else "\n"
     if header:
@@ -97,38 +106,37 @@ def dump(variant: str, stage: str, arch: str | None, settings: tuple[str, ...], 
     click.echo(highlight(output, stage, color=should_color(sys.stdout)), nl=False)
 
 
-def _kernel_source(variant) -> tuple[str, str]:
-    """The kernel's Python file and its text, for source attribution."""
-    from pathlib import Path
-
-    from ..variants import module_source_path
-
-    path = module_source_path(variant.module)
-    return path, Path(path).read_text()
-
-
-@cli.command()
-@click.argument("variant")
-@arch_option
-@settings_option
+@cli.command(epilog=REF_HELP)
+@click.argument("ref", metavar="REF")
+@ref_options
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--by-line", "by_line", is_flag=True,
               help="Instructions per Python line instead of the facts: whole kernel and main loop.")
 @click.option("--stage", default=None, metavar="STAGE", help="With --by-line: the stage (default ptx).")
-@config_option
-def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: bool, by_line: bool, stage: str,
-           config: str | None) -> None:
-    """Facts about VARIANT's compiled code, grouped like doc 003, each with its meaning."""
-    from ..engine import build
+def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
+           config: str | None, as_json: bool, by_line: bool, stage: str) -> None:
+    """Facts about REF's compiled code, grouped like doc 003, each with its meaning. With `--config all`,
+    one row per autotune config."""
+    from ..refs import resolve, resolve_one
     from ..report import report_from_build
-    from ..variants import parse_ref
 
     if stage and not by_line:
         raise UsageError("--stage goes with --by-line (the facts come from every stage)")
-    ref = parse_ref(variant, settings, arch, config)
-    built = build(ref.resolved, arch=ref.arch)
+    options = options_from(arch, settings, args, signature, config)
+    if str(config).strip().lower() == "all" and not by_line:
+        from ..configs import config_rows
+
+        rows = config_rows(resolve(ref, options, keep_going=True))
+        if as_json:
+            emit_json([row.as_dict() for row in rows])
+            return
+        from ..render.configs import config_table
+
+        config_table(rows)
+        return
+    built = resolve_one(ref, options)
     if by_line:
-        _report_by_line(built, ref.resolved.variant, stage or "ptx", as_json)
+        _report_by_line(built, stage or "ptx", as_json)
         return
     result = report_from_build(built)
     if as_json:
@@ -139,11 +147,11 @@ def report(variant: str, arch: str | None, settings: tuple[str, ...], as_json: b
     report_table(result)
 
 
-def _report_by_line(built, variant, stage: str, as_json: bool) -> None:
+def _report_by_line(built, stage: str, as_json: bool) -> None:
     from ..source import by_line, source_info
 
     check_stage(stage)
-    kernel_file, source_text = _kernel_source(variant)
+    kernel_file, source_text = kernel_source(built)
     text = built.artifacts.text(stage)
     info = source_info(stage, text, kernel_file)
     whole = by_line(stage, text, kernel_file, source_text=source_text)
@@ -159,27 +167,28 @@ def _report_by_line(built, variant, stage: str, as_json: bool) -> None:
     by_line_table(built, stage, whole, loop, info.reason)
 
 
-@cli.command("diff")
-@click.argument("a")
-@click.argument("b")
+@cli.command("diff", epilog=REF_HELP)
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
 @arch_option
 @settings_option
+@args_options
 @click.option("--stage", default=None, metavar="STAGE",
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], stage: str | None,
-                 as_json: bool) -> None:
-    """Compare two variants: A and B are names with optional overrides and target, e.g.
-    `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`. --arch/--set apply to both sides."""
+def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
+                 signature: str | None, stage: str | None, as_json: bool) -> None:
+    """Compare two kernels: A and B are references with optional overrides and target, e.g.
+    `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
+    `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
     from ..compare import diff_reports
-    from ..engine import build
+    from ..refs import resolve_one
     from ..report import report_from_build
-    from ..variants import parse_ref
 
     if stage is not None:
         check_stage(stage)
-    sides = [parse_ref(ref, settings, arch) for ref in (a, b)]
-    builds = [build(ref.resolved, arch=ref.arch) for ref in sides]
+    options = options_from(arch, settings, args, signature, None)
+    builds = [resolve_one(ref, options) for ref in (a, b)]
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
     if as_json:

@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import UsageError
+from ..errors import TTInspectError, UsageError
 
 CACHE_PREFIX = "cache:"
 
@@ -49,20 +49,30 @@ def kind_of(ref: Any) -> str:
     return "file" if is_file_ref(ref) else "variant"
 
 
-def resolve(ref: Any, options: RefOptions | None = None) -> list:
-    """The builds `ref` names (compiled, or found in a cache)."""
+@dataclass(frozen=True)
+class Failed:
+    """One of several configs that did not compile (`keep_going`): the others are still shown."""
+
+    label: str
+    note: str
+    error: str
+
+
+def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = False) -> list:
+    """The builds `ref` names (compiled, or found in a cache). `keep_going` (a table of configs): a
+    config that fails to compile becomes a `Failed` and one too big to launch a build all the same."""
     options = options or RefOptions()
     kind = kind_of(ref)
     if kind == "variant":
-        return _variant_builds(ref, options)
+        return _variant_builds(ref, options, keep_going)
     if kind == "file":
-        return _file_builds(ref, options)
+        return _file_builds(ref, options, keep_going)
     if kind == "cache":
         from .tritoncache import resolve_entry
 
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
         return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
-    return _object_builds(ref, options)
+    return _object_builds(ref, options, keep_going)
 
 
 def resolve_one(ref: Any, options: RefOptions | None = None):
@@ -82,7 +92,7 @@ def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool
         raise UsageError(f"{why}: {', '.join(given)} do(es) not apply")
 
 
-def _variant_builds(text: str, options: RefOptions) -> list:
+def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
     from ..engine import build
     from ..variants import get_variant, parse_ref
 
@@ -96,16 +106,22 @@ def _variant_builds(text: str, options: RefOptions) -> list:
         count = len(variant.autotune_configs)
         out = []
         for number in range(1, count + 1):
-            ref = parse_ref(text, options.settings, options.arch, str(number))
-            built = build(ref.resolved, arch=ref.arch)
-            out.append(dataclasses.replace(built, label=f"{built.label}#{number}",
-                                           note=f"autotune config {number} of {count}"))
+            note = f"autotune config {number} of {count}"
+            try:
+                ref = parse_ref(text, options.settings, options.arch, str(number))
+                built = build(ref.resolved, arch=ref.arch, check=not keep_going)
+            except TTInspectError as error:
+                if not keep_going:
+                    raise
+                out.append(Failed(f"{variant.name}#{number}", note, str(error)))
+                continue
+            out.append(dataclasses.replace(built, label=f"{built.label}#{number}", note=note))
         return out
     ref = parse_ref(text, options.settings, options.arch, which)
     return [build(ref.resolved, arch=ref.arch)]
 
 
-def _file_builds(text: str, options: RefOptions) -> list:
+def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
     from ..engine import _source_digest, _jsonable
     from . import memo
     from .userfile import parse_file_ref
@@ -120,17 +136,17 @@ def _file_builds(text: str, options: RefOptions) -> list:
         memo_key = memo.key({
             "file": str(ref.path), "sources": _source_digest(ref.path), "name": ref.name, "inline": ref.inline,
             "settings": _jsonable(options.settings), "args": _jsonable(options.args),
-            "signature": options.signature, "config": str(options.config), "arch": arch})
+            "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
         found = memo.load(memo_key)
         if found is not None:
             return found
-    builds = _file_builds_cold(ref, options, arch)
-    if memo_key is not None:
+    builds = _file_builds_cold(ref, options, arch, keep_going)
+    if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
         memo.save(memo_key, builds)
     return builds
 
 
-def _file_builds_cold(ref, options: RefOptions, arch: str | None) -> list:
+def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
     from ..arguments import parse_arg_mapping
     from ..variants import parse_settings
     from .userfile import Example, find, load_module
@@ -146,13 +162,14 @@ def _file_builds_cold(ref, options: RefOptions, arch: str | None) -> list:
             args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
             settings={**found.config, **inline, **options.settings},
             which=options.config if options.config is not None else found.autotune_config,
-            arch=arch or found.arch)
+            arch=arch or found.arch, keep_going=keep_going)
     return kernel_builds(found, f"{ref.path.name}:{ref.name}", ref.name, args={}, signature=None,
                          extra_args=options.args, extra_signature=options.signature,
-                         settings={**inline, **options.settings}, which=options.config, arch=arch)
+                         settings={**inline, **options.settings}, which=options.config, arch=arch,
+                         keep_going=keep_going)
 
 
-def _object_builds(obj: Any, options: RefOptions) -> list:
+def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> list:
     from ..arguments import parse_arg_mapping
     from ..compile import kernel_kind, unwrap
     from ..engine import Build
@@ -166,12 +183,12 @@ def _object_builds(obj: Any, options: RefOptions) -> list:
     args = parse_arg_mapping(options.args, "argument")
     return kernel_builds(obj, name, name, args=args, signature=options.signature, extra_args={},
                          extra_signature=None, settings=dict(options.settings), which=options.config,
-                         arch=options.arch)
+                         arch=options.arch, keep_going=keep_going)
 
 
 def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], signature: str | None,
                   extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
-                  which: Any, arch: str | None) -> list:
+                  which: Any, arch: str | None, keep_going: bool = False) -> list:
     """A loaded kernel object: bind the arguments, plan the launches, compile each."""
     from ..arguments import bind_signature, parse_signature
     from ..compile import unwrap
@@ -191,6 +208,12 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     target = resolve_target(arch)
     out = []
     for launch in plan(obj, name, bound, settings, which, label):
-        built = build_function(fn, launch.label, launch.args, launch.config, target)
+        try:
+            built = build_function(fn, launch.label, launch.args, launch.config, target, check=not keep_going)
+        except TTInspectError as error:
+            if not keep_going:
+                raise
+            out.append(Failed(launch.label, launch.note, str(error)))
+            continue
         out.append(dataclasses.replace(built, note=launch.note))
     return out

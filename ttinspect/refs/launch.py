@@ -100,11 +100,13 @@ def _chosen(name: str, autotuner: Any, configs: list[dict[str, Any]], which: Any
         if not 1 <= which <= count:
             raise UsageError(f"--config {which}: {name} has {count} autotune config(s), numbered from 1")
         return [(which, configs[which - 1])]
-    tuned = sorted({k for c in configs for k in c if k not in _CONFIG_EXTRAS} - set(base))
+    keys = {k for c in configs for k in c if k not in _CONFIG_EXTRAS}
+    same = {k: configs[0][k] for k in keys if all(k in c and c[k] == configs[0][k] for c in configs)}
+    tuned = sorted(keys - set(same) - set(base))
     if count == 1:
         return [(1, configs[0])]
-    if not tuned:  # every tuned key was set explicitly: the launch is fully described
-        return [(None, {})]
+    if not tuned:  # every key the configs differ in was set explicitly: the launch is fully described
+        return [(None, same)]
     raise UsageError(f"{name} is @triton.autotune'd over {count} configs (a launch times them on a GPU): "
                      f"choose one with --config N (1-{count}), every one with --config all (report), "
                      f"or set {', '.join(tuned)} with --set")
@@ -117,7 +119,7 @@ def _autotune_note(autotuner: Any) -> str:
                if getattr(autotuner, attr, None) is not None]
     if skipped:
         return f"{' and '.join(skipped)} not run (needs a GPU): every config is shown"
-    return "no pruning declared"
+    return "no prune_configs_by declared: every config a launch would time is shown"
 
 
 def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:

@@ -60,9 +60,11 @@ def parse_file_ref(text: str) -> FileRef:
 
 
 def module_name(path: Path) -> str:
+    """Per path and content: a file edited while the process runs (a test, a notebook) is loaded anew."""
     from ..engine import USER_MODULE_PREFIX
 
-    return USER_MODULE_PREFIX + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(str(path).encode() + b"\0" + path.read_bytes()).hexdigest()
+    return USER_MODULE_PREFIX + digest[:16]
 
 
 def load_module(path: Path) -> ModuleType:

@@ -1,0 +1,49 @@
+"""`ttinspect cache` on a terminal: one row per kernel, unknowns as `?` with their reasons below."""
+
+from __future__ import annotations
+
+from .tables import _console
+
+COLUMNS = (("id", "id"), ("name", "kernel"), ("target", "target"), ("num_warps", "warps"),
+           ("num_stages", "stages"), ("shared", "shared B"), ("registers", "regs"), ("spills", "spills"),
+           ("depth", "depth"), ("tensor_core_path", "tensor cores"), ("source", "source"),
+           ("triton_version", "triton"))
+
+
+def _cell(row, key: str) -> str:
+    value = getattr(row, key)
+    if key == "id":
+        return value[:10]
+    if value is None:
+        return "n/a" if row.unknown.get(key, "").startswith("not applicable") else "?"
+    if key == "source":
+        path, _, line = value.rpartition(":")
+        return f"{path.rsplit('/', 1)[-1]}:{line}"
+    if key == "spills" and value:
+        return f"[yellow]{value}[/yellow]"
+    return str(value)
+
+
+def cache_table(rows, root: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} kernels in {root}", title_justify="left")
+    for key, title in COLUMNS:
+        table.add_column(title, no_wrap=key in ("id", "name"), overflow="fold",
+                         justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
+                                                    "depth") else "left")
+    for row in rows:
+        table.add_row(*(_cell(row, key) for key, _ in COLUMNS))
+    console = _console()
+    console.print(table)
+    reasons: dict[tuple[str, str], int] = {}
+    for row in rows:
+        for key, reason in row.unknown.items():
+            if key in ("source",) or not reason.startswith("not applicable"):
+                reasons[(key, reason)] = reasons.get((key, reason), 0) + 1
+        if row.missing:
+            key = ("stages", f"missing {', '.join(row.missing)}")
+            reasons[key] = reasons.get(key, 0) + 1
+    for (key, reason), count in sorted(reasons.items()):
+        console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
+    console.print("[dim]inspect one: ttinspect report cache:<id prefix>   (ttinspect dump / diff take it too)[/dim]")
