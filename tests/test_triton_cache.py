@@ -1,0 +1,192 @@
+"""Triton's cache: `ttinspect cache [DIR]` lists what a real run compiled, `cache:PREFIX` inspects one entry;
+Triton's directory is never written to; damaged, partial and foreign entries degrade to unknowns with a
+reason, or one clear line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ttinspect.cli import cli
+
+DATA = Path(__file__).parent / "data"
+USER_FILE = DATA / "user_kernels" / "my_mm.py"
+GPU_FIXTURE = DATA / "triton_cache"  # a real run on an H100 (scripts/device_triton_cache.sh)
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner(env=env).invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def ok(*args: str, env: dict[str, str] | None = None) -> str:
+    result = run(*args, env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def one_line_error(result, *fragments: str, code: int = 2) -> None:
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ttinspect: error:"), result.output
+    for fragment in fragments:
+        assert fragment in result.output, result.output
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def real_cache(tmp_path_factory) -> Path:
+    """A Triton cache written by Triton itself: the user file's kernels compiled for two targets."""
+    root = tmp_path_factory.mktemp("triton_cache")
+    env = {**os.environ, "TRITON_CACHE_DIR": str(root), "TTINSPECT_CACHE_DIR": str(root.parent / "ttc-fill")}
+    for ref, arch in ((f"{USER_FILE}:add", "sm_80"), (f"{USER_FILE}:small", "sm_90"), (f"{USER_FILE}:big", "sm_90")):
+        subprocess.run([sys.executable, "-m", "ttinspect", "dump", ref, "--arch", arch, "--stage", "ttir"],
+                       env=env, check=True, capture_output=True)
+    return root
+
+
+def _entry_of(root: Path, name: str, arch: int) -> Path:
+    for meta in root.glob(f"*/{name}.json"):
+        if json.loads(meta.read_text())["target"]["arch"] == arch:
+            return meta.parent
+    raise AssertionError(f"no {name} for {arch} in {root}")
+
+
+def test_listing_reads_every_kernel(real_cache):
+    before = _snapshot(real_cache)
+    rows = {(r["name"], r["target"]): r for r in json.loads(ok("cache", real_cache, "--json"))}
+    assert set(rows) >= {("add_kernel", "sm_80"), ("matmul", "sm_90")}
+    add = rows[("add_kernel", "sm_80")]
+    assert add["num_warps"] == 4 and add["shared"] == 0 and add["tensor_core_path"] == "none"
+    assert add["source"] == f"{USER_FILE}:40" and add["triton_version"] and add["missing"] == []
+    assert isinstance(add["registers"], int) and add["spills"] == 0
+    assert add["depth"] is None and add["unknown"]["depth"].startswith("not applicable")
+    mms = [r for (name, _), r in rows.items() if name == "matmul"]
+    assert all(r["tensor_core_path"] == "wgmma" for r in mms)
+    assert sorted(r["depth"] for r in mms) == sorted(r["num_stages"] for r in mms)
+    assert _snapshot(real_cache) == before  # read-only
+    table = ok("cache", real_cache)
+    assert "add_kernel" in table and "my_mm.py:40" in table
+
+
+def test_name_glob_and_sort(real_cache):
+    rows = json.loads(ok("cache", real_cache, "--name", "mat*", "--sort", "-shared", "--json"))
+    assert rows and all(r["name"] == "matmul" for r in rows)
+    assert [r["shared"] for r in rows] == sorted((r["shared"] for r in rows), reverse=True)
+    one_line_error(run("cache", real_cache, "--sort", "colour"), "--sort colour", "registers")
+
+
+def test_cache_reference_matches_the_compile(real_cache):
+    entry = _entry_of(real_cache, "add_kernel", 80)
+    env = {"TRITON_CACHE_DIR": str(real_cache)}
+    ptx = ok("dump", f"cache:{entry.name[:8]}", "--no-header", env=env)
+    assert ptx == (entry / "add_kernel.ptx").read_text()
+    assert ptx == ok("dump", f"{USER_FILE}:add", "--arch", "sm_80", "--no-header")
+    report = json.loads(ok("report", f"cache:{entry.name[:8].lower()}", "--json", env=env))
+    assert report["target"] == "sm_80" and report["facts"]["num_warps"]["value"] == 4
+    assert report["facts"]["block_sizes"]["value"] is None
+    assert "does not record" in report["facts"]["block_sizes"]["unknown"]
+    sass = ok("dump", f"cache:{entry.name[:8]}", "--stage", "sass", env=env)
+    assert "EXIT" in sass and not (entry / "kernel.sass").exists() and not list(entry.glob("*.sass"))
+    by_line = json.loads(ok("report", f"cache:{entry.name[:8]}", "--by-line", "--json", env=env))
+    assert by_line["kernel_file"] == str(USER_FILE)
+
+
+def test_diff_two_cache_entries(real_cache):
+    a = _entry_of(real_cache, "add_kernel", 80).name[:8]
+    b = _entry_of(real_cache, "matmul", 90).name[:8]
+    data = json.loads(ok("diff", f"cache:{a}", f"cache:{b}", "--json", env={"TRITON_CACHE_DIR": str(real_cache)}))
+    assert any(c["key"] == "tensor_core_path" for c in data["changes"])
+
+
+def test_api_takes_cache_references(real_cache, monkeypatch):
+    from ttinspect import inspect
+    from ttinspect.pytest_plugin import expect
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(real_cache))
+    entry = _entry_of(real_cache, "add_kernel", 80).name
+    assert inspect(f"cache:{entry[:8]}").tensor_core_path == "none"
+    expect(f"cache:{entry[:8]}", num_warps=4, spills=0)
+
+
+def test_bad_cache_references(real_cache, tmp_path):
+    env = {"TRITON_CACHE_DIR": str(real_cache)}
+    one_line_error(run("report", "cache:ZZZZZZZZ", env=env), "no entry", "starts with 'ZZZZZZZZ'")
+    one_line_error(run("report", "cache:", env=env), "needs an entry id prefix")
+    one_line_error(run("report", "cache:matmul", env=env), "2 entries match; give more characters")
+    entry = _entry_of(real_cache, "add_kernel", 80).name
+    one_line_error(run("report", f"cache:{entry[:8]}", "--arch", "sm_90", env=env), "compiled for sm_80")
+    one_line_error(run("report", f"cache:{entry[:8]}", "--set", "BLOCK=64", env=env), "already compiled", "--set")
+    one_line_error(run("cache", tmp_path / "nowhere"), "no such Triton cache directory")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    one_line_error(run("cache", empty), "empty")
+    foreign = tmp_path / "foreign"
+    (foreign / "sub").mkdir(parents=True)
+    (foreign / "sub" / "notes.txt").write_text("hello")
+    one_line_error(run("cache", foreign), "no Triton kernel entries")
+
+
+def test_partial_damaged_and_foreign_entries(real_cache, tmp_path):
+    root = tmp_path / "cache"
+    shutil.copytree(real_cache, root)
+    partial = _entry_of(root, "add_kernel", 80)
+    (partial / "add_kernel.ptx").unlink()
+    (partial / "add_kernel.cubin").unlink()
+    amd = root / "AMDENTRY"
+    amd.mkdir()
+    (amd / "k.json").write_text(json.dumps({"name": "k", "target": {"backend": "hip", "arch": "gfx942"},
+                                            "num_warps": 4, "num_stages": 2, "shared": 0}))
+    (amd / "k.amdgcn").write_text("; amdgcn\n")
+    broken = root / "BROKENJSON"
+    broken.mkdir()
+    (broken / "__grp__b.json").write_text("{}")
+    (broken / "b.json").write_text("{not json")
+    (broken / "b.ptx").write_text("")
+    rows = {r["id"]: r for r in json.loads(ok("cache", root, "--json"))}
+    p = rows[partial.name]
+    assert p["missing"] == ["ptx", "cubin"] and p["registers"] is None and p["depth"] is None
+    assert "has no cubin" in p["unknown"]["registers"] and "has no ptx" in p["unknown"]["depth"]
+    assert rows["AMDENTRY"]["target"] == "hip:gfx942" and "NVIDIA" in rows["AMDENTRY"]["unknown"]["registers"]
+    assert "cannot be read" in rows["BROKENJSON"]["unknown"]["*"]
+    env = {"TRITON_CACHE_DIR": str(root)}
+    report = json.loads(ok("report", f"cache:{partial.name[:10]}", "--json", env=env))
+    assert report["facts"]["pipeline_depth"]["value"] is None
+    assert "has no ptx" in report["facts"]["pipeline_depth"]["unknown"]
+    one_line_error(run("dump", f"cache:{partial.name[:10]}", "--stage", "ptx", env=env), "has no ptx", code=1)
+    one_line_error(run("report", "cache:AMDENTRY", env=env), "hip:gfx942", "NVIDIA")
+
+
+def test_a_changed_entry_is_read_again(real_cache, tmp_path):
+    root = tmp_path / "cache"
+    shutil.copytree(real_cache, root)
+    first = {r["id"]: r for r in json.loads(ok("cache", root, "--json"))}
+    entry = _entry_of(root, "add_kernel", 80)
+    (entry / "add_kernel.ptx").unlink()
+    second = {r["id"]: r for r in json.loads(ok("cache", root, "--json"))}
+    assert first[entry.name]["missing"] == [] and second[entry.name]["missing"] == ["ptx"]
+
+
+@pytest.mark.skipif(not GPU_FIXTURE.is_dir(), reason="the H100 fixture is not in this checkout")
+def test_the_h100_run_fixture():
+    """A real run on an H100 (Triton 3.6): torch.compile of a transformer block plus a user's file."""
+    rows = json.loads(ok("cache", GPU_FIXTURE, "--json"))
+    names = {r["name"] for r in rows}
+    assert any(n.startswith("triton_") for n in names), names  # Inductor's kernels
+    assert {"matmul", "add_kernel"} <= names
+    assert all(r["target"] == "sm_90" for r in rows)
+    assert all(isinstance(r["registers"], int) for r in rows if not r["missing"])
+    assert all(r["source"] for r in rows)
+    inductor = next(r for r in rows if r["name"].startswith("triton_"))
+    data = json.loads(ok("report", f"cache:{inductor['id'][:12]}", "--json",
+                         env={"TRITON_CACHE_DIR": str(GPU_FIXTURE)}))
+    assert data["target"] == "sm_90" and data["facts"]["registers"]["value"] == inductor["registers"]
