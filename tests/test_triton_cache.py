@@ -190,3 +190,27 @@ def test_the_h100_run_fixture():
     data = json.loads(ok("report", f"cache:{inductor['id'][:12]}", "--json",
                          env={"TRITON_CACHE_DIR": str(GPU_FIXTURE)}))
     assert data["target"] == "sm_90" and data["facts"]["registers"]["value"] == inductor["registers"]
+
+
+def _installed_triton() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("triton")
+
+
+@pytest.mark.skipif(not GPU_FIXTURE.is_dir() or _installed_triton() != "3.6.0",
+                    reason="the H100 fixture was compiled by Triton 3.6.0; the PTX is compared under the same Triton")
+@pytest.mark.parametrize("config", [1, 2, 3])
+def test_offline_ptx_is_the_h100_launchs(config):
+    """The user file's kernels, launched for real on the H100, are in the fixture: ttinspect's offline
+    compile of `my_mm.py:matmul --config N` with the launch's arguments is byte-identical."""
+    size = 1024
+    args = [x for k, v in (("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", size), ("N", size),
+                           ("K", size), ("stride_am", size), ("stride_ak", 1), ("stride_bk", size), ("stride_bn", 1),
+                           ("stride_cm", size), ("stride_cn", 1)) for x in ("--arg", f"{k}={v}")]
+    offline = ok("dump", f"{USER_FILE}:matmul", *args, "--config", str(config), "--arch", "sm_90", "--no-header")
+    launched = {p.read_text() for p in GPU_FIXTURE.glob("*/matmul.ptx")}
+    assert offline in launched
+    add = ok("dump", f"{USER_FILE}:add_kernel", "--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32", "--arg",
+             "out_ptr=*fp32", "--arg", "n=10000", "--arch", "sm_90", "--no-header")
+    assert add == next(GPU_FIXTURE.glob("*/add_kernel.ptx")).read_text()

@@ -16,9 +16,10 @@ def _cell(row, key: str) -> str:
         return value[:10]
     if value is None:
         return "n/a" if row.unknown.get(key, "").startswith("not applicable") else "?"
-    if key == "source":
+    if key == "source":  # the file's name; Inductor's generated names are long hashes: keep their end
         path, _, line = value.rpartition(":")
-        return f"{path.rsplit('/', 1)[-1]}:{line}"
+        name = path.rsplit("/", 1)[-1]
+        return f"{'…' + name[-13:] if len(name) > 14 else name}:{line}"
     if key == "spills" and value:
         return f"[yellow]{value}[/yellow]"
     return str(value)
@@ -28,8 +29,9 @@ def cache_table(rows, root: str) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(rows)} kernels in {root}", title_justify="left")
-    for key, title in COLUMNS:
-        table.add_column(title, no_wrap=key in ("id", "name"), overflow="fold",
+    for key, title in COLUMNS:  # one line per kernel: a long name is cut (--json has it whole)
+        table.add_column(title, no_wrap=True, overflow="ellipsis", max_width=36 if key == "name" else None,
+                         min_width=10 if key == "id" else len(title),
                          justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
                                                     "depth") else "left")
     for row in rows:
