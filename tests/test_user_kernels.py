@@ -54,7 +54,7 @@ def test_list_a_file_shows_kernels_and_examples():
     kernels = {k["name"]: k for k in listing["kernels"]}
     assert list(kernels) == ["matmul", "add_kernel"]  # `grid` is a plain function: not listed
     assert kernels["matmul"]["kind"] == "autotune" and kernels["matmul"]["autotune_configs"] == 3
-    assert kernels["add_kernel"]["constexprs"] == ["BLOCK"] and kernels["add_kernel"]["line"] == 39
+    assert kernels["add_kernel"]["constexprs"] == ["BLOCK"] and kernels["add_kernel"]["line"] == 40
     assert [e["name"] for e in listing["examples"]] == ["small", "big", "add"]
     assert "kernels in" in ok("list", FILE)
 

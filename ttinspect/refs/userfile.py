@@ -140,10 +140,23 @@ def describe_kernel(name: str, obj: Any) -> KernelInfo:
     from ..compile import kernel_kind, unwrap
 
     fn, autotuner, _ = unwrap(obj)
-    code = fn.fn.__code__
     return KernelInfo(name, kernel_kind(obj), tuple(fn.arg_names),
-                      tuple(p.name for p in fn.params if p.is_constexpr), code.co_firstlineno,
+                      tuple(p.name for p in fn.params if p.is_constexpr), _def_line(fn.fn),
                       len(autotuner.configs) if autotuner is not None else 0)
+
+
+def _def_line(function) -> int | None:
+    """The `def` line (what Triton's IR locations point at), not the first decorator's."""
+    import inspect
+
+    try:
+        lines, start = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return function.__code__.co_firstlineno
+    for offset, line in enumerate(lines):
+        if line.lstrip().startswith(("def ", "async def ")):
+            return start + offset
+    return start
 
 
 def examples_in(module: ModuleType, path: Path) -> dict[str, Example]:
