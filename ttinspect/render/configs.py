@@ -13,7 +13,7 @@ HEADERS = {"registers": "regs", "spills": "spills", "shared_memory": "shared B",
 def _cell(row, key: str) -> str:
     value = row.facts.get(key)
     if value is None:
-        return "[dim]?[/dim]"
+        return "n/a" if row.reasons.get(key, "").startswith("not applicable") else "[dim]?[/dim]"
     if key == "occupancy" and isinstance(value, float):
         return f"{value:.0%}"
     if key == "fits" and value is False:
@@ -43,7 +43,8 @@ def config_table(rows) -> None:
     notes = {row.note.partition("; ")[2] for row in rows if "; " in row.note}
     for note in sorted(n for n in notes if n):
         console.print(f"[dim]{note}[/dim]")
-    unknown = {(k, v) for row in rows for k, v in row.reasons.items() if v and k != "fits"}
+    unknown = {(k, v) for row in rows for k, v in row.reasons.items()
+               if v and k != "fits" and not v.startswith("not applicable")}
     for key, reason in sorted(unknown):
         console.print(f"[dim]? {HEADERS.get(key, key)}: {reason}[/dim]")
     for row in rows:
