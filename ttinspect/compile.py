@@ -59,13 +59,14 @@ def kernel_kind(obj) -> str | None:
 
 def unwrap(obj) -> tuple[Any, Any, list]:
     """A kernel object -> (its JIT function, the Autotuner around it or None, the Heuristics from the
-    outside in), in the order a launch goes through them."""
+    outside in). Heuristics may sit above or below the autotuner (flash-linear-attention stacks them
+    above); their values are computed after the config is chosen either way."""
     autotuner, heuristics = None, []
     while True:
         kind = kernel_kind(obj)
         if kind == "jit":
             return obj, autotuner, heuristics
-        if kind == "autotune" and autotuner is None and not heuristics:
+        if kind == "autotune" and autotuner is None:
             autotuner = obj
         elif kind == "heuristics":
             heuristics.append(obj)
@@ -135,8 +136,10 @@ def specialize_for(fn, args: Mapping[str, Any], constexprs: Mapping[str, Any]) -
     missing = sorted(constexpr_params - set(values))
     if missing:
         raise UsageError(f"no value for constexpr parameter(s) {', '.join(missing)} of {fn.__name__}")
+    annotations = {p.name: p.annotation_type for p in fn.params
+                   if not p.is_constexpr and getattr(p, "annotation_type", "")}
     return specialize(names, args, values, do_not_specialize=no_spec,
-                      do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE)
+                      do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE, annotations=annotations)
 
 
 def _to_triton(value: Any) -> Any:

@@ -86,8 +86,18 @@ def _source_digest(path: Path) -> dict[str, str]:
 
 
 def _jsonable(mapping: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
-            for k, v in mapping.items()}
+    """For cache keys: a torch tensor counts by what a launch specializes on (dtype, alignment) — its
+    repr shows neither the alignment nor is it short."""
+    from .specialize import _as_descriptor, _as_pointer
+
+    def key(value: Any) -> Any:
+        if isinstance(value, (int, float, str, bool, type(None))):
+            return value
+        if hasattr(value, "data_ptr") or hasattr(value, "block_shape"):
+            return repr(_as_descriptor(value) or _as_pointer(value) or value)
+        return repr(value)
+
+    return {k: key(v) for k, v in mapping.items()}
 
 
 def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None = None,

@@ -73,7 +73,7 @@ def _int_type(value: int) -> str:
 def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values: Mapping[str, Any],
                *, do_not_specialize: frozenset[str] = frozenset(),
                do_not_specialize_on_alignment: frozenset[str] = frozenset(),
-               bool_type: str = "u1") -> Specialization:
+               bool_type: str = "u1", annotations: Mapping[str, str] | None = None) -> Specialization:
     """`params`: the kernel's parameter names in order; `args`: runtime arguments by name;
     `constexpr_values`: values for the constexpr parameters."""
     signature: dict[str, str] = {}
@@ -90,6 +90,16 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
             signature[name], constexprs[name] = "constexpr", constexpr_values[name]
             continue
         value = args[name]
+        annotated = (annotations or {}).get(name, "")
+        if annotated and not annotated.startswith("*") and isinstance(value, (int, float, Scalar)):
+            # `n: tl.int64`: the JIT takes the type from the annotation; floats and bools it does not
+            # specialize at all; integers keep their divisibility (a 1 is not folded: the type is fixed).
+            signature[name] = annotated
+            if annotated != "u1" and not annotated.startswith(("fp", "bf")) and name not in do_not_specialize:
+                divisible = (value.divisible_by_16 if isinstance(value, Scalar)
+                             else isinstance(value, int) and value % 16 == 0)
+                attrs[(index,)] = DIVISIBILITY if divisible and name not in do_not_specialize_on_alignment else []
+            continue
         specialize_int = name not in do_not_specialize
         align = specialize_int and name not in do_not_specialize_on_alignment
         pointer = _as_pointer(value)

@@ -122,7 +122,28 @@ def _autotune_note(autotuner: Any) -> str:
     return "no prune_configs_by declared: every config a launch would time is shown"
 
 
+class _KnownByTypeOnly:
+    """What a heuristic sees for an argument given only by type (`*fp16`, `i32:16`): anything it asks
+    of it fails, rather than answering a wrong question (`"fp16" == torch.float16` is False)."""
+
+    def __init__(self, name: str, value: Any):
+        object.__setattr__(self, "_what", f"{name} was given only as {value!r}")
+
+    def _refuse(self, *_: Any, **__: Any):
+        raise TypeError(object.__getattribute__(self, "_what"))
+
+    def __getattr__(self, attr: str):
+        self._refuse()
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __floordiv__ = _refuse
+    __hash__ = None
+
+
 def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
+    from ..variants import Pointer, Scalar
+
+    known = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in known.items()}
     out = {}
     for key, rule in heuristics.values.items():
         try:
@@ -130,5 +151,5 @@ def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> d
         except Exception as error:  # the rule reads an argument we only know by type (a Pointer, a Scalar)
             raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
                              f"arguments given ({type(error).__name__}: {error}); give the arguments it reads "
-                             f"as values, e.g. --arg N=4096") from error
+                             f"as values (--arg N=4096; a tensor's dtype: inspect() with a torch tensor)") from error
     return out

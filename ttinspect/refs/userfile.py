@@ -13,6 +13,7 @@ by name:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import re
@@ -78,11 +79,15 @@ def load_module(path: Path) -> ModuleType:
         raise UsageError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     folder = str(path.parent)
+    _forget_other_folders(folder)
     if folder not in sys.path:
         sys.path.insert(0, folder)
     sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
+    before = set(sys.modules)
     try:
-        spec.loader.exec_module(module)
+        # What the file prints at import goes to stderr: stdout is the stage text or the JSON.
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except SyntaxError as error:
         del sys.modules[name]
         raise UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}") from error
@@ -93,7 +98,30 @@ def load_module(path: Path) -> ModuleType:
         del sys.modules[name]
         raise UsageError(f"importing {path} raised {type(error).__name__}: {error} "
                          f"({_where(error, path)})") from error
+    finally:
+        _LOADED.setdefault(folder, set()).update(
+            m for m in set(sys.modules) - before if _module_folder(m) == folder)
     return module
+
+
+# Sibling modules each user folder imported: two files in different folders may both `import helpers`,
+# and each must get its own — so before loading from one folder, the other folders' are forgotten.
+_LOADED: dict[str, set[str]] = {}
+
+
+def _module_folder(name: str) -> str | None:
+    origin = getattr(sys.modules.get(name), "__file__", None)
+    return str(Path(origin).parent) if origin else None
+
+
+def _forget_other_folders(folder: str) -> None:
+    for other, names in _LOADED.items():
+        if other == folder:
+            continue
+        for module in names:
+            sys.modules.pop(module, None)
+        while other in sys.path:
+            sys.path.remove(other)
 
 
 def _where(error: BaseException, path: Path) -> str:
@@ -186,9 +214,10 @@ def _example(name: str, spec: Any, kernels: Mapping[str, Any], path: Path) -> Ex
         if kernel_name is None:
             raise UsageError(f"{where}: 'kernel' must be one of the file's kernels "
                              f"({', '.join(kernels) or 'none'}), by object or by name")
-    for key, kind in (("args", Mapping), ("config", Mapping), ("signature", str)):
+    for key, kind in (("args", Mapping), ("config", Mapping), ("signature", str), ("arch", str)):
         if key in spec and not isinstance(spec[key], kind):
-            raise UsageError(f"{where}: {key!r} must be a {'dict' if kind is Mapping else 'string'}")
+            raise UsageError(f"{where}: {key!r} must be a {'dict' if kind is Mapping else 'string'}"
+                             + (' such as "sm_90"' if key == "arch" else ""))
     if "args" in spec and "signature" in spec:
         raise UsageError(f"{where}: give 'args' (by name) or 'signature' (positional), not both")
     return Example(name, kernel, kernel_name, dict(spec.get("args", {})), spec.get("signature"),

@@ -1,0 +1,89 @@
+"""Edge cases a real user's files hit (from a review): same-named helper modules in two folders,
+annotated parameters, files that print, heuristics over type-only arguments, decorator order."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ttinspect.cli import cli
+
+HEADER = "import triton\nimport triton.language as tl\n"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def write(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_same_named_helpers_in_two_folders(tmp_path):
+    for folder, op in (("A", "x + 1.0"), ("B", "x * 3.0")):
+        write(tmp_path / folder / "helpers.py", HEADER + f"\n@triton.jit\ndef op(x):\n    return {op}\n")
+        write(tmp_path / folder / "k.py", HEADER + "from helpers import op\n\n@triton.jit\n"
+              "def kern(x_ptr, y_ptr, n):\n    o = tl.arange(0, 128)\n"
+              "    tl.store(y_ptr + o, op(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
+    sig = "*fp32:16, *fp32:16, i32:16"
+    a = run("dump", tmp_path / "A" / "k.py:kern", "--signature", sig, "--stage", "ttir")
+    b = run("dump", tmp_path / "B" / "k.py:kern", "--signature", sig, "--stage", "ttir")
+    assert a.exit_code == b.exit_code == 0, a.output + b.output
+    assert "arith.addf" in a.output and "arith.mulf" in b.output
+
+
+def test_annotated_parameters_take_their_type(tmp_path):
+    path = write(tmp_path / "ann.py", HEADER + """
+@triton.jit
+def ann(x_ptr, n: tl.int64, alpha: tl.float32, stride: tl.int32, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + o * stride, tl.load(x_ptr + o * stride, mask=o < n) * alpha, mask=o < n)
+""")
+    out = run("dump", f"{path}:ann", "--arg", "x_ptr=*fp32", "--arg", "n=4096", "--arg", "alpha=2",
+              "--arg", "stride=1", "--set", "BLOCK=128", "--stage", "ttir").output
+    assert "%n: i64 {tt.divisibility = 16 : i32}" in out
+    assert "%alpha: f32 loc" in out and "%stride: i32 loc" in out
+
+
+def test_what_a_file_prints_stays_out_of_json(tmp_path):
+    path = write(tmp_path / "p.py", "print('loading my kernels')\n" + HEADER + """
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr = 64):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+""")
+    result = CliRunner().invoke(cli, ["report", f"{path}:k", "--arg", "x_ptr=*fp32", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["label"] == "p.py:k"
+
+
+def test_heuristics_over_type_only_arguments_and_above_autotune(tmp_path):
+    path = write(tmp_path / "h.py", HEADER + """
+@triton.heuristics({"IS_FP16": lambda a: a["x_ptr"].dtype == "fp16"})
+@triton.autotune(configs=[triton.Config({"B": 64}), triton.Config({"B": 128})], key=["n"])
+@triton.jit
+def k(x_ptr, n, B: tl.constexpr, IS_FP16: tl.constexpr):
+    o = tl.arange(0, B)
+    tl.store(x_ptr + o, 1.0, mask=o < n)
+""")
+    listing = json.loads(run("list", path, "--json").output)
+    assert listing["kernels"][0]["kind"] == "heuristics"
+    result = run("dump", f"{path}:k", "--arg", "x_ptr=*fp16", "--arg", "n=64", "--config", "1")
+    assert result.exit_code == 2 and "IS_FP16 could not be computed" in result.output
+    assert "x_ptr was given only as" in result.output
+
+
+def test_example_with_a_bad_arch(tmp_path):
+    path = write(tmp_path / "e.py", HEADER + """
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr = 64):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+TTINSPECT_EXAMPLES = {"e": {"kernel": k, "args": {"x_ptr": "*fp32"}, "arch": 90}}
+""")
+    result = run("dump", f"{path}:e")
+    assert result.exit_code == 2 and "'arch' must be a string" in result.output
