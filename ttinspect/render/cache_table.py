@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .tables import _console
 
 COLUMNS = (("id", "id"), ("name", "kernel"), ("target", "target"), ("num_warps", "warps"),
@@ -48,4 +50,7 @@ def cache_table(rows, root: str) -> None:
             reasons[key] = reasons.get(key, 0) + 1
     for (key, reason), count in sorted(reasons.items()):
         console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
-    console.print("[dim]inspect one: ttinspect report cache:<id prefix>   (ttinspect dump / diff take it too)[/dim]")
+    from ..tritoncache import default_dir
+
+    env = "" if Path(root).resolve() == default_dir().resolve() else f"TRITON_CACHE_DIR={root} "
+    console.print(f"[dim]inspect one: {env}ttinspect report cache:<id prefix>   (dump / diff take it too)[/dim]")
