@@ -67,16 +67,10 @@ def entry_row(entry) -> CacheRow:
         row.unknown["source"] = "no source location in the TTIR"
     if row.triton_version is None:
         row.unknown["triton_version"] = "the metadata does not record it (Triton < 3.3?)"
-    try:
-        built = entry_build(entry)
-    except UsageError as error:
-        for key in ("registers", "spills", "depth", "tensor_core_path"):
-            row.unknown[key] = str(error)
-        return row
     from .report import report_from_build
 
-    try:
-        report = report_from_build(built)
+    try:  # a foreign target (entry_build) or an unreadable stage: the four columns are unknown
+        report = report_from_build(entry_build(entry), sass=False)
     except TTInspectError as error:
         for key in ("registers", "spills", "depth", "tensor_core_path"):
             row.unknown[key] = str(error)

@@ -40,7 +40,7 @@ def config_rows(builds: list) -> list[ConfigRow]:
             rows.append(ConfigRow(built.label, built.note, {}, None, {}, {}, built.error))
             continue
         try:
-            report = report_from_build(built)
+            report = report_from_build(built, sass=False)
         except TTInspectError as error:
             rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, {}, {}, str(error)))
             continue

@@ -123,14 +123,14 @@ def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = No
 
 
 def build_function(fn, label: str, args: Mapping[str, Any], config: Mapping[str, Any] | None,
-                   target: Target, extra: Mapping[str, Any] | None = None, *, check: bool = True) -> Build:
+                   target: Target, *, check: bool = True) -> Build:
     """A loaded @triton.jit function, keyed by its file's content (and its siblings'). `check=False`
     keeps a build whose shared memory would not launch (a table of configs shows it as not fitting)."""
     path = fn.fn.__code__.co_filename
     name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
         else f"{fn.fn.__module__}:{fn.__name__}"
     return _build(label, name, _source_digest(Path(path)), lambda: fn, dict(args), dict(config or {}),
-                  target, dict(extra or {}), path, check)
+                  target, {}, path, check)
 
 
 # Modules ttinspect loads from a user's file get this prefix (refs/userfile.py); their names are

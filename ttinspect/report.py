@@ -186,7 +186,9 @@ def _all_unknown(facts: list[Fact], reason: str | None) -> list[Fact]:
     return [dataclasses.replace(f, value=None, unknown=reason) for f in facts]
 
 
-def report_from_build(result: Build) -> Report:
+def report_from_build(result: Build, *, sass: bool = True) -> Report:
+    """`sass=False` leaves out the SASS group (an nvdisasm run per kernel), for tables that show none
+    of its facts."""
     ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
@@ -195,7 +197,8 @@ def report_from_build(result: Build) -> Report:
         text, missing = _stage_text(result, stage)
         facts += _all_unknown(extract(parse_mlir(text, stage=stage)), missing)
     facts += _resource_facts(result)
-    facts += _sass_facts(result)
+    if sass:
+        facts += _sass_facts(result)
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
                   _main_loop_text(ptx_text, ptx) if not ptx_missing else None, result)
