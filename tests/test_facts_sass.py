@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from triton_features import needs_host_tma
 from golden_option import DATA
 
 from ttinspect import tools
@@ -205,6 +206,7 @@ def test_agrees_with_ptx(version, name):
 
 # --- TMA ----------------------------------------------------------------------------------------
 
+@needs_host_tma
 def test_tma_sm90():
     v = {k: f.value for k, f in tma("sm_90").items()}
     assert v["sass_tensor_core_path"] == "HGMMA"
@@ -219,6 +221,7 @@ def test_tma_sm90():
     assert v["sass_drain_depbar"] == (0,)  # cp.async.bulk.wait_group 0 after the TMA store
 
 
+@needs_host_tma
 def test_tma_sm100():
     v = {k: f.value for k, f in tma("sm_100").items()}
     assert v["sass_tensor_core_path"] == "UTCHMMA"

@@ -18,6 +18,7 @@ import sys
 import textwrap
 
 import pytest
+from triton_features import HOST_TMA, TRITON
 
 from ttinspect.variants import OPTION_KEYS, Pointer, TensorDesc
 
@@ -151,6 +152,11 @@ def interpreter_results() -> dict[str, str]:
 
 @pytest.mark.parametrize("case_id", [case[0] for case in CASES])
 def test_matches_torch_in_interpreter(interpreter_results, case_id):
+    if case_id.startswith("opt_tma") and not HOST_TMA:
+        pytest.skip("host-side tensor descriptors need Triton >= 3.4")
+    if case_id.startswith("opt_tma") and TRITON < (3, 5):
+        pytest.skip("Triton 3.4's interpreter checks descriptor strides in elements, not bytes "
+                    "(rejects K=72 fp16, a 144-byte stride)")
     outcome = interpreter_results[case_id]
     assert outcome == "ok", f"{case_id}:\n{outcome}"
 

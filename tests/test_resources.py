@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from triton_features import TRITON
 
 from ttinspect import inspect
 from ttinspect.engine import triton_version
@@ -69,9 +70,14 @@ def test_offline_registers_match_the_h100(variant):
 def test_resource_facts_in_report():
     report = inspect("naive", arch="sm_90")
     assert report.blocks_per_sm == 8 and report["occupancy_limit"] == "registers"
-    assert report["spill_store_bytes"] == 0 and report["spill_load_bytes"] == 0
     spilling = inspect("tileon", arch="sm_90")
-    assert spilling["spill_store_bytes"] > 0 and spilling["spill_load_bytes"] > 0 and spilling.spills > 0
+    assert spilling.spills > 0
+    if TRITON < (3, 5):  # the ptxas -v report is deleted unread: its facts say so, never a guess
+        for fact in (report.fact("spill_store_bytes"), spilling.fact("spill_load_bytes")):
+            assert fact.value is None and "deletes the ptxas -v report unread" in fact.unknown
+        return
+    assert report["spill_store_bytes"] == 0 and report["spill_load_bytes"] == 0
+    assert spilling["spill_store_bytes"] > 0 and spilling["spill_load_bytes"] > 0
 
 
 def test_missing_cuobjdump_degrades_to_unknown(monkeypatch, tmp_path):

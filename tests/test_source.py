@@ -313,10 +313,20 @@ def test_fresh_build_every_stage(builds, variant: str, arch: str):
             assert counts(got)[dot_line(variant)].family(family) == total(got, family) == 16
 
 
+def _installed_cdiv_line() -> int:
+    """tl.cdiv's body line in the installed Triton's standard.py (43 in 3.6-3.9, 40 in 3.3)."""
+    import inspect as pyinspect
+
+    import triton.language.standard as standard
+
+    lines, start = pyinspect.getsourcelines(standard.cdiv.fn)
+    return start + next(i for i, text in enumerate(lines) if text.strip().startswith("return"))
+
+
 def test_fresh_llir_inlined_cdiv(builds):
     result = builds["opt", "sm_80"]
     lines = source.line_map("llir", result.artifacts.text("llir"), kernel_file_of(result))
-    inlined = [a for a in lines if a.site and a.site.startswith("standard.py:43:")]
+    inlined = [a for a in lines if a.site and a.site.startswith(f"standard.py:{_installed_cdiv_line()}:")]
     assert inlined and {a.source_line for a in inlined} == cdiv_lines("opt")
 
 
@@ -397,7 +407,9 @@ def test_nested_inlining_goes_to_the_outermost_kernel_line(tmp_path, monkeypatch
         from_helper = [a for a in lines if a.site and (a.site.startswith("standard.py:")
                                                       or a.site.startswith(f"{path.name}:{body}"))]
         resolved = [a for a in from_helper if a.source_line is not None]
-        if stage == "sass":  # nvdisasm -g drops call sites: the helper's own line is all it knows
+        # nvdisasm -g drops call sites, and so does Triton 3.3's PTX (no inlined_at, no `@[` marks):
+        # the helper's own line is all they know.
+        if stage == "sass" or (stage == "ptx" and "inlined_at" not in text and "@[" not in text):
             assert all(a.source_line in (call, body) for a in resolved)
             continue
         assert from_helper and all(a.source_line == call and a.inlined for a in from_helper), stage

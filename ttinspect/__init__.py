@@ -14,14 +14,15 @@ from importlib import import_module
 from typing import Any
 
 __all__ = ["inspect", "diff", "Report", "Diff", "Change", "Fact", "build", "build_jit", "Build", "Artifacts",
-           "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError"]
+           "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError",
+           "offline_imports"]
 
 _EXPORTS = {
     "inspect": "report", "Report": "report", "diff": "compare", "Diff": "compare", "Change": "compare",
     "Fact": "facts.model", "Pointer": "variants", "TensorDesc": "variants",
     "build": "engine", "build_jit": "engine", "Build": "engine", "Artifacts": "artifacts",
     "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",
-    "CompileError": "errors", "UsageError": "errors",
+    "CompileError": "errors", "UsageError": "errors", "offline_imports": "compile",
 }
 
 

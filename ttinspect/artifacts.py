@@ -1,80 +1,118 @@
 """The compiled kernel as files: every stage's text or bytes and the metadata, read from a cache entry —
 ttinspect's own (`kernel.<stage>`, `metadata.json`) or one of Triton's (`<name>.<stage>`, `<name>.json`).
 SASS is derived from the cubin the first time it is asked for, then kept: beside the other stages in
-ttinspect's cache, in a `derived` directory of ttinspect's cache for an entry of Triton's (read-only)."""
+ttinspect's cache, in a `derived` directory of ttinspect's cache for an entry of Triton's (read-only).
+
+Every read of ttinspect's own entries is checked against the digest the file was stored with
+(cache.read). A damaged file is never returned: a derived one is derived again, a compiled one makes
+the entry be compiled again through `rebuild` (one warning line), or, where nothing can rebuild it, a
+one-line error. Triton's own entries carry no digests; they are read as they are.
+"""
 
 from __future__ import annotations
 
 import json
-import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import cache, tools
 from .errors import TTInspectError, UsageError
 from .stages import STAGES, get_stage
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Artifacts:
     directory: Path
     stem: str = "kernel"  # files are <stem>.<stage>
-    metadata_file: str = "metadata.json"
+    metadata_file: str = cache.METADATA
     derived: Path | None = None  # where derived files go; None: the entry itself
+    verified: bool = True  # ttinspect's own entry, with a manifest of digests
+    rebuild: Callable[[], Path] | None = field(default=None, repr=False)  # compiles the entry again
 
     @cached_property
     def metadata(self) -> dict[str, Any]:
-        return json.loads((self.directory / self.metadata_file).read_text())
+        try:
+            return json.loads(self._read(self.metadata_file))
+        except ValueError as exc:  # only an unverified (Triton) entry can get here
+            raise TTInspectError(f"{self.directory / self.metadata_file} is not valid JSON ({exc})") from exc
 
     def _derived_dir(self) -> Path:
         return self.derived or self.directory
 
+    def _name(self, stage: str) -> str:
+        return f"{self.stem}.{get_stage(stage).name}"
+
     def path(self, stage: str) -> Path:
         spec = get_stage(stage)
-        if spec.derived_from is not None and self.derived is not None:
-            return self.derived / f"kernel.{spec.name}"
-        return self.directory / f"{self.stem}.{spec.name}"
+        if spec.derived_from is not None:
+            return self._derived_dir() / f"kernel.{spec.name}"
+        return self.directory / self._name(stage)
 
     def has(self, stage: str) -> bool:
+        spec = get_stage(stage)
+        if spec.derived_from is not None:
+            return (self._derived_dir() / f"kernel.{spec.name}").is_file()
+        if self.verified:
+            return cache.has(self.directory, self._name(stage))
         return self.path(stage).is_file()
 
     def data(self, stage: str) -> bytes:
-        path = self.path(stage)
-        if not path.is_file():
-            self._derive(stage)
-        return path.read_bytes()
+        spec = get_stage(stage)
+        if spec.derived_from is not None:
+            return self._derived(f"kernel.{spec.name}", lambda: tools.disassemble(self.data(spec.derived_from)))
+        if self.verified and not cache.has(self.directory, self._name(stage)):
+            raise MissingStage(stage, self.directory)
+        if not self.verified and not self.path(stage).is_file():
+            raise MissingStage(stage, self.directory)
+        return self._read(self._name(stage))
 
     def text(self, stage: str) -> str:
         if get_stage(stage).binary:
             raise UsageError(f"{stage} is binary; ask for sass to read it")
-        return self.data(stage).decode()
+        data = self.data(stage)
+        try:
+            return data.decode()
+        except UnicodeDecodeError as exc:  # only an unverified (Triton) entry can get here
+            raise TTInspectError(f"{self.path(stage)} is not text (byte {exc.start} is not UTF-8)") from exc
 
-    def _derive(self, stage: str) -> None:
-        spec = STAGES[stage]
-        if spec.derived_from is None:
-            raise MissingStage(stage, self.directory)
-        if stage == "sass":
-            text = tools.disassemble(self.data("cubin"))
-            self._keep(self.path(stage).name, text.encode())
+    def _read(self, name: str) -> bytes:
+        """A compiled file, verified; a damaged entry is compiled again once."""
+        if not self.verified:
+            return (self.directory / name).read_bytes()
+        try:
+            return cache.read(self.directory, name)
+        except cache.Damaged as damage:
+            if self.rebuild is None:
+                raise TTInspectError(f"{damage}; remove it or run `ttinspect cache-info --clear`") from damage
+            cache.warn(f"{damage}; compiling it again")
+            cache.discard(self.directory)
+            self.directory = self.rebuild()
+            return cache.read(self.directory, name)
 
-    def _keep(self, name: str, data: bytes) -> None:
+    def _derived(self, name: str, derive: Callable[[], str]) -> bytes:
         folder = self._derived_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        if (folder / name).is_file():
+            try:
+                return cache.read(folder, name)
+            except cache.Damaged as damage:
+                cache.warn(f"{damage}; deriving it again")
+        data = derive().encode()
         cache.add_file(folder, name, data)
+        return data
 
     def extra(self, name: str) -> str | None:
         """A side file of the entry that is not a stage (e.g. "ptxas_log"), or None."""
-        path = self.directory / f"{self.stem}.{name}"
+        file = f"{self.stem}.{name}"
+        if self.verified:
+            return self._read(file).decode() if cache.has(self.directory, file) else None
+        path = self.directory / file
         return path.read_text() if path.is_file() else None
 
     def resource_usage(self) -> str:
         """cuobjdump's resource table for the cubin, derived once and kept like the SASS."""
-        path = self._derived_dir() / "kernel.resources"
-        if not path.is_file():
-            self._keep(path.name, tools.resource_usage(self.data("cubin")).encode())
-        return path.read_text()
+        return self._derived("kernel.resources", lambda: tools.resource_usage(self.data("cubin"))).decode()
 
     def export(self, out_dir: Path, *, force: bool = False) -> list[Path]:
         """Write every stage (SASS included) and metadata.json into out_dir. Refuses to overwrite a
@@ -82,18 +120,17 @@ class Artifacts:
         stages = [stage for stage in STAGES if self.has(stage) or STAGES[stage].derived_from is not None]
         if STAGES["sass"].derived_from not in stages:
             stages.remove("sass")  # no cubin to derive it from
-        sources = {f"kernel.{stage}": self.path(stage) for stage in stages}
-        sources["metadata.json"] = self.directory / self.metadata_file
-        clashes = [n for n in sources if (out_dir / n).exists()]
+        names = [f"kernel.{stage}" for stage in stages] + ["metadata.json"]
+        clashes = [n for n in names if (out_dir / n).exists()]
         if clashes and not force:
             raise UsageError(f"{out_dir} already has {', '.join(clashes)}; choose another --out or pass --force")
-        for stage in stages:  # derive first, so a failure leaves out_dir untouched
-            self.data(stage)
+        contents = {f"kernel.{stage}": self.data(stage) for stage in stages}  # verified, before writing
+        contents["metadata.json"] = self._read(self.metadata_file)
         out_dir.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, source in sources.items():
+        for name, data in contents.items():
             target = out_dir / name
-            shutil.copyfile(source, target)
+            target.write_bytes(data)
             written.append(target)
         return written
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cache
 from .errors import TTInspectError, UsageError
 
 INDEX_VERSION = 1
@@ -102,14 +101,8 @@ def _load_index(path: Path) -> dict[str, Any]:
 
 
 def _save_index(path: Path, entries: dict[str, Any]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"version": INDEX_VERSION, "entries": entries}, handle)
-        os.replace(tmp, path)
-    except OSError:  # a read-only ttinspect cache: the listing is still right, only slower next time
-        pass
+    # A read-only ttinspect cache: the listing is still right, only slower next time.
+    cache.write_json(path, {"version": INDEX_VERSION, "entries": entries})
 
 
 def list_cache(root: Path | None = None, *, name: str | None = None, sort: str | None = None) -> list[CacheRow]:

@@ -26,8 +26,60 @@ from .targets import Target, from_capability
 from .variants import TlDtype
 
 VERSION = tuple(int(x) for x in re.findall(r"\d+", triton.__version__)[:2])
-# Triton 3.3 typed bools as i1; 3.4 and later as u1 (triton-versions.md).
+# Triton 3.3 typed bools as i1; 3.4 and later as u1 (docs/versions.md).
 BOOL_TYPE = "i1" if VERSION < (3, 4) else "u1"
+# Triton runs `ptxas -v` on every compile; from 3.5 on it prints the report when asked
+# (knobs.nvidia.dump_ptxas_log), before that it deletes it unread.
+KEEPS_PTXAS_LOG = hasattr(getattr(getattr(triton, "knobs", None), "nvidia", None), "dump_ptxas_log")
+NO_PTXAS_LOG = (None if KEEPS_PTXAS_LOG else
+                f"Triton {triton.__version__} deletes the ptxas -v report unread (kept from Triton 3.5 on)")
+
+
+# What an older Triton cannot compile, measured by compiling on each release (docs/versions.md):
+# (what the kernel uses, the first Triton that compiles it).
+_NEEDS = (("tensordesc", (3, 4), "host-side tensor descriptors (TensorDescriptor arguments)"),)
+
+
+def check_supported(fn, spec: Specialization) -> None:
+    """One line naming what this Triton lacks, instead of Triton's internal KeyError."""
+    for prefix, first, what in _NEEDS:
+        if VERSION >= first:
+            continue
+        uses = [f"{name}: {ty}" for name, ty in spec.signature.items() if str(ty).startswith(prefix)]
+        if uses:
+            file, line = _kernel_location(fn)
+            raise CompileError(f"{fn.__name__} takes {what} ({uses[0]}), which Triton {triton.__version__} "
+                               f"cannot compile; Triton >= {first[0]}.{first[1]} can", file=file, line=line)
+
+
+@contextlib.contextmanager
+def offline_imports():
+    """Import a user's file on a machine without a GPU. Triton 3.3's @triton.autotune asks the GPU
+    driver for its benchmarker when the decorator runs, so the import itself fails without a GPU; a
+    stand-in driver answers that one question (benchmarking needs a GPU and is never done here)."""
+    from triton.runtime import driver
+
+    if VERSION >= (3, 4):
+        yield
+        return
+    try:
+        driver.active.get_current_target()
+        yield
+        return
+    except Exception:  # no GPU: Triton raises RuntimeError("0 active drivers") and others
+        pass
+
+    class _NoGPU:
+        def get_benchmarker(self):
+            def no_bench(*args, **kwargs):
+                raise NoGPUError("benchmarking needs a CUDA GPU")
+            return no_bench
+
+    driver.set_active(_NoGPU())
+    try:
+        yield
+    finally:
+        driver.reset_active()
 
 
 def native_target() -> Target:
@@ -154,6 +206,7 @@ def _to_triton(value: Any) -> Any:
 def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Target
                 ) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Compile; return ({stage: file content}, metadata as JSON-ready data)."""
+    check_supported(fn, spec)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
     gpu = GPUTarget("cuda", target.capability, target.warp_size)
     log = io.StringIO()
@@ -183,6 +236,9 @@ def _ptxas_log_to(sink: io.StringIO):
     """Run ptxas for real (not from Triton's own cache) and keep its `-v` report: Triton runs
     `ptxas -v` on every compile but throws the log away unless `dump_ptxas_log` is set, in which case
     it prints it. Registers, spill bytes and stack come from there, from the very ptxas Triton used."""
+    if not KEEPS_PTXAS_LOG:
+        yield
+        return
     knobs = triton.knobs
     with knobs.compilation.scope(), knobs.nvidia.scope(), contextlib.redirect_stdout(sink):
         knobs.compilation.always_compile = True

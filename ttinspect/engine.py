@@ -44,7 +44,13 @@ class Build:
     def from_record(cls, record: Mapping[str, Any]) -> "Build | None":
         """None when the entry has gone (a cleared cache): the caller compiles again."""
         entry = Path(record["entry"])
-        if not (entry / "metadata.json").is_file():
+        if not entry.is_dir():
+            return None
+        try:
+            cache.read(entry, cache.METADATA)
+        except cache.Damaged as damage:  # the caller resolves the reference again, which compiles
+            cache.warn(f"{damage}; compiling it again")
+            cache.discard(entry)
             return None
         return cls(record["label"], record["kernel"], parse_arch(record["target"]), dict(record["config"]),
                    Artifacts(entry), record.get("source_file"), record.get("note", ""))
@@ -145,9 +151,8 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         "kernel": kernel, "sources": digest, "config": _jsonable(config), "args": _jsonable(args),
         "target": target.name, "triton": triton_version(), "env": cache.compile_env(),
     })
-    entry = cache.lookup(key)
-    if entry is None:
-        from .compile import compile_jit, specialize_for, split_options  # the cold path: imports triton
+    def compile_entry() -> Path:
+        from .compile import NO_PTXAS_LOG, compile_jit, specialize_for, split_options  # cold: imports triton
 
         fn = load()
         # Every config key that names a kernel parameter is a constexpr — an option too: seed 001's
@@ -157,11 +162,15 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         files, metadata = compile_jit(fn, specialization, options, target)
         metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
                                  "config": _jsonable(config), "signature": specialization.describe(),
-                                 "source_file": source_file, **extra}
+                                 "source_file": source_file, "engine": cache.ENGINE_VERSION, **extra}
+        if NO_PTXAS_LOG:
+            metadata["ttinspect"]["no_ptxas_log"] = NO_PTXAS_LOG
         payload = {f"kernel.{stage}": data for stage, data in files.items()}
-        payload["metadata.json"] = json.dumps(metadata, indent=2, default=repr).encode()
-        entry = cache.store(key, payload)
-    result = Build(label, kernel, target, config, Artifacts(entry), source_file)
+        payload[cache.METADATA] = json.dumps(metadata, indent=2, default=repr).encode()
+        return cache.store(key, payload)
+
+    entry = cache.lookup(key) or compile_entry()
+    result = Build(label, kernel, target, config, Artifacts(entry, rebuild=compile_entry), source_file)
     if check:
         check_launchable(result)
     return result

@@ -162,7 +162,8 @@ def _resource_facts(result: Build) -> list[Fact]:
         usage_reason = str(error)
     log = result.artifacts.extra("ptxas_log")
     ptxas = parse_ptxas_log(log) if log else None
-    ptxas_reason = ("the ptxas -v log was not kept for this cache entry" if log is None
+    ptxas_reason = ((result.metadata.get("ttinspect") or {}).get("no_ptxas_log")
+                    or "the ptxas -v log was not kept for this cache entry" if log is None
                     else "the ptxas -v log has no spill line" if ptxas is None else "")
     return resource_facts(result.target, usage, usage_reason, ptxas, ptxas_reason,
                           shared=result.metadata.get("shared") or 0,
@@ -193,9 +194,14 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
     facts = _config_facts(result) + _all_unknown([pipeline_depth(view)] + ptx_facts(view), ptx_missing)
-    for stage, extract in (("ttir", ttir_facts), ("ttgir", ttgir_facts)):
-        text, missing = _stage_text(result, stage)
-        facts += _all_unknown(extract(parse_mlir(text, stage=stage)), missing)
+    # Triton 3.3 names the kernel's arguments %arg0, %arg1, ... in the IR; later versions by the
+    # Python parameter names. The signature recorded at compile time gives the names back.
+    signature = (result.metadata.get("ttinspect") or {}).get("signature") or {}
+    arg_names = [name for name, ty in signature.items() if not str(ty).startswith("=")]
+    text, missing = _stage_text(result, "ttir")
+    facts += _all_unknown(ttir_facts(parse_mlir(text, stage="ttir"), arg_names), missing)
+    text, missing = _stage_text(result, "ttgir")
+    facts += _all_unknown(ttgir_facts(parse_mlir(text, stage="ttgir")), missing)
     facts += _resource_facts(result)
     if sass:
         facts += _sass_facts(result)

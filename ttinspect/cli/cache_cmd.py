@@ -31,3 +31,50 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
     from ..render.cache_table import cache_table
 
     cache_table(rows, str(root))
+
+
+@cli.command("cache-info")
+@click.option("--clear", is_flag=True, help="Remove every compiled entry and derived file (kept: autotune results, "
+                                            "which are GPU measurements).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def cache_info_command(clear: bool, as_json: bool) -> None:
+    """ttinspect's own cache (TTINSPECT_CACHE_DIR, else $XDG_CACHE_HOME/ttinspect): where it is, how big,
+    which Tritons and targets its entries are for; --clear reclaims the disk."""
+    from ..cache_info import cache_info
+    from ..cache_info import clear as clear_cache
+
+    if clear:
+        entries, freed = clear_cache()
+        info = cache_info()
+        if as_json:
+            emit_json({"removed_entries": entries, "freed_bytes": freed, "after": info.as_dict()})
+        else:
+            click.echo(f"removed {entries} compiled entries, freed {_mib(freed)} from {info.root}"
+                       + (f"; kept {info.autotune_results} autotune result(s)" if info.autotune_results else ""))
+        return
+    info = cache_info()
+    if as_json:
+        emit_json(info.as_dict())
+        return
+    click.echo(f"ttinspect cache: {info.root}" + ("" if info.exists else " (not created yet)"))
+    if not info.exists:
+        return
+    click.echo(f"  size:      {_mib(info.total_bytes)} in all; "
+               f"compiled entries {info.entries} ({_mib(info.entry_bytes)})")
+    if info.by_triton:
+        click.echo("  triton:    " + ", ".join(f"{v} ({n})" for v, n in sorted(info.by_triton.items())))
+        click.echo("  targets:   " + ", ".join(f"{t} ({n})" for t, n in sorted(info.by_target.items())))
+    for label, count, why in (("old format", info.old_format, "written by an older ttinspect; never read"),
+                              ("damaged", info.damaged, "compiled again when next used"),
+                              ("leftovers", info.leftovers, "of interrupted writes")):
+        if count:
+            click.echo(f"  {label + ':':<10} {count} ({why})")
+    for name, size in sorted(info.other_bytes.items()):
+        click.echo(f"  {name + ':':<10} {_mib(size)}")
+    if info.autotune_results:
+        click.echo(f"  autotune:  {info.autotune_results} result(s) (kept by --clear)")
+    click.echo("  reclaim:   ttinspect cache-info --clear")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 1024:.0f} KiB"

@@ -56,9 +56,11 @@ def _constant(defs: dict[str, _Def], name: str) -> int | None:
     return int(m[1]) if m else None
 
 
-def program_order(module: MlirModule) -> tuple[str, int | None]:
-    """("2-D grid", None) / ("grouped", GROUP_SIZE_M) / ("1-D row-major" | "1-D column-major", None)."""
+def program_order(module: MlirModule, arg_names: list[str] | None = None) -> tuple[str, int | None]:
+    """("2-D grid", None) / ("grouped", GROUP_SIZE_M) / ("1-D row-major" | "1-D column-major", None).
+    `arg_names`: the runtime parameters in order, for IR that numbers them (%arg3 is %M)."""
     defs = _definitions(module)
+    aliases = {f"%arg{i}": f"%{name}" for i, name in enumerate(arg_names or [])}
     pids = {name: d.rest.split(":")[0].strip() for name, d in defs.items() if d.op == "tt.get_program_id"}
     if len(set(pids.values())) > 1:
         return "2-D grid", None
@@ -70,12 +72,12 @@ def program_order(module: MlirModule) -> tuple[str, int | None]:
         if m and m[2] in pids:
             persistent[m[1]] = pids[m[2]]
     if persistent:
-        order, group = _order_of(defs, persistent)
+        order, group = _order_of(defs, persistent, aliases)
         return f"{order} (persistent)", group
-    return _order_of(defs, pids)
+    return _order_of(defs, pids, aliases)
 
 
-def _order_of(defs: dict[str, _Def], pids: dict[str, str]) -> tuple[str, int | None]:
+def _order_of(defs: dict[str, _Def], pids: dict[str, str], aliases: dict[str, str]) -> tuple[str, int | None]:
     """How a tile index (a program id, or a persistent loop's tile index) is split into (pid_m, pid_n)."""
     for d in defs.values():
         if d.op == "arith.divsi" and d.operands and d.operands[0] in pids and len(d.operands) > 1:
@@ -89,7 +91,7 @@ def _order_of(defs: dict[str, _Def], pids: dict[str, str]) -> tuple[str, int | N
         if d.op == "arith.divsi" and len(d.operands) > 1 and d.operands[0] in pids:
             # pid // num_pid_n: consecutive programs walk along a row of C tiles (row-major);
             # pid // num_pid_m: down a column (column-major). Read from which size feeds the divisor.
-            sizes = _arguments(defs, d.operands[1], set()) & {"%M", "%N"}
+            sizes = {aliases.get(a, a) for a in _arguments(defs, d.operands[1], set())} & {"%M", "%N"}
             if sizes == {"%N"}:
                 return "1-D row-major", None
             if sizes == {"%M"}:
@@ -142,8 +144,8 @@ def load_masks(module: MlirModule) -> tuple[int, ...] | None:
     return tuple(terms)
 
 
-def ttir_facts(module: MlirModule) -> list[Fact]:
-    order, group = program_order(module)
+def ttir_facts(module: MlirModule, arg_names: list[str] | None = None) -> list[Fact]:
+    order, group = program_order(module, arg_names)
     modulo = sum(1 for op in module.ops if op.name == "arith.remsi"
                  and _RESULT_TENSOR_RE.search(module.text(op)))
     masks = load_masks(module)

@@ -139,11 +139,19 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
         found = memo.load(memo_key)
         if found is not None:
+            for index, build in enumerate(found):  # a damaged entry is compiled again, from the file
+                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index)
             return found
     builds = _file_builds_cold(ref, options, arch, keep_going)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
         memo.save(memo_key, builds)
     return builds
+
+
+def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int):
+    def rebuild():
+        return _file_builds_cold(ref, options, arch, keep_going)[index].artifacts.directory
+    return rebuild
 
 
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:

@@ -9,8 +9,6 @@ the user's file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from typing import Any, Mapping
 
 from .. import cache
@@ -48,9 +46,4 @@ def load(memo_key: str) -> list | None:
 
 
 def save(memo_key: str, builds: list) -> None:
-    path = _path(memo_key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".memo-", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        json.dump({"builds": [b.record() for b in builds]}, handle, default=repr)
-    os.replace(tmp, path)
+    cache.write_json(_path(memo_key), {"builds": [b.record() for b in builds]})

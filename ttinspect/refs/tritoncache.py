@@ -29,7 +29,7 @@ def entry_build(entry):
     location = entry.source_location()
     kernel = entry.name + (f" ({location[0]}:{location[1]})" if location else "")
     artifacts = Artifacts(entry.directory, stem=entry.name, metadata_file=f"{entry.name}.json",
-                          derived=derived_dir(entry))
+                          derived=derived_dir(entry), verified=False)
     missing = entry.missing()
     note = f"Triton cache entry {entry.id}" + (f"; missing: {', '.join(missing)}" if missing else "")
     return Build(f"cache:{entry.id[:10]}", kernel, TARGETS[arch], config, artifacts,

@@ -86,7 +86,9 @@ def load_module(path: Path) -> ModuleType:
     before = set(sys.modules)
     try:
         # What the file prints at import goes to stderr: stdout is the stage text or the JSON.
-        with contextlib.redirect_stdout(sys.stderr):
+        from ..compile import offline_imports
+
+        with contextlib.redirect_stdout(sys.stderr), offline_imports():
             spec.loader.exec_module(module)
     except SyntaxError as error:
         del sys.modules[name]

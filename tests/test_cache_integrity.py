@@ -1,0 +1,286 @@
+"""A cache that cannot lie: damaged entries are compiled again (never printed as the kernel), and a
+cache that cannot be written — read-only, a file in the way, a full disk — costs one warning line.
+Through the public CLI, in fresh processes, as a user would meet it."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ttinspect import cache
+from ttinspect.cache_info import cache_info, clear
+
+REPO = Path(__file__).resolve().parents[1]
+USER_FILE = REPO / "tests" / "data" / "user_kernels" / "my_mm.py"
+
+
+def ttinspect(*args: str, cache_dir: Path, check: bool = True, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(cache_dir), **env}
+    done = subprocess.run([sys.executable, "-m", "ttinspect", *args], env=environ, capture_output=True,
+                          text=True, timeout=600)
+    if check:
+        assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted(p for p in root.glob("??/*") if p.is_dir() and not p.name.startswith("."))
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A cache holding opt for sm_90, and what its PTX dump and report look like when whole."""
+    root = tmp_path_factory.mktemp("integrity")
+    dump = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout
+    report = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root).stdout
+    return root, dump, report
+
+
+@pytest.fixture
+def cache_copy(warm, tmp_path):
+    root, dump, report = warm
+    copy = tmp_path / "cache"
+    shutil.copytree(root, copy)
+    (entry,) = entries(copy)
+    return copy, entry, dump, report
+
+
+# --- damage is detected, reported in one line, and repaired -----------------------------------------
+
+@pytest.mark.parametrize("damage", ["garbage_ptx", "truncated_ptx", "missing_ttgir", "garbage_metadata",
+                                    "missing_metadata", "missing_manifest", "garbage_manifest"])
+def test_a_damaged_entry_is_compiled_again_not_shown(cache_copy, damage):
+    root, entry, dump, report = cache_copy
+    if damage == "garbage_ptx":
+        (entry / "kernel.ptx").write_text("garbage\n")
+    elif damage == "truncated_ptx":
+        data = (entry / "kernel.ptx").read_bytes()
+        (entry / "kernel.ptx").write_bytes(data[: len(data) // 2])
+    elif damage == "missing_ttgir":
+        (entry / "kernel.ttgir").unlink()
+    elif damage == "garbage_metadata":
+        (entry / "metadata.json").write_text("{")
+    elif damage == "missing_metadata":
+        (entry / "metadata.json").unlink()
+    elif damage == "missing_manifest":
+        (entry / "manifest.json").unlink()
+    else:
+        (entry / "manifest.json").write_bytes(b"\xff\xfe")
+    shown = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    assert shown.stdout == dump
+    assert "garbage" not in shown.stdout
+    reported = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
+    assert reported.stdout == report
+    # Only the files a command reads are checked: the PTX dump never reads the TTGIR, the report does.
+    first = reported if damage == "missing_ttgir" else shown
+    warnings = [line for line in first.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1 and "damaged" in warnings[0] and "compiling it again" in warnings[0], first.stderr
+    if damage != "missing_ttgir":
+        assert reported.stderr == ""  # repaired for good
+    again = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    assert again.stdout == dump and again.stderr == ""
+
+
+def test_report_rebuilds_when_a_stage_it_reads_is_missing(cache_copy):
+    root, entry, _, report = cache_copy
+    (entry / "kernel.ttgir").unlink()
+    done = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
+    assert done.stdout == report and "kernel.ttgir is missing" in done.stderr
+
+
+def test_a_damaged_derived_file_is_derived_again(cache_copy):
+    root, entry, _, _ = cache_copy
+    sass = ttinspect("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root).stdout
+    (entry / "kernel.sass").write_text("not sass\n")
+    done = ttinspect("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root)
+    assert done.stdout == sass and "deriving it again" in done.stderr
+
+
+def test_a_user_file_kernel_is_rebuilt_from_its_file(tmp_path):
+    """The warm path of a file reference (a memo naming the entry) repairs too."""
+    root = tmp_path / "cache"
+    args = ("dump", f"{USER_FILE}:small", "--stage", "ptx", "--arch", "sm_80")
+    first = ttinspect(*args, cache_dir=root).stdout
+    for entry in entries(root):
+        (entry / "kernel.ptx").write_text("garbage\n")
+    done = ttinspect(*args, cache_dir=root)
+    assert done.stdout == first and "compiling it again" in done.stderr
+
+
+def test_staging_leftovers_of_a_killed_writer_are_ignored(cache_copy):
+    """A process killed while storing leaves a `.<key>-*` directory: never read, counted by cache-info,
+    removed by --clear."""
+    root, entry, dump, _ = cache_copy
+    half = entry.parent / f".{entry.name[:12]}-killed"
+    half.mkdir()
+    (half / "kernel.ptx").write_text("half written")
+    shutil.rmtree(entry)
+    assert ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout == dump
+    info = cache_info(root)
+    assert info.leftovers == 1 and info.entries == 1
+    assert clear(root)[0] == 1 and not half.exists() and cache_info(root).entries == 0
+
+
+def test_a_process_killed_mid_compile_leaves_a_usable_cache(tmp_path):
+    root = tmp_path / "cache"
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root)}
+    for delay in (0.5, 2.0, 4.0):  # before, during and after Triton's work, depending on the machine
+        process = subprocess.Popen([sys.executable, "-m", "ttinspect", "report", "tileon", "--arch", "sm_80"],
+                                   env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        for entry in entries(root):
+            cache.read(entry, cache.METADATA)  # whatever is at an entry's name is whole
+    done = ttinspect("report", "tileon", "--arch", "sm_80", "--json", cache_dir=root)
+    assert json.loads(done.stdout)
+
+
+def test_eight_processes_at_once(tmp_path):
+    """Four on the same key, four on different keys, all starting cold on one cache directory."""
+    root = tmp_path / "cache"
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root)}
+    commands = [["dump", "add", "--stage", "ptx", "--arch", "sm_90"]] * 4 + [
+        ["dump", "add", "--stage", "ptx", "--arch", arch] for arch in ("sm_80", "sm_86", "sm_89", "sm_120")]
+    processes = [subprocess.Popen([sys.executable, "-m", "ttinspect", *c], env=environ, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for c in commands]
+    results = [(p.communicate(timeout=600), p.returncode) for p in processes]
+    assert all(code == 0 for _, code in results), [err for (_, err), _ in results]
+    same = {out for (out, _), _ in results[:4]}
+    assert len(same) == 1
+    assert len({out for (out, _), _ in results[4:]}) == 4
+    found = entries(root)
+    assert len(found) == 5
+    for entry in found:
+        for name in cache.manifest(entry):
+            cache.read(entry, name)
+    assert not [p for p in root.glob("??/.*")]  # no staging left behind
+
+
+# --- a cache that cannot be written -----------------------------------------------------------------
+
+def test_a_file_where_the_cache_should_be(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("mine")
+    done = ttinspect("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=blocker)
+    assert "tt.func" in done.stdout
+    assert done.stderr.count("\n") == 1 and "a file is in the way" in done.stderr
+    assert blocker.read_text() == "mine"  # nothing the user had is touched
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits")
+def test_a_read_only_cache_directory(tmp_path):
+    root = tmp_path / "ro"
+    root.mkdir()
+    root.chmod(0o500)
+    try:
+        done = ttinspect("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=root)
+    finally:
+        root.chmod(0o700)
+    assert "tt.func" in done.stdout and "working without a cache" in done.stderr
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES, errno.ENOSPC])
+def test_unwritable_cache_falls_back_with_one_warning(tmp_path, monkeypatch, capsys, code):
+    """Read-only file systems, permissions and a full disk, injected where the entry is written."""
+    from ttinspect import inspect
+
+    monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_fallback", None)
+    monkeypatch.setattr(cache, "_warned", set())
+    real = cache._store_in
+
+    def failing(base, key, files):
+        if base == tmp_path / "cache":
+            raise OSError(code, os.strerror(code), str(base))
+        return real(base, key, files)
+
+    monkeypatch.setattr(cache, "_store_in", failing)
+    report = inspect("add", arch="sm_90")
+    assert "tt.func" in report.build.artifacts.text("ttir")
+    err = capsys.readouterr().err
+    assert err.count("ttinspect: warning:") == 1 and "working without a cache" in err
+    assert not list((tmp_path / "cache").glob("??/*"))
+
+
+def test_no_space_anywhere_is_one_clear_error(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from ttinspect.cli import cli
+
+    monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_fallback", None)
+
+    def full(base, key, files):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(base))
+
+    monkeypatch.setattr(cache, "_store_in", full)
+    result = CliRunner().invoke(cli, ["dump", "add", "--stage", "ttir", "--arch", "sm_90", "--set", "BLOCK_SIZE=512"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("ttinspect: error: cannot store a compiled kernel: no space left on device")
+    assert "Traceback" not in result.stderr
+
+
+def test_derived_files_on_a_read_only_entry_are_still_shown(tmp_path, monkeypatch, capsys):
+    entry = cache.store("cd" * 32, {"metadata.json": b"{}", "kernel.ptx": b"ptx"}, root=tmp_path)
+    monkeypatch.setattr(cache, "_warned", set())
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    assert cache.add_file(entry, "kernel.sass", b"sass") is None
+    assert "derived files are not kept" in capsys.readouterr().err
+
+
+# --- the store itself -------------------------------------------------------------------------------
+
+def test_every_read_is_checked_against_the_manifest(tmp_path):
+    entry = cache.store("ef" * 32, {"metadata.json": b"{}", "kernel.ptx": b"ptx"}, root=tmp_path)
+    assert json.loads((entry / "manifest.json").read_text())["kernel.ptx"] == cache.digest(b"ptx")
+    assert cache.read(entry, "kernel.ptx") == b"ptx"
+    (entry / "kernel.ptx").write_bytes(b"ptY")
+    with pytest.raises(cache.Damaged, match="does not match its digest"):
+        cache.read(entry, "kernel.ptx")
+    with pytest.raises(cache.Damaged, match="kernel.llir is missing"):
+        cache.read(entry, "kernel.llir")
+    cache.add_file(entry, "kernel.sass", b"sass")
+    assert cache.read(entry, "kernel.sass") == b"sass"
+    (entry / "kernel.sass.sha256").write_text("0" * 64)
+    with pytest.raises(cache.Damaged):
+        cache.read(entry, "kernel.sass")
+
+
+def test_clear_removes_only_what_ttinspect_wrote(tmp_path):
+    root = tmp_path
+    cache.store("ab" * 32, {"metadata.json": b"{}"}, root=root)
+    (root / "notes.txt").write_text("the user's")
+    (root / "zz").mkdir()
+    (root / "zz" / "keep").write_text("not ours")
+    (root / "autotune").mkdir()
+    (root / "autotune" / "opt.json").write_text("{}")
+    removed, freed = clear(root)
+    assert removed == 1 and freed > 0
+    assert (root / "notes.txt").exists() and (root / "zz" / "keep").exists()
+    assert (root / "autotune" / "opt.json").exists() and not list(root.glob("ab/*"))
+
+
+def test_cache_info_command(cache_copy):
+    root, entry, _, _ = cache_copy
+    shown = ttinspect("cache-info", cache_dir=root).stdout
+    assert str(root) in shown and "compiled entries 1" in shown and "sm_90 (1)" in shown
+    data = json.loads(ttinspect("cache-info", "--json", cache_dir=root).stdout)
+    assert data["entries"] == 1 and data["by_target"] == {"sm_90": 1} and data["total_bytes"] > 0
+    cleared = ttinspect("cache-info", "--clear", cache_dir=root).stdout
+    assert cleared.startswith("removed 1 compiled entries") and not entry.exists()
