@@ -93,7 +93,7 @@ def test_unknown_stage_lists_valid_ones():
 
 
 def test_unknown_arch_lists_valid_ones():
-    assert_one_line_error(run("dump", "opt", "--arch", "sm_70"), 2, "unknown arch", "sm_80", "sm_120")
+    assert_one_line_error(run("dump", "opt", "--arch", "sm_88"), 2, "unknown arch", "sm_80", "sm_120")
 
 
 def test_unknown_set_key_lists_valid_ones():

@@ -8,25 +8,36 @@ import re
 from pathlib import Path
 
 import pytest
-from triton_features import HOST_TMA
+from triton_features import HOST_TMA, TRITON
 
 from ttinspect.engine import build, build_jit, triton_version
 from ttinspect.errors import CompileError, UsageError
 from ttinspect.targets import TARGETS
+from ttinspect.versions import supported_targets
 from ttinspect.variants import Pointer, all_variants
 
 VARIANTS = [v.name for v in all_variants()]
 
 
 # Configs that do not fit a target's shared memory: the engine refuses them as the launch would.
-TOO_BIG = {("opt_tma", "sm_120")}  # 128x256x64 with 3 TMA buffers: 163856 B > 101376 B
+TOO_BIG = {("opt_tma", "sm_120"), ("opt_tma", "sm_121")}  # 128x256x64, 3 TMA buffers: 163856 B > 101376 B
+
+# Every variant on the targets the seeds are about; on the other targets the installed Triton compiles
+# for (Volta/Turing, Orin, B300, DGX Spark), one kernel of each kind — the compile time of the suite
+# stays in bounds on a 2-core CI machine.
+MAIN_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
+MATRIX = [(variant, arch) for arch in supported_targets() for variant in VARIANTS
+          if arch in MAIN_TARGETS or variant in ("naive", "opt", "add", "softmax", "opt_tma")]
 
 
-@pytest.mark.parametrize("arch", list(TARGETS))
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant,arch", MATRIX)
 def test_every_variant_compiles_for_every_target(variant, arch):
     if variant == "opt_tma" and not HOST_TMA:
         with pytest.raises(CompileError, match=r"host-side tensor descriptors .* Triton >= 3\.4 can"):
+            build(variant, arch=arch)
+        return
+    if TRITON < (3, 4) and arch in ("sm_70", "sm_72", "sm_75") and variant in ("naive", "opt", "opt_tma"):
+        with pytest.raises(CompileError, match=r"cannot compile tl\.dot for Volta/Turing|Triton >= 3\.4 can"):
             build(variant, arch=arch)
         return
     if (variant, arch) in TOO_BIG:

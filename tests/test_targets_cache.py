@@ -18,14 +18,17 @@ def test_parse_arch(text, name):
 
 
 def test_parse_arch_rejects_unknown():
-    with pytest.raises(UsageError, match="valid: sm_80"):
-        parse_arch("sm_75")
+    with pytest.raises(UsageError, match="valid: sm_70"):
+        parse_arch("volta")
+    with pytest.raises(UsageError, match="unknown arch 'sm_88': no Triton release"):
+        parse_arch("sm_88")
 
 
 def test_every_target_has_limits():
     for target in TARGETS.values():
         assert target.max_shared_per_block <= target.shared_per_sm
-        assert target.max_warps_per_sm in (48, 64)
+        assert target.max_warps_per_sm in (32, 48, 64)
+        assert target.shared_reserved_per_block == (1024 if target.capability >= 80 else 0)
 
 
 def test_cache_root_override(monkeypatch, tmp_path):

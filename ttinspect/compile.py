@@ -295,8 +295,20 @@ def _innermost_reason(exc: BaseException) -> str:
     return lines[-1].strip() if lines else type(exc).__name__
 
 
+# Backend failures measured on older releases (scripts/versions_probe.py), and what they mean:
+# (first release without it, targets, Triton's message, the explanation).
+_KNOWN_FAILURES = (
+    ((3, 4), ("sm_70", "sm_72", "sm_75"), "PassManager::run failed",
+     "Triton 3.3 cannot compile tl.dot for Volta/Turing (measured); Triton >= 3.4 can"),
+)
+
+
 def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target) -> CompileError:
     file, first_line = _kernel_location(fn)
     settings = ", ".join(f"{k}={v}" for k, v in options.items())
-    reason = f"Triton could not compile {fn.__name__} for {target.name} ({settings}): {_innermost_reason(exc)}"
+    inner = _innermost_reason(exc)
+    reason = f"Triton could not compile {fn.__name__} for {target.name} ({settings}): {inner}"
+    for fixed_in, targets, message, meaning in _KNOWN_FAILURES:
+        if VERSION < fixed_in and target.name in targets and message in inner:
+            reason += f" — {meaning}"
     return CompileError(reason, file=file, line=first_line)

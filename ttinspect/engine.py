@@ -74,15 +74,21 @@ def triton_version() -> str:
 
 
 def resolve_target(arch: str | Target | None) -> Target:
+    """The target to compile for; one the installed Triton cannot compile for is refused in one line."""
+    from .versions import check_supported
+
     if isinstance(arch, Target):
-        return arch
-    if arch in (None, ""):
-        return parse_arch(DEFAULT_ARCH)
-    if arch.strip().lower() == "native":
+        target = arch
+    elif arch in (None, ""):
+        target = parse_arch(DEFAULT_ARCH)
+    elif arch.strip().lower() == "native":
         from .compile import native_target  # needs the driver, hence triton
 
-        return native_target()
-    return parse_arch(arch)
+        target = native_target()
+    else:
+        target = parse_arch(arch)
+    check_supported(target.name)
+    return target
 
 
 def _source_digest(path: Path) -> dict[str, str]:

@@ -1,9 +1,11 @@
 """NVIDIA targets: "sm_90" <-> compute capability, and the per-architecture limits that decide whether a
-compiled kernel can launch at all (shared memory) and, later, its occupancy.
+compiled kernel can launch at all (shared memory) and its occupancy.
 
-Limits are from the CUDA C Programming Guide's "Technical Specifications per Compute Capability" table.
-Shared memory per block is the opt-in maximum a kernel may request with dynamic shared memory — the
-number Triton compares `metadata.shared` against when it loads a kernel.
+Limits are from the CUDA C++ Programming Guide's "Technical Specifications per Compute Capability" table
+and the CUDA Occupancy Calculator (allocation units, the 1 KB the runtime reserves per block from cc 8.0
+on); docs/resources.md cites them. Shared memory per block is the opt-in maximum a kernel may request with
+dynamic shared memory — the number Triton compares `metadata.shared` against when it loads a kernel.
+Which targets the installed Triton can compile for is measured per release: versions.py.
 """
 
 from __future__ import annotations
@@ -28,18 +30,28 @@ class Target:
     max_warps_per_sm: int
     max_blocks_per_sm: int
     warp_size: int = 32
+    shared_reserved_per_block: int = 1024  # the CUDA runtime's reservation per block (cc >= 8.0)
+    shared_alloc_unit: int = 128  # bytes; 256 before cc 8.0
 
     def header(self) -> str:
         return f"{self.name} (cuda:{self.capability}, {self.gpu_examples})"
 
 
+_VOLTA_TURING = {"shared_reserved_per_block": 0, "shared_alloc_unit": 256}
+
 TARGETS: dict[str, Target] = {t.name: t for t in (
+    Target("sm_70", 70, "V100", 98304, 98304, 65536, 255, 64, 32, **_VOLTA_TURING),
+    Target("sm_72", 72, "Jetson AGX Xavier", 98304, 98304, 65536, 255, 64, 32, **_VOLTA_TURING),
+    Target("sm_75", 75, "T4, RTX 20xx", 65536, 65536, 65536, 255, 32, 16, **_VOLTA_TURING),
     Target("sm_80", 80, "A100", 166912, 167936, 65536, 255, 64, 32),
     Target("sm_86", 86, "RTX 30xx, A10", 101376, 102400, 65536, 255, 48, 16),
+    Target("sm_87", 87, "Jetson AGX Orin", 166912, 167936, 65536, 255, 48, 16),
     Target("sm_89", 89, "RTX 40xx, L4, L40", 101376, 102400, 65536, 255, 48, 24),
     Target("sm_90", 90, "H100, H200", 232448, 233472, 65536, 255, 64, 32),
-    Target("sm_100", 100, "B200", 232448, 233472, 65536, 255, 64, 32),
-    Target("sm_120", 120, "RTX 50xx", 101376, 102400, 65536, 255, 48, 32),
+    Target("sm_100", 100, "B200, GB200", 232448, 233472, 65536, 255, 64, 32),
+    Target("sm_103", 103, "B300, GB300", 232448, 233472, 65536, 255, 64, 32),
+    Target("sm_120", 120, "RTX 50xx, RTX PRO 6000", 101376, 102400, 65536, 255, 48, 32),
+    Target("sm_121", 121, "DGX Spark (GB10)", 101376, 102400, 65536, 255, 48, 32),
 )}
 
 _ARCH_RE = re.compile(r"^(?:sm_?|cuda:)?(\d{2,3})a?$")
@@ -50,6 +62,10 @@ def parse_arch(text: str) -> Target:
     match = _ARCH_RE.match(text.strip().lower())
     if match and f"sm_{match.group(1)}" in TARGETS:
         return TARGETS[f"sm_{match.group(1)}"]
+    if match:
+        from .versions import describe_unknown_target
+
+        raise UsageError(describe_unknown_target(f"sm_{match.group(1)}"))
     raise UsageError(f"unknown arch {text!r}; valid: {', '.join(TARGETS)}, native")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import cache_cmd, gpu_cmds, inspect_cmds  # noqa: F401  (registers the commands)
+from . import cache_cmd, gpu_cmds, inspect_cmds, targets_cmd  # noqa: F401  (registers the commands)
 from .app import cli
 
 __all__ = ["cli", "main"]

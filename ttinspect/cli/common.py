@@ -36,9 +36,19 @@ def config_option(f):
                              "--set still applies on top.")(f)
 
 
+class _ArchOption(click.Option):
+    """Its help lists the targets the installed Triton compiles for, worked out only when help is shown."""
+
+    def get_help_record(self, ctx):
+        from ..versions import supported_targets
+
+        self.help = (f"Target: {', '.join(supported_targets())} (what the installed Triton compiles for; "
+                     "default sm_89), or native (the GPU here). `ttinspect targets` shows their limits.")
+        return super().get_help_record(ctx)
+
+
 def arch_option(f):
-    return click.option("--arch", default=None, metavar="ARCH",
-                        help="Target: sm_80, sm_86, sm_89 (default), sm_90, sm_100, sm_120, or native.")(f)
+    return click.option("--arch", default=None, metavar="ARCH", cls=_ArchOption)(f)
 
 
 def args_options(f):

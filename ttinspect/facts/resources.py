@@ -32,8 +32,7 @@ _USED_RE = re.compile(r"Used (\d+) registers")
 
 REG_ALLOC_UNIT = 256  # registers are allocated per warp in units of 256
 SUB_PARTITIONS = 4  # an SM's register file is split across 4 schedulers (cc >= 7.0)
-SHARED_RESERVED_PER_BLOCK = 1024  # cc >= 8.0 reserves 1 KB of shared memory per block
-SHARED_ALLOC_UNIT = 128
+# Shared memory reserved per block and its allocation unit are per target (targets.py).
 
 
 @dataclass(frozen=True)
@@ -89,8 +88,10 @@ def occupancy(target: Target, *, registers: int, shared: int, num_warps: int) ->
     regs_per_warp = -(-registers * target.warp_size // REG_ALLOC_UNIT) * REG_ALLOC_UNIT
     warps_per_partition = (target.registers_per_sm // SUB_PARTITIONS) // regs_per_warp if regs_per_warp else 0
     by_regs = (warps_per_partition * SUB_PARTITIONS) // num_warps if regs_per_warp else target.max_blocks_per_sm
-    per_block = -(-(shared + SHARED_RESERVED_PER_BLOCK) // SHARED_ALLOC_UNIT) * SHARED_ALLOC_UNIT
-    by_shared = target.shared_per_sm // per_block
+    unit = target.shared_alloc_unit
+    per_block = -(-(shared + target.shared_reserved_per_block) // unit) * unit
+    # No shared memory and nothing reserved (before cc 8.0): shared memory does not limit at all.
+    by_shared = target.shared_per_sm // per_block if per_block else target.max_blocks_per_sm
     by_warps = target.max_warps_per_sm // num_warps
     limits = (("registers", by_regs), ("shared memory", by_shared), ("warps", by_warps),
               ("blocks", target.max_blocks_per_sm))
@@ -132,8 +133,10 @@ def resource_facts(target: Target, usage: Resources | None, usage_reason: str, p
     occ = occupancy(target, registers=usage.registers, shared=shared, num_warps=num_warps)
     facts += [
         known("blocks_per_sm", "blocks (CTAs) per SM", GROUP, occ.blocks_per_sm,
-              f"CTAs that fit on one {target.name} SM at once, counting Triton's dynamic shared memory "
-              f"(+1 KB reserved per CTA); limits: " + ", ".join(f"{n} {v}" for n, v in occ.limits), "derived"),
+              f"CTAs that fit on one {target.name} SM at once, counting Triton's dynamic shared memory"
+              + (f" (+{target.shared_reserved_per_block // 1024} KB reserved per CTA)"
+                 if target.shared_reserved_per_block else "")
+              + "; limits: " + ", ".join(f"{n} {v}" for n, v in occ.limits), "derived"),
         known("warps_per_sm", "warps per SM", GROUP, occ.warps_per_sm,
               f"active warps per SM (of {target.max_warps_per_sm})", "derived"),
         known("occupancy", "occupancy", GROUP, f"{occ.occupancy:.0%}",

@@ -1,0 +1,104 @@
+"""Every Triton from 3.3 to 3.9 and every NVIDIA target it compiles for: the measured table, the one-line
+refusals, and the targets' limits in the facts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from triton_features import HOST_TMA, TRITON
+
+from ttinspect import inspect, versions
+from ttinspect.cli import cli
+from ttinspect.errors import CompileError, UsageError
+from ttinspect.targets import TARGETS, parse_arch
+
+PROBES = sorted((Path(__file__).resolve().parents[1] / "docs" / "data" / "versions").glob("probe-*.json"))
+
+
+def test_the_table_is_what_the_probes_measured():
+    """versions.COMPILES_FOR must say what scripts/versions_probe.py found on each release."""
+    assert len(PROBES) == 7
+    for path in PROBES:
+        probe = json.loads(path.read_text())
+        release = tuple(int(x) for x in probe["triton"].split(".")[:2])
+        measured = {f"sm_{cap}" for cap, result in probe["targets"].items() if result["ok"]}
+        assert set(versions.COMPILES_FOR[release]) == measured, probe["triton"]
+
+
+@pytest.mark.parametrize("name", ["sm_75", "sm_87", "sm_103", "sm_121"])
+def test_the_new_targets_are_known(name):
+    assert parse_arch(name).name == name
+
+
+def test_a_target_without_verified_limits_says_so():
+    with pytest.raises(UsageError) as info:
+        parse_arch("sm_110")
+    message = str(info.value)
+    assert "Jetson Thor" in message and "Triton >= 3.7 compiles for it" in message and "\n" not in message
+
+
+def test_a_target_the_installed_triton_cannot_compile_names_the_release_that_can(monkeypatch):
+    monkeypatch.setattr(versions, "installed", lambda: (3, 4))
+    with pytest.raises(UsageError, match=r"sm_103: the installed Triton 3\.4 cannot compile for it; "
+                                         r"Triton >= 3\.6 can"):
+        versions.check_supported("sm_103")
+    versions.check_supported("sm_90")
+    assert "sm_103" not in versions.supported_targets()
+    monkeypatch.setattr(versions, "installed", lambda: (3, 99))  # not measured: nothing refused
+    versions.check_supported("sm_103")
+
+
+def test_cli_refuses_in_one_line(monkeypatch):
+    monkeypatch.setattr(versions, "installed", lambda: (3, 5))
+    result = CliRunner().invoke(cli, ["dump", "add", "--arch", "sm_121", "--stage", "ptx"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0 and "Triton >= 3.6 can" in result.stderr
+
+
+def test_targets_command():
+    result = CliRunner().invoke(cli, ["targets"])
+    assert result.exit_code == 0
+    lines = {line.split()[0]: line for line in result.output.splitlines()[1:]}
+    assert set(TARGETS) <= set(lines) and "T4" in lines["sm_75"] and "64 KB" in lines["sm_75"]
+    rows = json.loads(CliRunner().invoke(cli, ["targets", "--json"]).output)
+    sm75 = next(r for r in rows if r["target"] == "sm_75")
+    assert sm75["max_warps_per_sm"] == 32 and sm75["usable"] is True
+    thor = next(r for r in rows if r["target"] == "sm_110")
+    assert thor["usable"] is False and thor["shared_per_sm"] is None
+
+
+def test_arch_help_lists_the_installed_tritons_targets():
+    result = CliRunner().invoke(cli, ["report", "--help"])
+    help_text = " ".join(result.output.split())
+    assert all(name in help_text for name in versions.supported_targets())
+
+
+def test_turing_occupancy_uses_turings_limits():
+    """sm_75: 32 warps and 16 blocks per SM, 64 KB of shared memory, nothing reserved per block."""
+    report = inspect("add", arch="sm_75")
+    assert report.blocks_per_sm == 8  # 4 warps per block: 32 / 4
+    assert report["occupancy"] == "100%"
+    assert "KB reserved" not in report.fact("blocks_per_sm").explanation
+
+
+def test_turing_pipeline_is_what_the_ptx_shows():
+    """Turing has no cp.async: the loop loads with plain ld.global, and the depth says so."""
+    if TRITON < (3, 4):
+        with pytest.raises(CompileError, match="Volta/Turing"):
+            inspect("opt", arch="sm_75")
+        return
+    report = inspect("opt", arch="sm_75")
+    fact = report.fact("pipeline_depth")
+    assert fact.value == 1 and "no asynchronous copies" in fact.explanation
+    assert report["loop_cp_async"] == {} or not report["loop_cp_async"]
+
+
+def test_tma_on_a_triton_without_host_descriptors_is_one_line():
+    if HOST_TMA:
+        pytest.skip("this Triton compiles host-side tensor descriptors")
+    result = CliRunner().invoke(cli, ["report", "opt_tma", "--arch", "sm_90"])
+    assert result.exit_code == 3
+    assert "Triton >= 3.4 can" in result.stderr and result.stderr.strip().count("\n") == 0

@@ -1,0 +1,108 @@
+"""Which NVIDIA targets each Triton release compiles for — measured, not assumed: a vector add compiled to
+a cubin on the CPU by `scripts/versions_probe.py` under every release (docs/versions.md has the full
+table, tensor-core path and features included). No triton import: the warm path asks this too.
+
+Asking a Triton for a target it cannot emit is not always a clean error — Triton 3.9 hands sm_88 to
+LLVM, which aborts the whole process — so a target the installed release is known not to support is
+refused here, in one line that names the release that would compile it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+from .targets import TARGETS
+
+_ALL_TURING_ON = ("sm_70", "sm_72", "sm_75")
+_AMPERE_TO_HOPPER = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90")
+
+# (major, minor) -> the targets that release compiles for. Patch releases of one minor agree
+# (3.3.1, 3.4.0, 3.5.1, 3.6.0, 3.7.1, 3.8.0, 3.9.0 were measured).
+COMPILES_FOR: dict[tuple[int, int], tuple[str, ...]] = {
+    (3, 3): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_101", "sm_120"),
+    (3, 4): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_101", "sm_120"),
+    (3, 5): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_101", "sm_120"),
+    (3, 6): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_101", "sm_103", "sm_120", "sm_121"),
+    (3, 7): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_103", "sm_110", "sm_120", "sm_121"),
+    (3, 8): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_103", "sm_110", "sm_120", "sm_121"),
+    (3, 9): _ALL_TURING_ON + _AMPERE_TO_HOPPER + ("sm_100", "sm_103", "sm_110", "sm_120", "sm_121"),
+}
+# Compiled by some release, but without per-SM limits ttinspect could verify (occupancy needs them).
+NO_LIMITS = {"sm_101": "Thor under its first name (CUDA 12.8/12.9)", "sm_110": "Jetson Thor"}
+
+
+def installed() -> tuple[int, int] | None:
+    try:
+        return tuple(int(x) for x in re.findall(r"\d+", importlib.metadata.version("triton"))[:2])  # type: ignore
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _name(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def releases_for(target: str) -> list[tuple[int, int]]:
+    return [version for version, targets in sorted(COMPILES_FOR.items()) if target in targets]
+
+
+def supported_targets(version: tuple[int, int] | None = None) -> list[str]:
+    """The targets ttinspect can use with this Triton (the installed one by default): compiled by it and
+    with known limits. An unmeasured (newer) release: every target ttinspect knows."""
+    version = version or installed()
+    measured = COMPILES_FOR.get(version) if version else None
+    return [name for name in TARGETS if measured is None or name in measured]
+
+
+def _span(releases: list[tuple[int, int]]) -> str:
+    if not releases:
+        return "no measured Triton release"
+    first, last = releases[0], releases[-1]
+    newest = max(COMPILES_FOR)
+    if last == newest:
+        return f"Triton >= {_name(first)}"
+    return f"Triton {_name(first)}" + (f" to {_name(last)}" if last != first else "")
+
+
+def check_supported(target: str) -> None:
+    """Refuse, in one line, a target the installed Triton is known not to compile for."""
+    from .errors import UsageError
+
+    version = installed()
+    if version is None or version not in COMPILES_FOR or target in COMPILES_FOR[version]:
+        return
+    raise UsageError(f"{target}: the installed Triton {_name(version)} cannot compile for it; "
+                     f"{_span(releases_for(target))} can. Targets here: {', '.join(supported_targets())}")
+
+
+def describe_unknown_target(target: str) -> str:
+    """The message for a target name ttinspect has no limits for."""
+    releases = releases_for(target)
+    known = ", ".join(supported_targets())
+    if target in NO_LIMITS:
+        return (f"{target} ({NO_LIMITS[target]}): {_span(releases)} compiles for it, but ttinspect has no "
+                f"verified per-SM limits for it (docs/resources.md); targets here: {known}")
+    return f"unknown arch {target!r}: no Triton release from 3.3 to 3.9 compiles for it; targets here: {known}"
+
+
+def target_rows() -> list[dict]:
+    """Every target ttinspect knows or that some release compiles: its limits and its Tritons."""
+    version = installed()
+    rows = []
+    names = list(TARGETS) + [n for n in NO_LIMITS if n not in TARGETS]
+    for name in sorted(names, key=lambda n: int(n[3:])):
+        target = TARGETS.get(name)
+        releases = releases_for(name)
+        measured = version in COMPILES_FOR if version else False
+        rows.append({
+            "target": name, "gpus": target.gpu_examples if target else NO_LIMITS[name],
+            "max_shared_per_block": target.max_shared_per_block if target else None,
+            "shared_per_sm": target.shared_per_sm if target else None,
+            "max_warps_per_sm": target.max_warps_per_sm if target else None,
+            "max_blocks_per_sm": target.max_blocks_per_sm if target else None,
+            "installed_triton_compiles": (name in COMPILES_FOR[version]) if measured else None,
+            "usable": target is not None and (not measured or name in COMPILES_FOR[version]),
+            "tritons": _span(releases),
+        })
+    return rows
