@@ -215,8 +215,9 @@ def test_report_by_line_counts_the_dot_line():
 
 
 @pytest.mark.parametrize("setting,fragment", [
-    ("num_stages=abc", "must be a positive integer"), ("num_stages=0", "must be a positive integer"),
-    ("num_warps=3", "power of two"), ("dtype=int8", "valid dtypes are"), ("M=-5", "must be a positive integer"),
+    ("num_stages=abc", "must be an integer from 1 to 32"), ("num_stages=0", "must be an integer from 1 to 32"),
+    ("num_stages=999999999999", "from 1 to 32"), ("num_warps=3", "one of 1, 2, 4, 8, 16, 32"),
+    ("dtype=int8", "valid dtypes are"), ("M=-5", "must be a positive integer"),
 ])
 def test_bad_set_values_are_refused_before_triton(setting, fragment):
     assert_one_line_error(run("dump", "opt", "--set", setting), 2, fragment)

@@ -40,11 +40,14 @@ def test_every_variant_compiles_for_every_target(variant, arch):
         with pytest.raises(CompileError, match=r"cannot compile tl\.dot for Volta/Turing|Triton >= 3\.4 can"):
             build(variant, arch=arch)
         return
-    if (variant, arch) in TOO_BIG:
+    result = build(variant, arch=arch, check=False)
+    if result.metadata["shared"] > TARGETS[arch].max_shared_per_block:
+        # Does not fit (opt_tma on the 99 KB targets; on sm_75 with some Tritons): refused as a launch would.
+        assert (variant, arch) in TOO_BIG or arch == "sm_75", (variant, arch, result.metadata["shared"])
         with pytest.raises(CompileError, match="out of resource: shared memory"):
             build(variant, arch=arch)
         return
-    result = build(variant, arch=arch)
+    assert (variant, arch) not in TOO_BIG
     meta = result.metadata
     assert meta["target"]["arch"] == TARGETS[arch].capability
     assert meta["triton_version"] == triton_version()

@@ -109,7 +109,10 @@ def list_cache(root: Path | None = None, *, name: str | None = None, sort: str |
     from .tritoncache import default_dir, scan
 
     root = Path(root).expanduser() if root else default_dir()
-    entries = scan(root)
+    try:
+        entries = scan(root)
+    except OSError as error:  # a name too long, a loop of links: the path cannot be a cache
+        raise UsageError(f"{str(root)[:80]}: {error.strerror or error}") from error
     if not entries and not any(p.is_dir() for p in root.iterdir()):
         raise UsageError(f"{root}: empty — no Triton kernels compiled here yet")
     if not entries:
@@ -140,7 +143,8 @@ def list_cache(root: Path | None = None, *, name: str | None = None, sort: str |
 def sort_rows(rows: list[CacheRow], sort: str | None) -> list[CacheRow]:
     if not sort:
         return rows
-    key, descending = sort.lstrip("-"), sort.startswith("-")
+    descending = sort.startswith("-")
+    key = sort[1:] if descending else sort
     if key not in SORT_KEYS:
         raise UsageError(f"--sort {sort}: sort by one of {', '.join(SORT_KEYS)} (prefix - for descending)")
     known = [r for r in rows if getattr(r, key) is not None]

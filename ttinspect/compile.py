@@ -149,7 +149,7 @@ def option_names() -> frozenset[str]:
 def split_options(fn, config: Mapping[str, Any]) -> dict[str, Any]:
     """The compile options in a config. A key that is neither a kernel parameter nor an option is
     refused: Triton itself would drop it without a word."""
-    from .variants import OPTION_KEYS
+    from .variants import OPTION_KEYS, check_option
 
     names = set(fn.arg_names)
     valid = option_names()
@@ -157,7 +157,10 @@ def split_options(fn, config: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise UsageError(f"{', '.join(unknown)}: not a parameter of {fn.__name__} nor a compile option; "
                          f"parameters: {', '.join(fn.arg_names)}; options: {', '.join(OPTION_KEYS)}, ...")
-    return {k: v for k, v in config.items() if k in OPTION_KEYS or (k in valid and k not in names)}
+    options = {k: v for k, v in config.items() if k in OPTION_KEYS or (k in valid and k not in names)}
+    for key, value in options.items():
+        check_option(key, value)
+    return options
 
 
 def jit_params(fn) -> tuple[list[str], frozenset[str], frozenset[str]]:

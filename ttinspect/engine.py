@@ -79,7 +79,7 @@ def resolve_target(arch: str | Target | None) -> Target:
 
     if isinstance(arch, Target):
         target = arch
-    elif arch in (None, ""):
+    elif arch is None:
         target = parse_arch(DEFAULT_ARCH)
     elif arch.strip().lower() == "native":
         from .compile import native_target  # needs the driver, hence triton

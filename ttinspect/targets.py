@@ -59,7 +59,9 @@ _ARCH_RE = re.compile(r"^(?:sm_?|cuda:)?(\d{2,3})a?$")
 
 def parse_arch(text: str) -> Target:
     """Accepts sm_90, sm90, sm_90a, 90, cuda:90. `native` is resolved by the compile module."""
-    match = _ARCH_RE.match(text.strip().lower())
+    if not text.strip():
+        raise UsageError(f"empty arch; valid: {', '.join(TARGETS)}, native")
+    match = _ARCH_RE.fullmatch(text.lower())
     if match and f"sm_{match.group(1)}" in TARGETS:
         return TARGETS[f"sm_{match.group(1)}"]
     if match:

@@ -191,6 +191,29 @@ DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv", "fp8e5")
 MAX_ACCUMULATOR_PER_THREAD = 2048
 
 
+# The compile options' valid values: Triton takes them as C++ ints (a huge one fails deep inside with
+# pybind's "Invoked with types ..."), and warps come in powers of two.
+OPTION_RANGES = {"num_warps": (1, 2, 4, 8, 16, 32), "num_stages": range(1, 33), "num_ctas": (1, 2, 4, 8, 16),
+                 "maxnreg": range(16, 256)}
+
+
+def check_option(key: str, value: Any) -> None:
+    """A compile option's value, for shipped variants and user kernels alike."""
+    allowed = OPTION_RANGES.get(key)
+    if allowed is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value not in allowed:
+        if isinstance(allowed, range):
+            raise UsageError(f"--set {key}={_short(value)}: must be an integer from {allowed.start} to "
+                             f"{allowed.stop - 1}")
+        raise UsageError(f"--set {key}={_short(value)}: must be one of {', '.join(map(str, allowed))}")
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _check_value(variant: Variant, key: str, value: Any) -> None:
     """A value of the wrong kind is refused here, with the valid ones, not deep inside Triton."""
     default = variant.config.get(key, variant.problem.get(key))
@@ -198,9 +221,8 @@ def _check_value(variant: Variant, key: str, value: Any) -> None:
         if value not in DTYPES:
             raise UsageError(f"--set dtype={value}: valid dtypes are {', '.join(DTYPES)}")
         return
-    if key == "num_warps":
-        if not (isinstance(value, int) and not isinstance(value, bool) and value in (1, 2, 4, 8, 16, 32)):
-            raise UsageError(f"--set num_warps={value}: must be a power of two from 1 to 32")
+    check_option(key, value)
+    if key in OPTION_KEYS:
         return
     if key in OPTION_KEYS or isinstance(default, int) and not isinstance(default, bool):
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if "GROUP" in key else 1):

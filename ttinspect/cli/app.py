@@ -17,6 +17,28 @@ def _fail(error: TTInspectError) -> None:
 class _Group(click.Group):
     """Maps our exceptions to one clear line and an exit code; never a traceback."""
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Click's usage errors in one line too (click prints usage, a hint and the error on three)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:  # bare `ttinspect`: the help, as click does
+            error.show()
+            sys.exit(error.exit_code)
+        except click.UsageError as error:
+            where = f" (`{error.ctx.command_path} --help`)" if error.ctx is not None else ""
+            message = " ".join(error.format_message().split())
+            click.echo(f"ttinspect: error: {message}{where}", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"ttinspect: error: {' '.join(error.format_message().split())}", err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("ttinspect: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import click
 
 from .app import cli
-from .common import emit_json
+from .common import VALUE, emit_json
 
 
 @cli.command("cache")
 @click.argument("directory", required=False, metavar="[DIR]")
-@click.option("--name", "name_glob", default=None, metavar="GLOB",
+@click.option("--name", "name_glob", default=None, metavar="GLOB", type=VALUE,
               help="Only kernels whose name matches, e.g. 'triton_per_*'.")
-@click.option("--sort", default=None, metavar="KEY",
+@click.option("--sort", default=None, metavar="KEY", type=VALUE,
               help="Sort by id, name, target, num_warps, num_stages, shared, registers, spills, depth, "
                    "tensor_core_path, source or triton_version; prefix - for descending (--sort -registers).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")

@@ -12,6 +12,25 @@ REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel
 file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`)."""
 
 
+class _Value(click.ParamType):
+    """A text value that must say something: empty, blank or control characters are refused in one line
+    (an empty --arch or --stage silently meaning the default would hide a typo in a script)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            self.fail("must not be empty", param, ctx)
+        if value != value.strip() or any(ord(c) < 32 and c != "\t" for c in value):
+            self.fail(f"{value[:60]!r} has spaces or control characters around or in it", param, ctx)
+        return value
+
+
+VALUE = _Value()
+
+
 def emit_json(data) -> None:
     from ..render.jsonout import dumps
 
@@ -30,7 +49,7 @@ def settings_option(f):
 
 
 def config_option(f):
-    return click.option("--config", "config", default=None, metavar="N|all|best",
+    return click.option("--config", "config", default=None, metavar="N|all|best", type=VALUE,
                         help="An @triton.autotune kernel's N-th config (1-based), or `all` (report: one row per "
                              "config); for a shipped variant also `best`, the winner `ttinspect autotune` saved. "
                              "--set still applies on top.")(f)
@@ -48,11 +67,11 @@ class _ArchOption(click.Option):
 
 
 def arch_option(f):
-    return click.option("--arch", default=None, metavar="ARCH", cls=_ArchOption)(f)
+    return click.option("--arch", default=None, metavar="ARCH", cls=_ArchOption, type=VALUE)(f)
 
 
 def args_options(f):
-    f = click.option("--signature", default=None, metavar="SIG",
+    f = click.option("--signature", default=None, metavar="SIG", type=VALUE,
                      help='Your kernel\'s arguments in order, as Triton\'s AOT compiler writes them: '
                           '"*fp16:16, i32:16, i32, fp32, 64" (:16 = 16-byte aligned / divisible by 16).')(f)
     return click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",

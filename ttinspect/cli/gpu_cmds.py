@@ -9,21 +9,26 @@ from .app import cli
 from .common import emit_json
 
 
+MAX_SIZE = 65536  # M=N=K: a 65536^3 fp16 matmul already needs 24 GiB for its three matrices
+SIZE = click.IntRange(1, MAX_SIZE)
+
+
 def _sizes(text: str) -> list[int]:
     try:
-        sizes = [int(x) for x in text.split(",") if x.strip()]
+        sizes = [int(x) for x in text.split(",")]
     except ValueError:
         raise UsageError(f"--sizes takes comma-separated integers, got {text!r}") from None
-    if not sizes or min(sizes) <= 0:
-        raise UsageError(f"--sizes takes positive integers, got {text!r}")
+    if not sizes or min(sizes) <= 0 or max(sizes) > MAX_SIZE:
+        raise UsageError(f"--sizes takes integers from 1 to {MAX_SIZE}, got {text!r}")
     return sizes
 
 
 @cli.command()
 @click.argument("variants", nargs=-1, required=True)
 @click.option("--sizes", default="1024,2048,4096,8192", show_default=True, help="M=N=K values.")
-@click.option("--dtype", default="fp16", show_default=True, help="fp16 or bf16.")
-@click.option("--rounds", default=3, show_default=True, help="cuBLAS and the variants timed in turn, median.")
+@click.option("--dtype", default="fp16", show_default=True, type=click.Choice(["fp16", "bf16"]), help="fp16 or bf16.")
+@click.option("--rounds", default=3, show_default=True, type=click.IntRange(1, 1000),
+              help="cuBLAS and the variants timed in turn, median.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None,
@@ -32,9 +37,9 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
     from ..gpu.bench import bench as run_bench, plot, require_gpu
     from ..variants import parse_ref
 
-    require_gpu()
-    sizes_list = _sizes(sizes)
+    sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
+    require_gpu()
     result = run_bench(refs, sizes_list, dtype, rounds)
     if plot_path:
         plot(result, plot_path)
@@ -48,7 +53,7 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
 
 @cli.command()
 @click.argument("variants", nargs=-1, required=True)
-@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--size", default=4096, show_default=True, type=SIZE, help="M=N=K.")
 @click.option("--no-cublas", is_flag=True, help="Do not profile torch.matmul beside them.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
@@ -69,7 +74,7 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
 
 
 @cli.command()
-@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--size", default=4096, show_default=True, type=SIZE, help="M=N=K.")
 @click.option("--profile", "with_profile", is_flag=True, help="Also Nsight Compute counters per step.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def ladder(size: int, with_profile: bool, as_json: bool) -> None:
@@ -94,7 +99,7 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("variant")
-@click.option("--size", default=4096, show_default=True, help="M=N=K.")
+@click.option("--size", default=4096, show_default=True, type=SIZE, help="M=N=K.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def autotune(variant: str, size: int, as_json: bool) -> None:
     """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected

@@ -8,7 +8,7 @@ import click
 
 from ..errors import UsageError
 from .app import cli
-from .common import (REF_HELP, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
+from .common import (REF_HELP, STAGE_NAMES, VALUE, arch_option, args_options, check_stage, emit_json, kernel_source,
                      options_from, ref_options, settings_option)
 
 @cli.command("list")
@@ -42,7 +42,7 @@ def list_command(file: str | None, as_json: bool) -> None:
 
 @cli.command(epilog=REF_HELP)
 @click.argument("ref", metavar="REF")
-@click.option("--stage", default=None, metavar="STAGE",
+@click.option("--stage", default=None, metavar="STAGE", type=VALUE,
               help=f"One of {', '.join(STAGE_NAMES)} (default ptx).")
 @ref_options
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
@@ -112,7 +112,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--by-line", "by_line", is_flag=True,
               help="Instructions per Python line instead of the facts: whole kernel and main loop.")
-@click.option("--stage", default=None, metavar="STAGE", help="With --by-line: the stage (default ptx).")
+@click.option("--stage", default=None, metavar="STAGE", type=VALUE, help="With --by-line: the stage (default ptx).")
 def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
            config: str | None, as_json: bool, by_line: bool, stage: str) -> None:
     """Facts about REF's compiled code, grouped like doc 003, each with its meaning. With `--config all`,
@@ -173,7 +173,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @arch_option
 @settings_option
 @args_options
-@click.option("--stage", default=None, metavar="STAGE",
+@click.option("--stage", default=None, metavar="STAGE", type=VALUE,
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],

@@ -9,6 +9,8 @@ or trail it and chain through name, callsite and fused locations.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -141,22 +143,30 @@ class MlirModule:
     def dialect_counts(self, *, within: MlirOp | None = None) -> Counter:
         return Counter(op.dialect for op in self._select(within))
 
+    @cached_property
+    def _op_lines(self) -> list[int]:
+        return [op.line for op in self.ops]  # ascending: ops are kept in text order
+
     def _select(self, within: MlirOp | None):
         if within is None:
             return self.ops
-        return [op for op in self.ops if within.line < op.line <= within.end_line]
+        return self.ops[bisect_right(self._op_lines, within.line):bisect_right(self._op_lines, within.end_line)]
 
     @cached_property
     def loops(self) -> tuple[MlirLoop, ...]:
-        loop_ops = [op for op in self.ops if op.name in LOOP_OPS]
+        # Linear in the ops (a 50 MB module has thousands of loops): a stack of the loops still open.
         out: list[MlirLoop] = []
-        for op in loop_ops:
-            inside = [o for o in self.ops if op.line < o.line <= op.end_line]
-            enclosing = [i for i, outer in enumerate(out)
-                         if outer.op.line < op.line and op.end_line <= outer.op.end_line]
-            parent = enclosing[-1] if enclosing else None
-            out.append(MlirLoop(op, len(enclosing) + 1, parent, sum(is_dot(o.name) for o in inside),
-                                len(inside)))
+        open_loops: list[int] = []
+        for op in self.ops:
+            if op.name not in LOOP_OPS:
+                continue
+            while open_loops and out[open_loops[-1]].op.end_line < op.line:
+                open_loops.pop()
+            enclosing = [i for i in open_loops if op.end_line <= out[i].op.end_line]
+            inside = self._select(op)
+            out.append(MlirLoop(op, len(enclosing) + 1, enclosing[-1] if enclosing else None,
+                                sum(is_dot(o.name) for o in inside), len(inside)))
+            open_loops.append(len(out) - 1)
         return tuple(out)
 
     @cached_property
@@ -164,8 +174,8 @@ class MlirModule:
         """The innermost loop holding a dot op (most dots, then most ops, then first); None when no
         loop holds one."""
         loops = self.loops
-        candidates = [i for i, loop in enumerate(loops) if loop.dots and not any(
-            other.parent == i and other.dots for other in loops)]
+        with_dotted_child = {other.parent for other in loops if other.dots}
+        candidates = [i for i, loop in enumerate(loops) if loop.dots and i not in with_dotted_child]
         if not candidates:
             return None
         return loops[max(candidates, key=lambda i: (loops[i].dots, loops[i].ops, -loops[i].op.line))]

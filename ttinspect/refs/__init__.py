@@ -62,6 +62,8 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     """The builds `ref` names (compiled, or found in a cache). `keep_going` (a table of configs): a
     config that fails to compile becomes a `Failed` and one too big to launch a build all the same."""
     options = options or RefOptions()
+    if isinstance(ref, str):
+        _check_text(ref)
     kind = kind_of(ref)
     if kind == "variant":
         return _variant_builds(ref, options, keep_going)
@@ -73,6 +75,17 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
         return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
     return _object_builds(ref, options, keep_going)
+
+
+def _check_text(ref: str) -> None:
+    """A reference that cannot mean anything is refused before anything is looked up."""
+    if not ref.strip():
+        raise UsageError("empty kernel reference; give a variant (`ttinspect list`), FILE.py:NAME or cache:PREFIX")
+    if ref != ref.strip() or any(ord(c) < 32 for c in ref):
+        raise UsageError(f"kernel reference {ref!r} has spaces or control characters around or in it")
+    if (ref.endswith((":", "@")) and ref != CACHE_PREFIX) or "@@" in ref or "::" in ref:
+        where = ref[-1] if ref[-1] in ":@" else "separator"
+        raise UsageError(f"kernel reference {ref!r}: nothing after its last {where}; e.g. opt:num_stages=3@sm_90")
 
 
 def resolve_one(ref: Any, options: RefOptions | None = None):
