@@ -11,6 +11,7 @@ tl.dot both compile to a cubin for it.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -139,6 +140,15 @@ def _ttinspect_features() -> dict:
     return features
 
 
+def _short_error(text: str) -> str:
+    needs = re.search(r"Triton >= [\d.]+", text)
+    if needs:
+        return f"no (needs {needs[0]})"
+    if "tensordesc" in text:
+        return "no (no tensor descriptors)"
+    return "error: " + text[:50]
+
+
 def markdown(paths: list[str]) -> str:
     probes = sorted((json.loads(Path(p).read_text()) for p in paths),
                     key=lambda d: tuple(int(x) for x in d["triton"].split(".")[:3]))
@@ -162,9 +172,11 @@ def markdown(paths: list[str]) -> str:
         for p in probes:
             value = p["features"].get(key, "—")
             if isinstance(value, dict):
-                value = (f"error: {value['error'][:60]}" if "error" in value else
-                         f"depth {value['pipeline_depth']}, {value['tensor_core_path']}, "
+                value = (_short_error(value["error"]) if "error" in value else
+                         f"depth {value['pipeline_depth'] or 'unknown'}, {value['tensor_core_path']}, "
                          f"{value['registers']} regs")
+            elif isinstance(value, str) and value.startswith("error: "):
+                value = _short_error(value[len("error: "):])
             cells.append(str(value).replace("|", "/"))
         rows.append(f"| {key} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
