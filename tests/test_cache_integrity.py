@@ -284,3 +284,10 @@ def test_cache_info_command(cache_copy):
     assert data["entries"] == 1 and data["by_target"] == {"sm_90": 1} and data["total_bytes"] > 0
     cleared = ttinspect("cache-info", "--clear", cache_dir=root).stdout
     assert cleared.startswith("removed 1 compiled entries") and not entry.exists()
+
+
+def test_a_damaged_autotune_result_is_one_line(tmp_path):
+    (tmp_path / "autotune").mkdir()
+    (tmp_path / "autotune" / "opt.json").write_text("{not json")
+    done = ttinspect("dump", "opt", "--config", "best", cache_dir=tmp_path, check=False)
+    assert done.returncode == 2 and "cannot be read" in done.stderr and done.stderr.count("\n") == 1

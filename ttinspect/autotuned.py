@@ -46,5 +46,9 @@ def config_overrides(variant: Variant, which: str) -> dict[str, Any]:
     if not path.is_file():
         raise UsageError(f"no autotune result for {variant.name}: run `ttinspect autotune {variant.name}` on a "
                          f"GPU first (it writes {path})")
-    data = json.loads(path.read_text())
-    return dict(data["best"]["config"])
+    try:
+        data = json.loads(path.read_text())
+        return dict(data["best"]["config"])
+    except (OSError, ValueError, KeyError, TypeError) as error:  # damaged or of another layout
+        raise UsageError(f"the autotune result {path} cannot be read ({type(error).__name__}); run "
+                         f"`ttinspect autotune {variant.name}` on a GPU again, or delete it") from error
