@@ -20,7 +20,7 @@ from ttinspect.parse.sass import parse_sass
 from ttinspect.source import line_map
 
 DATA = Path(__file__).resolve().parent / "data"
-KERNEL_FILE = "/work/kernels/doc003.py"
+KERNEL_FILE = str(Path(__file__).resolve().parents[1] / "kernels" / "doc003.py")
 
 # A real example of each stage: the seeds the mutations start from.
 SEEDS = {

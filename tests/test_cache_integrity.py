@@ -198,18 +198,20 @@ def test_unwritable_cache_falls_back_with_one_warning(tmp_path, monkeypatch, cap
     monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(cache, "_fallback", None)
     monkeypatch.setattr(cache, "_warned", set())
-    real = cache._store_in
+    real = cache.tempfile.mkdtemp
 
-    def failing(base, key, files):
-        if base == tmp_path / "cache":
-            raise OSError(code, os.strerror(code), str(base))
-        return real(base, key, files)
+    def failing(suffix=None, prefix=None, dir=None):  # the staging directory of an entry cannot be made
+        if dir is not None and str(tmp_path / "cache") in str(dir):
+            raise OSError(code, os.strerror(code), str(dir))
+        return real(suffix, prefix, dir)
 
-    monkeypatch.setattr(cache, "_store_in", failing)
+    monkeypatch.setattr(cache.tempfile, "mkdtemp", failing)
     report = inspect("add", arch="sm_90")
+    entry = report.build.artifacts.directory
     assert "tt.func" in report.build.artifacts.text("ttir")
     err = capsys.readouterr().err
     assert err.count("ttinspect: warning:") == 1 and "working without a cache" in err
+    assert cache._fallback is not None and entry.is_relative_to(cache._fallback)
     assert not list((tmp_path / "cache").glob("??/*"))
 
 
@@ -242,6 +244,14 @@ def test_derived_files_on_a_read_only_entry_are_still_shown(tmp_path, monkeypatc
     monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
     assert cache.add_file(entry, "kernel.sass", b"sass") is None
     assert "derived files are not kept" in capsys.readouterr().err
+    monkeypatch.undo()
+    monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "c2"))
+    from ttinspect.engine import build
+
+    built = build("add", arch="sm_90")
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    assert ".text.add_kernel" in built.artifacts.text("sass")  # shown, though not kept
+    assert not (built.artifacts.directory / "kernel.sass").exists()
 
 
 # --- the store itself -------------------------------------------------------------------------------
@@ -291,3 +301,43 @@ def test_a_damaged_autotune_result_is_one_line(tmp_path):
     (tmp_path / "autotune" / "opt.json").write_text("{not json")
     done = ttinspect("dump", "opt", "--config", "best", cache_dir=tmp_path, check=False)
     assert done.returncode == 2 and "cannot be read" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_deeply_nested_manifest_is_damage_not_a_crash(cache_copy):
+    root, entry, dump, _ = cache_copy
+    (entry / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    done = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    assert done.stdout == dump and "compiling it again" in done.stderr
+    assert json.loads(ttinspect("cache-info", "--json", cache_dir=root).stdout)["damaged"] == 0
+
+
+@pytest.mark.parametrize("record", ['{"builds": null}', '{"builds": [null]}', '{"builds": [{"entry": 3}]}',
+                                    "[" * 50_000, '{"builds": "x"}'])
+def test_a_damaged_reference_record_resolves_again(tmp_path, record):
+    root = tmp_path / "cache"
+    args = ("dump", f"{USER_FILE}:small", "--stage", "ttir", "--arch", "sm_80")
+    first = ttinspect(*args, cache_dir=root).stdout
+    for memo in (root / "refs").glob("*/*.json"):
+        memo.write_text(record)
+    assert ttinspect(*args, cache_dir=root).stdout == first
+
+
+def test_a_closed_pipe_is_not_an_error(warm):
+    root, _, _ = warm
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root)}
+    for command in ("dump opt --stage ptx --arch sm_90", "report opt --arch sm_90", "list", "--help",
+                    "diff opt@sm_90 opt@sm_90 --stage ptx"):
+        done = subprocess.run(f"{sys.executable} -m ttinspect {command} | head -n 1 > /dev/null; "
+                              "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", env=environ,
+                              capture_output=True, text=True, timeout=600)
+        assert done.stdout.strip() == "0" and done.stderr == "", (command, done.stdout, done.stderr)
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "ttinspect", "report", "tileon", "--arch", "sm_90"],
+                               env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 130 and err.strip() == "ttinspect: interrupted", (process.returncode, err)

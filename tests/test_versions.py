@@ -102,3 +102,29 @@ def test_tma_on_a_triton_without_host_descriptors_is_one_line():
     result = CliRunner().invoke(cli, ["report", "opt_tma", "--arch", "sm_90"])
     assert result.exit_code == 3
     assert "Triton >= 3.4 can" in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("gpu", [True, False])
+def test_offline_imports_lets_the_files_own_error_through(monkeypatch, gpu):
+    """Triton 3.3's path (forced here): with or without a GPU, an error the user's file raises while it
+    is imported reaches the user as itself."""
+    from triton.runtime import driver
+
+    from ttinspect import compile as compiled
+
+    monkeypatch.setattr(compiled, "VERSION", (3, 3))
+
+    class FakeGPU:
+        def get_current_target(self):
+            return "cuda:90"
+
+    saved = dict(vars(driver))
+    if gpu:
+        driver.set_active(FakeGPU())
+    try:
+        with pytest.raises(ValueError, match="the file's own"):
+            with compiled.offline_imports():
+                raise ValueError("the file's own error")
+    finally:
+        vars(driver).clear()
+        vars(driver).update(saved)

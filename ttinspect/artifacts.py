@@ -89,7 +89,11 @@ class Artifacts:
             cache.warn(f"{damage}; compiling it again")
             cache.discard(self.directory)
             self.directory = self.rebuild()
-            return cache.read(self.directory, name)
+            try:
+                return cache.read(self.directory, name)
+            except cache.Damaged:  # another process discarded it between our store and read: once more
+                self.directory = self.rebuild()
+                return cache.read(self.directory, name)
 
     def _derived(self, name: str, derive: Callable[[], str]) -> bytes:
         folder = self._derived_dir()
@@ -99,7 +103,7 @@ class Artifacts:
             except cache.Damaged as damage:
                 cache.warn(f"{damage}; deriving it again")
         data = derive().encode()
-        cache.add_file(folder, name, data)
+        cache.add_file(folder, name, data, create=self.derived is not None)
         return data
 
     def extra(self, name: str) -> str | None:

@@ -160,8 +160,8 @@ def manifest(entry: Path) -> dict[str, str]:
         return _manifest(entry, (stat.st_mtime_ns, stat.st_size))
     except FileNotFoundError as exc:
         raise Damaged(entry, MANIFEST, "is missing") from exc
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise Damaged(entry, MANIFEST, f"cannot be read ({exc})") from exc
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise Damaged(entry, MANIFEST, f"cannot be read ({type(exc).__name__})") from exc
 
 
 def read(entry: Path, name: str) -> bytes:
@@ -201,7 +201,10 @@ def discard(entry: Path) -> None:
         os.rename(entry, trash)
     except OSError:
         return  # read-only, or another process removed it already: lookups keep refusing it
-    shutil.rmtree(trash, ignore_errors=True)
+    if trash.is_dir() and not trash.is_symlink():
+        shutil.rmtree(trash, ignore_errors=True)
+    else:  # a file where the entry should be
+        trash.unlink(missing_ok=True)
 
 
 def store(key: str, files: Mapping[str, bytes], root: Path | None = None) -> Path:
@@ -243,11 +246,15 @@ def _store_in(base: Path, key: str, files: Mapping[str, bytes]) -> Path:
     return final
 
 
-def add_file(entry: Path, name: str, data: bytes) -> Path | None:
+def add_file(entry: Path, name: str, data: bytes, *, create: bool = False) -> Path | None:
     """Add a derived file (e.g. SASS) with its digest, atomically. None when the entry cannot be
-    written (a read-only cache): the caller still has the data, only the next run derives it again."""
+    written (a read-only cache, or an entry removed meanwhile — never recreated half): the caller still
+    has the data, only the next run derives it again. `create`: a folder of derived files only."""
     try:
-        entry.mkdir(parents=True, exist_ok=True)
+        if create:
+            entry.mkdir(parents=True, exist_ok=True)
+        elif not entry.is_dir():
+            return None
         for target, content in ((f"{name}.sha256", digest(data).encode()), (name, data)):
             fd, tmp = tempfile.mkstemp(prefix=f".{target}-", dir=entry)
             try:

@@ -104,15 +104,23 @@ def clear(root: Path | None = None) -> tuple[int, int]:
     entries = freed = 0
     for shard in _shards(root):
         for entry in list(shard.iterdir()):
-            if entry.is_dir() and not entry.is_symlink() and (_KEY.match(entry.name) or entry.name.startswith(".")):
-                freed += _size(entry)
+            ours = _KEY.match(entry.name) or entry.name.startswith(".")
+            if not ours or entry.is_symlink():
+                continue
+            freed += _size(entry)
+            if entry.is_dir():
                 entries += bool(_KEY.match(entry.name))
-                shutil.rmtree(entry)
+                shutil.rmtree(entry, ignore_errors=True)  # a compile running meanwhile: what it holds stays
+            else:  # a leftover file (a trashed entry that was a file)
+                entry.unlink(missing_ok=True)
         if not any(shard.iterdir()):
-            shard.rmdir()
+            try:
+                shard.rmdir()
+            except OSError:
+                pass
     for name in RECOMPUTABLE:
         path = root / name
         if path.is_dir() and not path.is_symlink():
             freed += _size(path)
-            shutil.rmtree(path)
+            shutil.rmtree(path, ignore_errors=True)
     return entries, freed

@@ -59,15 +59,16 @@ def offline_imports():
     stand-in driver answers that one question (benchmarking needs a GPU and is never done here)."""
     from triton.runtime import driver
 
-    if VERSION >= (3, 4):
+    has_gpu = VERSION >= (3, 4)
+    if not has_gpu:
+        try:
+            driver.active.get_current_target()
+            has_gpu = True
+        except Exception:  # no GPU: Triton raises RuntimeError("0 active drivers") and others
+            pass
+    if has_gpu:  # the import's own errors propagate as they are
         yield
         return
-    try:
-        driver.active.get_current_target()
-        yield
-        return
-    except Exception:  # no GPU: Triton raises RuntimeError("0 active drivers") and others
-        pass
 
     class _NoGPU:
         def get_benchmarker(self):
@@ -75,11 +76,13 @@ def offline_imports():
                 raise NoGPUError("benchmarking needs a CUDA GPU")
             return no_bench
 
+    saved = dict(vars(driver))  # restored as it was: reset_active() would create a driver (no GPU here)
     driver.set_active(_NoGPU())
     try:
         yield
     finally:
-        driver.reset_active()
+        vars(driver).clear()
+        vars(driver).update(saved)
 
 
 def native_target() -> Target:

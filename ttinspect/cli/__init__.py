@@ -7,6 +7,7 @@ unless they need them. One module per command group; this package only assembles
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 from . import cache_cmd, gpu_cmds, inspect_cmds, targets_cmd  # noqa: F401  (registers the commands)
@@ -16,12 +17,42 @@ __all__ = ["cli", "main"]
 
 
 def main() -> None:
+    """A reader that leaves early (`ttinspect dump ... | head`) is not an error: exit 0, say nothing —
+    whether the pipe closed while click wrote (click then exits 1), while rich wrote (rich points stdout
+    at /dev/null and exits 1), or at the final flush."""
+    import click.utils
+
+    to_pipe = _is_pipe()
     try:
         cli(prog_name="ttinspect")
-    except BrokenPipeError:  # `ttinspect dump ... | head`: the reader left; not an error of ours
+        code = 0
+    except SystemExit as done:
+        code = done.code
+    closed = isinstance(sys.stdout, click.utils.PacifyFlushWrapper) or (to_pipe and _is_devnull())
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        closed = True
+    if closed:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
+        code = 0 if code in (0, 1, None) else code
+    sys.exit(code)
+
+
+def _is_pipe() -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _is_devnull() -> bool:
+    try:
+        here, null = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return (here.st_dev, here.st_ino) == (null.st_dev, null.st_ino)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,11 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except TTInspectError as error:
             _fail(error)
-        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
+        except BrokenPipeError:  # `ttinspect dump ... | head`: the reader left, which is not an error
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(0)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except OSError as error:  # a path the user gave (--out, TTINSPECT_CACHE_DIR) that cannot be used
             where = f": {error.filename}" if error.filename else ""

@@ -155,17 +155,22 @@ class MlirModule:
     @cached_property
     def loops(self) -> tuple[MlirLoop, ...]:
         # Linear in the ops (a 50 MB module has thousands of loops): a stack of the loops still open.
+        # Ops and dots inside a loop come from prefix sums over the ops, so deep nesting stays linear too.
+        dots_before = [0]
+        for op in self.ops:
+            dots_before.append(dots_before[-1] + is_dot(op.name))
         out: list[MlirLoop] = []
-        open_loops: list[int] = []
+        open_loops: list[int] = []  # the loops that contain the current op, outermost first
         for op in self.ops:
             if op.name not in LOOP_OPS:
                 continue
             while open_loops and out[open_loops[-1]].op.end_line < op.line:
                 open_loops.pop()
-            enclosing = [i for i in open_loops if op.end_line <= out[i].op.end_line]
-            inside = self._select(op)
-            out.append(MlirLoop(op, len(enclosing) + 1, enclosing[-1] if enclosing else None,
-                                sum(is_dot(o.name) for o in inside), len(inside)))
+            if open_loops and op.end_line > out[open_loops[-1]].op.end_line:  # malformed: not nested
+                open_loops.clear()
+            lo, hi = bisect_right(self._op_lines, op.line), bisect_right(self._op_lines, op.end_line)
+            out.append(MlirLoop(op, len(open_loops) + 1, open_loops[-1] if open_loops else None,
+                                dots_before[hi] - dots_before[lo], hi - lo))
             open_loops.append(len(out) - 1)
         return tuple(out)
 

@@ -31,13 +31,15 @@ def load(memo_key: str) -> list | None:
     path = _path(memo_key)
     try:
         records = json.loads(path.read_text())["builds"]
-    except (OSError, ValueError, KeyError, TypeError):  # absent, or damaged: resolve again
+        if not isinstance(records, list):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # absent, or damaged: resolve again
         return None
     builds = []
     for record in records:
         try:
             found = Build.from_record(record)
-        except Exception:  # a record another version of ttinspect wrote: resolve again
+        except Exception:  # damaged, or a record another version of ttinspect wrote: resolve again
             return None
         if found is None:
             return None
