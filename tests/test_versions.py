@@ -128,3 +128,29 @@ def test_offline_imports_lets_the_files_own_error_through(monkeypatch, gpu):
     finally:
         vars(driver).clear()
         vars(driver).update(saved)
+
+
+WS_KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def ws(a_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK, warp_specialize=True):
+        a = tl.load(a_ptr + r[:, None] * K + k + r[None, :])
+        acc += tl.dot(a, a)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+'''
+
+
+def test_warp_specialization_or_the_release_that_has_it(tmp_path):
+    path = tmp_path / "ws_kernel.py"
+    path.write_text(WS_KERNEL)
+    result = CliRunner().invoke(cli, ["dump", f"{path}:ws", "--signature", "*fp16:16, *fp32:16, i32:16, 64",
+                                      "--arch", "sm_100", "--stage", "ttgir"])
+    if TRITON < (3, 4):
+        assert result.exit_code == 3 and "tl.range(warp_specialize=...) needs Triton >= 3.4" in result.stderr
+        return
+    assert result.exit_code == 0 and "tt.warp_specialize" in result.stdout

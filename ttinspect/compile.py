@@ -285,7 +285,7 @@ def _compile_error(fn, exc: CompilationError) -> CompileError:
         if 0 < node.lineno <= len(lines):
             source_line = lines[node.lineno - 1]
     reason = _innermost_reason(exc)
-    return CompileError(reason, file=file, line=line, source_line=source_line)
+    return CompileError(reason + _known_meaning(reason, None), file=file, line=line, source_line=source_line)
 
 
 def _innermost_reason(exc: BaseException) -> str:
@@ -306,7 +306,16 @@ def _innermost_reason(exc: BaseException) -> str:
 _KNOWN_FAILURES = (
     ((3, 4), ("sm_70", "sm_72", "sm_75"), "PassManager::run failed",
      "Triton 3.3 cannot compile tl.dot for Volta/Turing (measured); Triton >= 3.4 can"),
+    ((3, 4), None, "unexpected keyword argument 'warp_specialize'",
+     "tl.range(warp_specialize=...) needs Triton >= 3.4"),
 )
+
+
+def _known_meaning(message: str, target: Target | None) -> str:
+    for fixed_in, targets, pattern, meaning in _KNOWN_FAILURES:
+        if VERSION < fixed_in and (targets is None or (target and target.name in targets)) and pattern in message:
+            return f" — {meaning}"
+    return ""
 
 
 def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target) -> CompileError:
@@ -314,7 +323,4 @@ def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Targe
     settings = ", ".join(f"{k}={v}" for k, v in options.items())
     inner = _innermost_reason(exc)
     reason = f"Triton could not compile {fn.__name__} for {target.name} ({settings}): {inner}"
-    for fixed_in, targets, message, meaning in _KNOWN_FAILURES:
-        if VERSION < fixed_in and target.name in targets and message in inner:
-            reason += f" — {meaning}"
-    return CompileError(reason, file=file, line=first_line)
+    return CompileError(reason + _known_meaning(inner, target), file=file, line=first_line)
