@@ -139,3 +139,26 @@ def test_any_jit_function_refuses_unknown_arguments():
     with pytest.raises(UsageError, match="no parameter.*zz"):
         build_jit(fn, {"x_ptr": Pointer("fp32"), "out_ptr": Pointer("fp32"), "n": 64, "factor": 2.0, "zz": 1},
                   {"BLOCK": 64})
+
+
+def test_the_compilers_own_output_is_summarized_not_dumped(monkeypatch, capfd, tmp_path):
+    """A failing MLIR pass prints the whole module as a reproducer on file descriptor 2; the user gets
+    one line quoting its diagnostic."""
+    import os
+
+    import triton
+
+    from ttinspect.cli import cli
+
+    def failing(*args, **kwargs):
+        os.write(2, b"LLVM ERROR: unsupported load type for producer commit\nmodule {\n  tt.func ...\n}\n")
+        raise RuntimeError("PassManager::run failed")
+
+    monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(triton, "compile", failing)
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli, ["dump", "add", "--arch", "sm_90", "--stage", "ttir"])
+    assert result.exit_code == 3
+    assert "PassManager::run failed (LLVM ERROR: unsupported load type for producer commit)" in result.stderr
+    assert "module {" not in capfd.readouterr().err  # nothing reached the real stderr either

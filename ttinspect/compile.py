@@ -9,7 +9,10 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import os
 import re
+import sys
+import tempfile
 import warnings
 from typing import Any, Mapping
 
@@ -216,8 +219,9 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
     gpu = GPUTarget("cuda", target.capability, target.warp_size)
     log = io.StringIO()
+    native: dict[str, str] = {}
     try:
-        with warnings.catch_warnings(), _ptxas_log_to(log):
+        with warnings.catch_warnings(), _ptxas_log_to(log), _native_stderr(native):
             # Triton 3.9 warns that TRITON_DEFAULT_FP_FUSION is unset; a real launch keeps the same
             # default (fusion on), so the PTX is the JIT's either way.
             warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
@@ -225,7 +229,9 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     except CompilationError as exc:
         raise _compile_error(fn, exc) from exc
     except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
-        raise _backend_error(fn, exc, options, target) from exc
+        raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
+    if native.get("text"):  # what the compiler printed on success (rare): passed on as it was
+        sys.stderr.write(native["text"])
     files = {}
     for stage in COMPILED:
         content = kernel.asm.get(stage)
@@ -235,6 +241,44 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     if re.search(r"^ptxas\S*\s+info", log.getvalue(), re.M):  # "ptxas-blackwell info" on 3.9
         files["ptxas_log"] = log.getvalue().encode()
     return files, _metadata(kernel.metadata)
+
+
+@contextlib.contextmanager
+def _native_stderr(box: dict[str, str]):
+    """What MLIR and LLVM print to file descriptor 2 while compiling (a failing pass dumps the whole
+    module as a reproducer: dozens of lines), kept out of the user's terminal; a failure's message
+    quotes its diagnostic instead. TTINSPECT_DEBUG=1 lets it through."""
+    if os.environ.get("TTINSPECT_DEBUG"):
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no usable stderr: nothing to protect
+        yield
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            box["text"] = sink.read().decode(errors="replace")
+
+
+def _diagnostic(text: str) -> str | None:
+    """The first line of a compiler's own complaint: `LLVM ERROR: ...`, `file:line:col: error: ...`."""
+    for line in text.splitlines():
+        match = re.search(r"(LLVM ERROR: .*|error: .*)", line)
+        if match and "Failures have been detected" not in line:
+            return match[1].strip()[:200]
+    return None
 
 
 @contextlib.contextmanager
@@ -318,9 +362,14 @@ def _known_meaning(message: str, target: Target | None) -> str:
     return ""
 
 
-def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target) -> CompileError:
+def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target,
+                   native: str = "") -> CompileError:
     file, first_line = _kernel_location(fn)
     settings = ", ".join(f"{k}={v}" for k, v in options.items())
     inner = _innermost_reason(exc)
-    reason = f"Triton could not compile {fn.__name__} for {target.name} ({settings}): {inner}"
+    diagnostic = _diagnostic(native)
+    if diagnostic and diagnostic not in inner:
+        inner = f"{inner} ({diagnostic})"
+    reason = f"Triton could not compile {fn.__name__} for {target.name}" + (f" ({settings})" if settings else "") \
+        + f": {inner}"
     return CompileError(reason + _known_meaning(inner, target), file=file, line=first_line)
