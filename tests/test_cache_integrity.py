@@ -133,7 +133,7 @@ def test_staging_leftovers_of_a_killed_writer_are_ignored(cache_copy):
 
 def test_a_process_killed_mid_compile_leaves_a_usable_cache(tmp_path):
     root = tmp_path / "cache"
-    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root)}
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
     for delay in (0.5, 2.0, 4.0):  # before, during and after Triton's work, depending on the machine
         process = subprocess.Popen([sys.executable, "-m", "ttinspect", "report", "tileon", "--arch", "sm_80"],
                                    env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -334,7 +334,8 @@ def test_a_closed_pipe_is_not_an_error(warm):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
-    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(tmp_path)}
+    # Triton's own cache empty too, so that the compile is still running when Ctrl-C comes.
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(tmp_path), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
     process = subprocess.Popen([sys.executable, "-m", "ttinspect", "report", "tileon", "--arch", "sm_90"],
                                env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
