@@ -178,16 +178,32 @@ def test_a_file_where_the_cache_should_be(tmp_path):
     assert blocker.read_text() == "mine"  # nothing the user had is touched
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits")
+def _make_read_only(path: Path) -> bool:
+    """Permission bits for a user; root writes through them, so the immutable attribute (chattr +i)."""
+    if os.geteuid() != 0:
+        path.chmod(0o500)
+        return True
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+    return done.returncode == 0
+
+
+def _make_writable(path: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+    path.chmod(0o700)
+
+
 def test_a_read_only_cache_directory(tmp_path):
     root = tmp_path / "ro"
     root.mkdir()
-    root.chmod(0o500)
+    if not _make_read_only(root):
+        pytest.skip("cannot make a directory read-only here (root without chattr +i)")
     try:
         done = ttinspect("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=root)
     finally:
-        root.chmod(0o700)
+        _make_writable(root)
     assert "tt.func" in done.stdout and "working without a cache" in done.stderr
+    assert done.stderr.count("\n") == 1 and not list(root.iterdir())
 
 
 @pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES, errno.ENOSPC])
@@ -342,3 +358,18 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=600)
     assert process.returncode == 130 and err.strip() == "ttinspect: interrupted", (process.returncode, err)
+
+
+def test_a_damaged_entry_in_a_read_only_cache_is_still_not_shown(cache_copy):
+    root, entry, dump, _ = cache_copy
+    (entry / "kernel.ptx").write_text("garbage\n")
+    if not _make_read_only(entry.parent) or not _make_read_only(entry):
+        pytest.skip("cannot make a directory read-only here")
+    try:
+        done = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    finally:
+        _make_writable(entry)
+        _make_writable(entry.parent)
+    assert done.stdout == dump
+    assert "damaged" in done.stderr and "working without a cache" in done.stderr
+    assert (entry / "kernel.ptx").read_text() == "garbage\n"  # could not be repaired, was not shown
