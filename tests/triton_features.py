@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.metadata
-import re
 
 import pytest
 
-TRITON = tuple(int(x) for x in re.findall(r"\d+", importlib.metadata.version("triton"))[:2])
+from ttinspect.versions import release
+
+TRITON = release(importlib.metadata.version("triton"))
 HOST_TMA = TRITON >= (3, 4)  # TensorDescriptor arguments (opt_tma)
 
 needs_host_tma = pytest.mark.skipif(not HOST_TMA, reason="host-side tensor descriptors need Triton >= 3.4; "

@@ -62,9 +62,7 @@ class Artifacts:
         spec = get_stage(stage)
         if spec.derived_from is not None:
             return self._derived(f"kernel.{spec.name}", lambda: tools.disassemble(self.data(spec.derived_from)))
-        if self.verified and not cache.has(self.directory, self._name(stage)):
-            raise MissingStage(stage, self.directory)
-        if not self.verified and not self.path(stage).is_file():
+        if not self.has(stage):
             raise MissingStage(stage, self.directory)
         return self._read(self._name(stage))
 

@@ -7,12 +7,10 @@ config number) reads them anywhere — no triton, no torch.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from .cache import cache_root
+from .cache import cache_root, write_atomic
 from .errors import UsageError
 from .variants import Variant
 
@@ -24,10 +22,7 @@ def result_path(variant: Variant) -> Path:
 def save(variant: Variant, data: Mapping[str, Any]) -> Path:
     path = result_path(variant)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".autotune-", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle, indent=2, default=repr)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=2, default=repr).encode())
     return path
 
 

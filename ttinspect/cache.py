@@ -135,15 +135,21 @@ def lookup(key: str, root: Path | None = None) -> Path | None:
     entry is reported in one line, removed when possible, and treated as absent (the caller compiles)."""
     for base in _roots(root):
         path = entry_dir(key, base)
-        if not path.is_dir():
-            continue
-        try:
-            read(path, METADATA)
+        if path.is_dir() and whole(path):
             return path
-        except Damaged as damage:
-            warn(f"{damage}; compiling it again")
-            discard(path)
     return None
+
+
+def whole(entry: Path) -> bool:
+    """Whether an existing entry may be read (its manifest and metadata check out); a damaged one is
+    reported in one line and removed when possible, so that the caller compiles it again."""
+    try:
+        read(entry, METADATA)
+        return True
+    except Damaged as damage:
+        warn(f"{damage}; compiling it again")
+        discard(entry)
+        return False
 
 
 @lru_cache(maxsize=256)
@@ -255,16 +261,8 @@ def add_file(entry: Path, name: str, data: bytes, *, create: bool = False) -> Pa
             entry.mkdir(parents=True, exist_ok=True)
         elif not entry.is_dir():
             return None
-        for target, content in ((f"{name}.sha256", digest(data).encode()), (name, data)):
-            fd, tmp = tempfile.mkstemp(prefix=f".{target}-", dir=entry)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(content)
-                os.replace(tmp, entry / target)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise
+        write_atomic(entry / f"{name}.sha256", digest(data).encode())
+        write_atomic(entry / name, data)
     except OSError as exc:
         warn(f"cannot write the cache at {entry} ({_why(exc)}); derived files are not kept")
         return None
@@ -276,15 +274,21 @@ def write_json(path: Path, data: Any) -> bool:
     cache cannot be written: such records only make the next run faster."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".json-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w") as handle:
-                json.dump(data, handle, default=repr)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomic(path, json.dumps(data, default=repr).encode())
     except OSError:
         return False
     return True
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same directory and `os.replace` it into place: a reader
+    sees the old file or the new one, never half of one. Raises OSError."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

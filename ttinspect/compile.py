@@ -27,8 +27,9 @@ from .specialize import Specialization, specialize
 from .stages import COMPILED
 from .targets import Target, from_capability
 from .variants import TlDtype
+from .versions import release
 
-VERSION = tuple(int(x) for x in re.findall(r"\d+", triton.__version__)[:2])
+VERSION = release(triton.__version__)
 # Triton 3.3 typed bools as i1; 3.4 and later as u1 (docs/versions.md).
 BOOL_TYPE = "i1" if VERSION < (3, 4) else "u1"
 # Triton runs `ptxas -v` on every compile; from 3.5 on it prints the report when asked

@@ -44,13 +44,7 @@ class Build:
     def from_record(cls, record: Mapping[str, Any]) -> "Build | None":
         """None when the entry has gone (a cleared cache): the caller compiles again."""
         entry = Path(record["entry"])
-        if not entry.is_dir():
-            return None
-        try:
-            cache.read(entry, cache.METADATA)
-        except cache.Damaged as damage:  # the caller resolves the reference again, which compiles
-            cache.warn(f"{damage}; compiling it again")
-            cache.discard(entry)
+        if not entry.is_dir() or not cache.whole(entry):  # the caller resolves again, which compiles
             return None
         return cls(record["label"], record["kernel"], parse_arch(record["target"]), dict(record["config"]),
                    Artifacts(entry), record.get("source_file"), record.get("note", ""))

@@ -224,7 +224,7 @@ def _check_value(variant: Variant, key: str, value: Any) -> None:
     check_option(key, value)
     if key in OPTION_KEYS:
         return
-    if key in OPTION_KEYS or isinstance(default, int) and not isinstance(default, bool):
+    if isinstance(default, int) and not isinstance(default, bool):
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if "GROUP" in key else 1):
             least = "a non-negative" if "GROUP" in key else "a positive"
             raise UsageError(f"--set {key}={value}: must be {least} integer")

@@ -32,9 +32,15 @@ COMPILES_FOR: dict[tuple[int, int], tuple[str, ...]] = {
 NO_LIMITS = {"sm_101": "Thor under its first name (CUDA 12.8/12.9)", "sm_110": "Jetson Thor"}
 
 
+def release(version: str) -> tuple[int, int]:
+    """"3.6.0", "3.5.0+git1234" -> (3, 6): what the tables are keyed by."""
+    major, minor = (int(x) for x in re.findall(r"\d+", version)[:2])
+    return major, minor
+
+
 def installed() -> tuple[int, int] | None:
     try:
-        return tuple(int(x) for x in re.findall(r"\d+", importlib.metadata.version("triton"))[:2])  # type: ignore
+        return release(importlib.metadata.version("triton"))
     except importlib.metadata.PackageNotFoundError:
         return None
 
@@ -88,21 +94,20 @@ def describe_unknown_target(target: str) -> str:
 
 def target_rows() -> list[dict]:
     """Every target ttinspect knows or that some release compiles: its limits and its Tritons."""
-    version = installed()
+    measured = COMPILES_FOR.get(installed())  # None: this release was not measured
     rows = []
     names = list(TARGETS) + [n for n in NO_LIMITS if n not in TARGETS]
     for name in sorted(names, key=lambda n: int(n[3:])):
         target = TARGETS.get(name)
-        releases = releases_for(name)
-        measured = version in COMPILES_FOR if version else False
+        compiles = None if measured is None else name in measured
         rows.append({
             "target": name, "gpus": target.gpu_examples if target else NO_LIMITS[name],
             "max_shared_per_block": target.max_shared_per_block if target else None,
             "shared_per_sm": target.shared_per_sm if target else None,
             "max_warps_per_sm": target.max_warps_per_sm if target else None,
             "max_blocks_per_sm": target.max_blocks_per_sm if target else None,
-            "installed_triton_compiles": (name in COMPILES_FOR[version]) if measured else None,
-            "usable": target is not None and (not measured or name in COMPILES_FOR[version]),
-            "tritons": _span(releases),
+            "installed_triton_compiles": compiles,
+            "usable": target is not None and compiles is not False,
+            "tritons": _span(releases_for(name)),
         })
     return rows

@@ -44,12 +44,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except TTInspectError as error:
             _fail(error)
-        except BrokenPipeError:  # `ttinspect dump ... | head`: the reader left, which is not an error
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(0)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
-            raise
+        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
+            raise  # a closed pipe: click exits 1, and cli.main() turns that into 0
         except OSError as error:  # a path the user gave (--out, TTINSPECT_CACHE_DIR) that cannot be used
             where = f": {error.filename}" if error.filename else ""
             click.echo(f"ttinspect: error: {error.strerror or error}{where}", err=True)
