@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..report import report_from_build
 from ..engine import build
-from ..variants import resolve
+from ..variants import parse_ref
 
 
 @dataclass(frozen=True)
@@ -42,17 +42,18 @@ def _jit_kernel(fn):
 
 
 def compare_resources(variant: str) -> ResourceComparison:
+    """`variant` is a shipped variant with optional overrides (`tileon:num_warps=8`)."""
     import torch
 
     from .inputs import example_inputs
 
-    resolved = resolve(variant)
+    resolved = parse_ref(variant).resolved
     offline = report_from_build(build(resolved, arch="native"))
     launcher = resolved.variant.load_launcher()
     launcher(*example_inputs(resolved), **resolved.config)
     torch.cuda.synchronize()
     kernel = _jit_kernel(resolved.variant.load_kernel())
-    return ResourceComparison(resolved.variant.name, offline.target, kernel.n_regs, kernel.n_spills,
+    return ResourceComparison(resolved.label(), offline.target, kernel.n_regs, kernel.n_spills,
                               offline["registers"], offline["spills"], offline["stack"], offline["local_bytes"])
 
 
