@@ -121,6 +121,8 @@ def expect(report: Any, **expected: Any) -> Report:
       `min_pipeline_depth=3`). An unknown fact fails a budget: ttinspect never guesses.
     - keys are those of `report.facts`, plus the Report shortcuts `tensor_core_ops_per_iteration`
       and `wait_group`. An unknown key raises `ttinspect.UsageError` listing the valid ones.
+    - `max_severity="info"` (or "warning"): no finding of `ttinspect check` above that severity
+      (`report.findings`); a failure prints each such finding with its evidence, why and fix.
 
     Returns the report, so `r = expect(ttinspect.inspect(...), ...)` reads naturally.
     """
@@ -132,7 +134,8 @@ def expect(report: Any, **expected: Any) -> Report:
         from .report import inspect
 
         report = inspect(report)
-    if not expected:
+    max_severity = expected.pop("max_severity", None)
+    if not expected and max_severity is None:
         raise UsageError("expect() needs at least one key=value, e.g. expect(report, pipeline_depth=3)")
     resolved = {name: _resolve_key(report, name) for name in expected}
     bad = [name for name, r in resolved.items() if r is None]
@@ -160,12 +163,30 @@ def expect(report: Any, **expected: Any) -> Report:
         actual = f"{got!r}" if got is not None else f"unknown ({fact.unknown or 'no reason given'})"
         mismatches.append(f"  {name}: expected {wanted}, got {actual}\n      {_describe(fact)}")
 
+    failed = len(mismatches)
+    if max_severity is not None:
+        above = _findings_above(report, max_severity)
+        failed += bool(above)  # one expectation, however many findings break it
+        mismatches += above
     if mismatches:
-        head = (f"ttinspect: {len(mismatches)} of {len(expected)} expectation(s) failed for "
+        checked = len(expected) + (max_severity is not None)
+        head = (f"ttinspect: {failed} of {checked} expectation(s) failed for "
                 f"{report.label} on {report.target} (Triton {report.triton_version}, {report.kernel})")
         message = "\n".join([head, *mismatches, "", report.summary()])
         raise ExpectationFailed(message, report, tuple(mismatches))
     return report
+
+
+def _findings_above(report: Report, max_severity: str) -> list[str]:
+    """One mismatch per finding above `max_severity`, with its evidence, why and fix."""
+    from .check import SEVERITIES, severity_rank
+    from .errors import UsageError
+
+    if max_severity not in SEVERITIES:
+        raise UsageError(f"expect(): max_severity={max_severity!r}; valid: {', '.join(SEVERITIES)}")
+    floor = severity_rank(max_severity)
+    return [f"  max_severity={max_severity!r}: found\n" + "\n".join("    " + line for line in f.text().split("\n"))
+            for f in report.findings if f.rank > floor]
 
 
 # --- the fixture -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping
 
 from .engine import Build, build
@@ -90,6 +91,14 @@ class Report:
     @property
     def blocks_per_sm(self) -> int | None:
         return self["blocks_per_sm"]
+
+    @cached_property
+    def findings(self) -> tuple:
+        """What `ttinspect check` finds in this kernel: a tuple of `ttinspect.check.Finding`, errors first
+        (computed on first use; rules whose facts are unknown stay silent)."""
+        from .check import check
+
+        return check(self)
 
     def by_group(self) -> list[tuple[str, list[Fact]]]:
         return [(group, [f for f in self.facts if f.group == group]) for group in GROUPS

@@ -1,0 +1,235 @@
+"""`ttinspect check`: each rule fires on a kernel that has its problem and stays silent on one that does
+not; the clean reference (opt_tma on sm_90) has no findings; the CLI's JSON, filters and exit codes; the
+API (`inspect(...).findings`) and the pytest plugin's `max_severity`; a warm check imports neither triton
+nor torch; Triton cache entries give findings or silence, never a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ttinspect import inspect
+from ttinspect.check import Finding, check_reference
+from ttinspect.cli import cli
+from ttinspect.refs import RefOptions
+
+pytest_plugins = ["pytester"]
+
+DATA = Path(__file__).parent / "data"
+KERNELS = DATA / "check_kernels" / "kernels.py"
+STRIDES = "i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1"  # M N K, unit inner strides
+
+
+def mm(a="*fp16:16", b="*fp16:16", blocks=(64, 64, 32), strides=STRIDES) -> str:
+    return f"{a}, {b}, *fp16:16, {strides}, {', '.join(map(str, blocks))}"
+
+
+# (name, reference, arch, signature, settings)
+CASES = {
+    "mm_sm90": ("matmul", "sm_90", mm(), {}),
+    "mm_sm80_warps2": ("matmul", "sm_80", mm(), {"num_warps": 2}),
+    "mm_unaligned": ("matmul", "sm_90", mm("*fp16", "*fp16"), {}),
+    "mm_sm75": ("matmul", "sm_75", mm(), {}),
+    "mm_warps2": ("matmul", "sm_90", mm(), {"num_warps": 2}),
+    "mm_block_m32": ("matmul", "sm_90", mm(blocks=(32, 64, 32)), {}),
+    "mm_sm100_warps2": ("matmul", "sm_100", mm(), {"num_warps": 2}),
+    "mm_big_tile": ("matmul", "sm_90", mm(blocks=(128, 256, 64)), {}),
+    "mm_two_stages_big": ("matmul", "sm_90", mm(blocks=(128, 256, 128)), {"num_stages": 2, "num_warps": 8}),
+    "mm_runtime_stride": ("matmul", "sm_90", mm(strides="i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, "
+                                                        "i32:16, 1"), {}),
+    "one_stage_loop": ("matmul_one_stage_loop", "sm_90", "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, "
+                                                         "i32:16, 64, 64, 32", {}),
+    "outer_dot_loop": ("matmul_outer_dot_loop", "sm_90", "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, "
+                                                         "i32:16, i32:16, 64, 64, 32", {}),
+    "row_sums": ("row_sums", "sm_90", "*fp16:16, *fp32:16, i32:16, i32:16, 16, 128", {}),
+    "gather": ("gather_matmul", "sm_90", "*fp16:16, *i32:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, "
+                                         "64, 64, 32", {}),
+    "add_aligned": ("add", "sm_90", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", {}),
+    "add_unaligned": ("add", "sm_90", "*fp32, *fp32:16, *fp32:16, i32, 1024", {}),
+    "scalar_load": ("scale_by_scalar", "sm_90", "*fp32:16, *fp32, *fp32:16, 1024", {}),
+    "live_values": ("many_live_values", "sm_90", "*fp32:16, *fp32:16, 4096", {}),
+}
+
+_FOUND: dict[str, tuple] = {}
+
+
+def findings(case: str) -> tuple[Finding, ...]:
+    if case not in _FOUND:
+        name, arch, signature, settings = CASES[case]
+        _FOUND[case] = check_reference(f"{KERNELS}:{name}", RefOptions(settings, {}, signature, None, arch))[1]
+    return _FOUND[case]
+
+
+def ids(case: str) -> set[str]:
+    return {f.id for f in findings(case)}
+
+
+# rule, the cases that trigger it, the cases where it must stay silent
+RULES = [
+    ("TTI001", ["mm_unaligned", "mm_sm75", "one_stage_loop", "outer_dot_loop", "row_sums", "gather"],
+     ["mm_sm90", "mm_big_tile", "add_aligned"]),
+    ("TTI002", ["mm_warps2", "mm_block_m32", "mm_sm100_warps2"], ["mm_sm90", "mm_sm80_warps2"]),
+    ("TTI003", ["mm_big_tile"], ["mm_sm90", "add_aligned"]),
+    ("TTI004", ["live_values"], ["add_aligned", "mm_sm90"]),
+    ("TTI005", ["add_unaligned", "mm_unaligned", "mm_runtime_stride"], ["add_aligned", "scalar_load", "gather",
+                                                                        "mm_sm90"]),
+    ("TTI006", ["mm_two_stages_big"], ["mm_sm90", "add_aligned"]),
+    ("TTI007", ["mm_sm90", "mm_warps2"], ["mm_sm80_warps2", "add_aligned"]),
+]
+
+
+@pytest.mark.parametrize("rule, case", [(r, c) for r, fire, _ in RULES for c in fire])
+def test_rule_fires(rule, case):
+    found = [f for f in findings(case) if f.id == rule]
+    assert found, f"{rule} silent on {case}: {[f.id for f in findings(case)]}"
+    for finding in found:
+        assert finding.evidence and finding.why and finding.fix
+
+
+@pytest.mark.parametrize("rule, case", [(r, c) for r, _, silent in RULES for c in silent])
+def test_rule_silent(rule, case):
+    assert rule not in ids(case), "\n".join(f.text() for f in findings(case) if f.id == rule)
+
+
+def test_why_not_pipelined_names_the_cause():
+    def why(case):
+        return next(f.why for f in findings(case) if f.id == "TTI001")
+
+    assert "cp.async" in why("mm_sm75") and "sm_75" in why("mm_sm75")
+    assert "num_stages=1" in why("one_stage_loop")
+    assert "not the innermost" in why("outer_dot_loop")
+    assert "feed no tl.dot" in why("row_sums")
+    assert "fewer than 4 bytes" in why("mm_unaligned")
+    assert "another load" in why("gather")
+
+
+def test_mma_reason_and_fix_have_numbers():
+    warps = next(f for f in findings("mm_warps2") if f.id == "TTI002")
+    assert "num_warps=2" in warps.why and "num_warps=4" in warps.fix
+    block = next(f for f in findings("mm_block_m32") if f.id == "TTI002")
+    assert "M = 32" in block.why and "BLOCK_M to 64" in block.fix
+
+
+def test_spills_name_python_lines_and_the_accumulator():
+    spill = next(f for f in findings("mm_big_tile") if f.id == "TTI003")
+    assert any(e.stage == "sass" and e.python_line for e in spill.evidence)
+    assert "128×256/(32×4) = 256" in spill.fix
+
+
+def test_occupancy_lift_is_computed_by_the_calculator():
+    occ = next(f for f in findings("live_values") if f.id == "TTI004")
+    assert "registers" in occ.title and "registers per thread" in occ.fix and "CTAs/SM" in occ.fix
+
+
+def test_narrow_access_names_the_argument():
+    add = [f for f in findings("add_unaligned") if f.id == "TTI005"]
+    assert add and all(f.severity == "warning" for f in add)
+    assert any("x_ptr" in f.why for f in add) and all("n: an integer" in f.why for f in add)
+    stride = next(f for f in findings("mm_runtime_stride") if f.id == "TTI005")
+    assert stride.severity == "info" and "stride_ak" in stride.why and "unknown" in stride.why
+
+
+def test_shared_memory_over_the_limit_is_an_error_with_tritons_message():
+    report, found = check_reference(f"{KERNELS}:matmul", RefOptions({"num_stages": 4, "num_warps": 8}, {},
+                                                                    mm(blocks=(128, 256, 64)), None, "sm_89"))
+    error = next(f for f in found if f.id == "TTI006")
+    assert error.severity == "error" and found[0] is error  # errors come first
+    assert "out of resource: shared memory, Required: 147456, Hardware limit: 101376" in error.title
+    assert "num_stages=3" in error.fix
+
+
+def test_opt_tma_on_hopper_is_clean():
+    assert inspect("opt_tma", arch="sm_90").findings == ()
+
+
+def test_api_findings_are_lazy_and_sorted():
+    report = inspect("tileon", arch="sm_90")
+    assert "findings" not in report.__dict__
+    found = report.findings
+    assert report.findings is found and "TTI003" in {f.id for f in found}
+    assert [f.rank for f in found] == sorted((f.rank for f in found), reverse=True)
+
+
+def run(*args, env=None):
+    return CliRunner(env=env).invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_cli_json_shape():
+    result = run("check", "tileon", "--arch", "sm_90", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert set(data) == {"label", "kernel", "target", "triton_version", "min_severity", "counts", "findings"}
+    finding = data["findings"][0]
+    assert set(finding) == {"id", "slug", "severity", "title", "evidence", "why", "fix"}
+    assert set(finding["evidence"][0]) == {"stage", "line", "text", "python_line"}
+    assert data["counts"]["warning"] >= 1
+
+
+def test_cli_filters_and_exit_codes():
+    args = ("check", "tileon", "--arch", "sm_90")
+    assert run(*args).exit_code == 0  # findings, but exit 0 without --fail-on
+    assert run(*args, "--fail-on", "warning").exit_code == 1
+    assert run(*args, "--fail-on", "error").exit_code == 0
+    only_errors = json.loads(run(*args, "--json", "--min-severity", "error").output)
+    assert only_errors["findings"] == [] and only_errors["counts"]["warning"] >= 1
+    text = run("check", "opt_tma", "--arch", "sm_90").output
+    assert "no findings" in text
+    assert run("check", "opt_tma", "--arch", "sm_90", "--fail-on", "warning").exit_code == 0
+    bad = run(*args, "--min-severity", "loud")
+    assert bad.exit_code == 2 and "ttinspect: error:" in bad.output
+
+
+def test_cli_text_shows_evidence_with_python_lines():
+    out = run("check", f"{KERNELS}:add", "--arch", "sm_90", "--signature", CASES["add_unaligned"][2]).output
+    assert "TTI005" in out and "← line" in out and "why" in out and "fix" in out
+
+
+def test_warm_check_imports_neither_triton_nor_torch():
+    run("check", "tileon", "--arch", "sm_90")  # warm the cache
+    code = ("import sys\nfrom ttinspect.cli import cli\n"
+            "try:\n    cli(['check', 'tileon', '--arch', 'sm_90', '--json'], prog_name='ttinspect')\n"
+            "except SystemExit:\n    pass\n"
+            "print([m for m in ('triton', 'torch') if m in sys.modules], file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+@pytest.mark.parametrize("entry", sorted(p.name for p in (DATA / "triton_cache").iterdir() if p.is_dir()))
+def test_triton_cache_entries_never_crash(entry, tmp_path):
+    env = {"TRITON_CACHE_DIR": str(DATA / "triton_cache")}
+    result = run("check", f"cache:{entry}", "--json", env=env)
+    if result.exit_code != 0:  # an entry ttinspect refuses (foreign, unreadable) says so in one line
+        assert result.output.startswith("ttinspect: error:") and result.exit_code != 70, result.output
+        return
+    data = json.loads(result.output)
+    for finding in data["findings"]:
+        assert finding["evidence"] and finding["fix"]
+
+
+def test_plugin_max_severity(pytester):
+    pytester.makepyfile(test_findings='''
+        def test_clean(ttinspect):
+            ttinspect.expect(ttinspect.inspect("opt_tma", arch="sm_90"), max_severity="info")
+
+        def test_spills(ttinspect):
+            ttinspect.expect(ttinspect.inspect("tileon", arch="sm_90"), max_severity="info", num_warps=4)
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "1 of 2 expectation(s) failed" in out
+    assert "WARNING TTI003 register-spills" in out and "sass:" in out and "fix:" in out
+
+
+def test_plugin_max_severity_rejects_an_unknown_level():
+    from ttinspect import UsageError
+    from ttinspect.pytest_plugin import expect
+
+    with pytest.raises(UsageError, match="max_severity"):
+        expect(inspect("opt_tma", arch="sm_90"), max_severity="fatal")

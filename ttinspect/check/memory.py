@@ -1,0 +1,199 @@
+"""TTI005 narrow-global-access: a global load or store moves fewer bits per thread than its tile allows,
+and the argument responsible — from the specialization the build recorded (`metadata["ttinspect"]
+["signature"]`: `*fp16 D` = 16-byte aligned, `i32 D` = divisible by 16, `=1` = a stride folded to 1) or,
+for a Triton cache entry, the `tt.divisibility` attributes of the TTIR's arguments.
+
+Wider is judged possible only where the tile gives each thread enough elements along the layout's
+fastest dimension: min(elements per thread, extent of that dimension) × element bits, capped at 128.
+A scalar load, a tile smaller than the CTA, and loads whose address comes from another load (gathers)
+are legitimately narrow and stay silent. Where no argument lacks a hint the finding says the
+responsible argument is unknown (or names the runtime strides that would have to be 1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .context import element_bits, stages_of, tensor_types
+from .model import Evidence, Finding
+from .pipelining import _access_bits
+from .ssa import Chains
+
+ID, SLUG = "TTI005", "narrow-global-access"
+_KINDS = {"tt.load": "load", "ttg.async_copy_global_to_local": "load", "tt.store": "store"}
+
+
+def narrow_global_access(report, build) -> list[Finding]:
+    if build is None:
+        return []
+    stages = stages_of(build)
+    ttgir, ttir, parsed, warps = stages.ttgir, stages.ttir, stages.ptx, stages.num_warps
+    if ttgir is None or ttir is None or parsed is None or not warps:
+        return []
+    widths = _ptx_widths(stages, parsed[1])
+    if not widths:
+        return []  # no PTX line attributed to Python: nothing can be matched
+    threads = 32 * warps
+    potential: dict[tuple[int, str], tuple[int, int, str, object]] = {}  # (line, kind) -> (bits, elem bits, ...)
+    for op in ttgir.ops:
+        kind = _KINDS.get(op.name)
+        if kind is None:
+            continue
+        line = stages.python_line("ttgir", op.line)
+        wider = _possible_bits(ttgir, op, threads)
+        if line is None or wider is None:
+            continue
+        key = (line, kind)
+        if key in potential and potential[key][0] <= wider[0]:
+            continue  # two accesses on one line: judge by the one that allows less
+        potential[key] = (*wider, op)
+    findings = []
+    for (line, kind), (bits, element, dtype, op) in sorted(potential.items(), key=lambda kv: kv[0]):
+        seen = widths.get((line, kind))
+        if not seen:
+            continue
+        width, ptx_line = max(seen)  # the widest access of the line: never flag a line that has a wide one
+        if width >= bits:
+            continue
+        finding = _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, element, dtype, op)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _ptx_widths(stages, view) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """(python line, load/store) -> [(bits per thread per access, ptx line)]."""
+    out: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+    for op in view.ops:
+        if "global" not in op.modifiers:
+            continue
+        if op.opcode in ("ld", "st"):
+            bits, kind = _access_bits(op.modifiers), "load" if op.opcode == "ld" else "store"
+        elif op.opcode == "cp" and op.modifiers[:2] in (("async", "ca"), ("async", "cg")):
+            try:
+                bits, kind = int(op.operands[2], 0) * 8, "load"
+            except (IndexError, ValueError):
+                continue
+        else:
+            continue
+        line = stages.python_line("ptx", op.line)
+        if line is not None and bits:
+            out[(line, kind)].append((bits, op.line))
+    return out
+
+
+def _possible_bits(module, op, threads: int) -> tuple[int, int, str] | None:
+    """(bits per thread the tile allows, element bits, element type) for a tensor access; None for a scalar
+    or a tile with fewer than 2 elements per thread."""
+    pointer = next((t for t in tensor_types(module.text(op)) if t.pointer), None)
+    if pointer is None or not pointer.shape:
+        return None
+    bits = element_bits(pointer.element)
+    per_thread = pointer.elements // threads
+    if bits is None or per_thread < 2:
+        return None
+    order = _order(module, pointer.layout)
+    fastest = pointer.shape[order[0]] if order and order[0] < len(pointer.shape) else pointer.shape[-1]
+    return min(128, bits * min(per_thread, fastest)), bits, pointer.element
+
+
+def _order(module, layout: str | None) -> list[int] | None:
+    found = module.layouts.get(layout) if layout else None
+    if found is None:
+        return None
+    value = dict(found.params).get("order", "")
+    try:
+        return [int(v) for v in value.strip("[]").split(",") if v.strip()]
+    except ValueError:
+        return None
+
+
+def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, element, dtype, ttgir_op):
+    chains = Chains(ttir)
+    ops = [op for op in ttir.ops if op.name == ("tt.store" if kind == "store" else "tt.load")
+           and stages.python_line("ttir", op.line) == line]
+    if not ops:
+        return None
+    arguments: set[str] = set()
+    strided_by: set[str] = set()
+    for op in ops:
+        operands = chains.load_operands(op)
+        if not operands:
+            return None
+        pointer_args, pointer_ops = chains.sources(operands[0])
+        if "tt.load" in pointer_ops:
+            return None  # a gather: the address comes from loaded data, narrow by nature
+        mask = operands[2] if kind == "store" and len(operands) > 2 else operands[1] if kind == "load" and \
+            len(operands) > 1 else None
+        mask_args, mask_ops = chains.sources(mask) if mask else (set(), set())
+        if "tt.load" in mask_ops:
+            return None
+        strided_by |= chains.multipliers(operands[0])
+        arguments |= pointer_args | mask_args
+    hints = _hints(stages, chains)
+    missing = sorted(a for a in arguments if hints.get(a, (None, True))[1] is False)
+    strides = sorted(a for a in strided_by if hints.get(a, ("", True))[0] == "int"
+                     and hints[a][1] is True)
+    evidence = [stages.evidence("ptx", ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
+    evidence += [Evidence("metadata" if stages.signature else "ttir", None, _describe(a, hints)) for a in missing]
+    now, could = f"{width}-bit", f"{bits}-bit"
+    per_access = f"{bits // element} × {dtype}"
+    title = (f"{kind}s on line {line} move {width // 8} bytes per thread per access where the tile allows "
+             f"{bits // 8} ({per_access})")
+    why = (f"Each thread issues {bits // width}× more {kind} instructions than needed ({now} instead of {could}): "
+           "more instructions and more memory transactions"
+           + (" — and a load narrower than 4 bytes cannot become a cp.async, so a loop around it is not pipelined"
+              if kind == "load" and width < 32 else "")
+           + ". Triton vectorizes only what the specialization proves aligned and contiguous. ")
+    if missing:
+        why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
+        fix = ("Launch with 16-byte aligned tensors (torch allocations are) and sizes/strides divisible by 16, and "
+               "say so: " + ", ".join(_suggest(a, hints, stages.signature) for a in missing)
+               + " in --signature (through the API: `Pointer(dtype)` and the real integer values); a stride that "
+               f"is 1 at launch must be passed as 1 so the JIT folds it. Then each thread moves {bits // 8} bytes "
+               "per access.")
+        return Finding(ID, SLUG, "warning", title, tuple(evidence), why, fix)
+    if strides:
+        names = ", ".join(a.lstrip("%") for a in strides)
+        why += (f"Responsible argument unknown: every argument has its hints; the address uses the runtime "
+                f"stride(s) {names} — if the one along the contiguous dimension is 1 at launch it is not "
+                "specialized to 1 here, so the elements are not known to be contiguous.")
+        fix = (f"Pass the unit stride as 1 (the JIT then folds it to a constant), e.g. `1` in --signature for that "
+               f"stride; then each thread can move {bits // 8} bytes per access.")
+        return Finding(ID, SLUG, "info", title, tuple(evidence), why, fix)
+    why += "Responsible argument unknown: no argument of the address or the mask lacks a hint."
+    return Finding(ID, SLUG, "info", title, tuple(evidence), why,
+                   "Check the access pattern with `ttinspect dump REF --stage ttgir` (the load's #blocked "
+                   "sizePerThread along `order[0]` is the vector the compiler chose).")
+
+
+def _hints(stages, chains) -> dict[str, tuple[str, bool | None]]:
+    """%arg -> ("ptr" | "int" | "other", has the divisibility-16 hint)."""
+    out: dict[str, tuple[str, bool | None]] = {}
+    signature = stages.signature
+    for name, (type_text, attributes) in chains.argument_attrs.items():
+        plain = name.lstrip("%")
+        recorded = signature.get(plain) if signature else None
+        kind = "ptr" if "ptr" in type_text else "int" if type_text[:1] in ("i", "u") and type_text != "i1" else "other"
+        if recorded is not None:
+            hinted = recorded.endswith(" D") or recorded.startswith("=")
+        else:
+            hinted = "tt.divisibility" in attributes
+        out[name] = (kind, hinted if kind != "other" else None)
+    return out
+
+
+def _describe(name: str, hints) -> str:
+    kind = hints.get(name, ("", None))[0]
+    plain = name.lstrip("%")
+    if kind == "ptr":
+        return f"{plain}: a pointer without the 16-byte alignment hint (`*T`, not `*T:16`)"
+    return f"{plain}: an integer without divisibility by 16 (`i32`, not `i32:16`)"
+
+
+def _suggest(name: str, hints, signature) -> str:
+    plain = name.lstrip("%")
+    recorded = (signature or {}).get(plain)
+    if recorded:
+        return f"{plain} `{recorded.split()[0]}:16`"
+    return f"{plain} `{'*T' if hints.get(name, ('',))[0] == 'ptr' else 'i32'}:16`"

@@ -1,0 +1,125 @@
+"""Def-use chains over a TTIR/TTGIR module, read from its text: which kernel arguments and which loads a
+value is computed from. Loop-carried values (`scf.for ... iter_args(%x = %init)`) are followed to their
+initial value and to what the loop yields for them, so a pointer advanced in the loop
+(`a_ptrs += BLOCK_K * stride_ak`) still reaches its base pointer and its strides."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+# %acc_21:3 = scf.for ...      %x = tt.load %p, %m ...      (results, the op name, the rest)
+_DEF_RE = re.compile(r'^\s*(%[\w$.-]+)(?::\d+)?(?:\s*,\s*%[\w$.-]+)*\s*=\s*"?([\w$.]+)"?\s*(.*)$')
+_USE_RE = re.compile(r'^\s*"?([\w$.]+)"?\s+(.*)$')
+_SSA_RE = re.compile(r"%[\w$.-]+")
+_ITER_ARG_RE = re.compile(r"(%[\w$.-]+)\s*=\s*(%[\w$.-]+)")
+# tt.func public @k(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))
+_FUNC_ARG_RE = re.compile(r"(%[\w$.-]+):\s*([^,{)]+?)\s*(\{[^}]*\})?\s*loc\(")
+
+
+def _operands(rest: str) -> tuple[str, ...]:
+    """SSA names before the op's type (`: tensor<...>`) and its location."""
+    body = rest.split(" loc(")[0]
+    head = body.split(" : ")[0] if " : " in body else body
+    return tuple(n.split("#")[0] for n in _SSA_RE.findall(head))
+
+
+@dataclass(frozen=True)
+class Value:
+    op: str  # defining op name; "arg" for a kernel argument, "iter" for a loop-carried value
+    operands: tuple[str, ...]
+    line: int
+
+
+class Chains:
+    def __init__(self, module):
+        self.module = module
+
+    @cached_property
+    def values(self) -> dict[str, Value]:
+        values: dict[str, Value] = {}
+        module = self.module
+        yields: dict[int, tuple[str, ...]] = {}  # loop op index -> yielded values
+        for op in module.ops:
+            if op.name == "scf.yield" and op.parent is not None:
+                m = _USE_RE.match(module.text(op))
+                yields[op.parent] = _operands(m[2]) if m else ()
+        for op in module.ops:
+            text = module.text(op)
+            if op.name in ("tt.func", "func.func"):
+                for m in _FUNC_ARG_RE.finditer(text):
+                    values[m[1]] = Value("arg", (), op.line)
+                continue
+            m = _DEF_RE.match(text)
+            if m:
+                values[m[1]] = Value(m[2], _operands(m[3]), op.line)
+            if op.name == "scf.for":
+                carried = _ITER_ARG_RE.findall(text.split("iter_args(", 1)[1]) if "iter_args(" in text else []
+                yielded = yields.get(op.index, ())
+                for position, (name, init) in enumerate(carried):
+                    step = (yielded[position],) if position < len(yielded) else ()
+                    values[name] = Value("iter", (init, *step), op.line)
+        return values
+
+    @cached_property
+    def argument_attrs(self) -> dict[str, tuple[str, str]]:
+        """Kernel argument -> (type, attributes text): `%a_ptr` -> ("!tt.ptr<f16>", "{tt.divisibility = 16 : i32}")."""
+        for op in self.module.ops:
+            if op.name in ("tt.func", "func.func"):
+                return {m[1]: (m[2].strip(), m[3] or "") for m in _FUNC_ARG_RE.finditer(self.module.text(op))}
+        return {}
+
+    def sources(self, name: str) -> tuple[set[str], set[str]]:
+        """(kernel arguments, defining ops) that `name` is computed from, transitively."""
+        arguments: set[str] = set()
+        ops: set[str] = set()
+        seen: set[str] = set()
+        todo = [name.split("#")[0]]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            value = self.values.get(current)
+            if value is None:
+                continue
+            if value.op == "arg":
+                arguments.add(current)
+                continue
+            ops.add(value.op)
+            todo.extend(value.operands)
+        return arguments, ops
+
+    def load_operands(self, op) -> tuple[str, ...]:
+        """A tt.load's (pointer, mask, other) / a tt.store's (pointer, value, mask)."""
+        text = self.module.text(op)
+        m = _DEF_RE.match(text) if op.results else _USE_RE.match(text)
+        if m is None:
+            return ()
+        return _operands(m[3] if op.results else m[2])
+
+    def multipliers(self, name: str) -> set[str]:
+        """Kernel arguments that scale an offset on the way to `name` (`offs * stride`, `BLOCK_K * stride`):
+        the strides, as opposed to sizes that only bound or wrap it."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        todo = [name.split("#")[0]]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            value = self.values.get(current)
+            if value is None or value.op == "arg":
+                continue
+            if value.op == "arith.muli":
+                for operand in value.operands:
+                    inner = self.values.get(operand)
+                    if inner is not None and inner.op == "arg":
+                        found.add(operand)
+                    elif inner is not None and inner.op == "tt.splat" and inner.operands and \
+                            self.values.get(inner.operands[0], Value("", (), 0)).op == "arg":
+                        found.add(inner.operands[0])
+            todo.extend(value.operands)
+        return found

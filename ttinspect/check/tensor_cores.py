@@ -1,0 +1,154 @@
+"""TTI002 older-mma-path: a Hopper/Blackwell target running `mma.sync` (Ampere's warp-level MMA) instead of
+wgmma (sm_90) / tcgen05 (sm_100+), and why. TTI007 no-tma: a Hopper/Blackwell kernel whose tensor-core
+dots get their tiles without the Tensor Memory Accelerator.
+
+When Triton picks the newer MMA (its AccelerateMatmul pass and `supportMMA`, Triton 3.x), read from the
+final TTGIR's dot: wgmma (version 3) needs num_warps a multiple of 4, a 2-D dot (no batch dimension),
+M per CTA a multiple of 64 and N a multiple of 8, K ≥ 256 / (operand bits), and operands fp16, bf16,
+fp8 (e4m3/e5m2), int8 or fp32 as tf32; tcgen05 (version 5) needs num_warps 4 or 8, the same M/N/K rules,
+no integer types but int8 → int32, and no fp64. When none of these explains it (for instance an fp8 dot
+with an fp32 accumulator that asks for no imprecise accumulation, or DISABLE_MMA_V3/V5 in the compile
+environment), the finding says "reason unknown".
+"""
+
+from __future__ import annotations
+
+from .context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
+from .model import Evidence, Finding
+
+MMA_ID, MMA_SLUG = "TTI002", "older-mma-path"
+TMA_ID, TMA_SLUG = "TTI007", "no-tma"
+
+_NEWER_TYPES = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "i8", "f32")
+
+
+def _preferred(capability: int) -> tuple[str, int] | None:
+    """The MMA a target should use and its layout version; None where mma.sync is the right one."""
+    if 90 <= capability < 100:
+        return "wgmma", 3
+    if 100 <= capability < 120:
+        return "tcgen05", 5
+    return None  # Ampere/Ada, and sm_120/121 (consumer Blackwell has neither wgmma nor tcgen05)
+
+
+def older_mma_path(report, build) -> list[Finding]:
+    if build is None or fact_value(report, "tensor_core_path") != "mma.sync":
+        return []
+    preferred = _preferred(build.target.capability)
+    if preferred is None:
+        return []
+    name, version = preferred
+    stages = stages_of(build)
+    module = stages.ttgir
+    if module is None:
+        return []
+    dots = [op for op in module.ops if op.name == "tt.dot"]
+    evidence: list[Evidence] = [e for e in (fact_evidence(report, "tensor_core_path"),
+                                            fact_evidence(report, "loop_mma")) if e]
+    evidence += [stages.mlir_evidence("ttgir", op) for op in dots[:2]]
+    mma_line = _first_ptx_mma(stages)
+    if mma_line is not None:
+        evidence.append(stages.evidence("ptx", mma_line))
+    warps = stages.num_warps
+    causes: list[tuple[str, str]] = []
+    for op in dots[:1] or []:
+        causes += _causes(stages.ttgir.text(op), warps, name, version)
+    if not dots:
+        causes.append(("the TTGIR has no tt.dot to read the operands from", ""))
+    why = ("; ".join(c for c, _ in causes) if causes else
+           "reason unknown: num_warps, the dot's shape and its operand types all meet Triton's conditions for "
+           f"{name} (other causes: an fp8 dot with an fp32 accumulator and max_num_imprecise_acc < 32, or "
+           f"DISABLE_MMA_V{version} set when compiling)")
+    fixes = [f for _, f in causes if f] or [f"Inspect the dot with `ttinspect dump REF --stage ttgir`; the "
+                                            f"#mma layout has versionMajor = 2 where {name} would be {version}."]
+    per_iteration = fact_value(report, "loop_tensor_core_ops")
+    title = (f"{build.target.name} runs mma.sync (Ampere's warp-level MMA) instead of {name}"
+             + (f": {per_iteration} per K step" if isinstance(per_iteration, int) and per_iteration else ""))
+    matters = (f"{name} is {build.target.name}'s full-rate tensor-core instruction (warpgroup-wide, operands from "
+               "shared memory, asynchronous); mma.sync reaches a fraction of the peak there. Why: ")
+    return [Finding(MMA_ID, MMA_SLUG, "warning", title, tuple(evidence), matters + why, " ".join(fixes))]
+
+
+def _causes(dot_text: str, warps: int | None, name: str, version: int) -> list[tuple[str, str]]:
+    types = tensor_types(dot_text)
+    if len(types) < 3:
+        return []
+    a, b, result = types[0], types[1], types[-1]
+    causes: list[tuple[str, str]] = []
+    if warps is not None:
+        if version == 3 and warps % 4:
+            causes.append((f"num_warps={warps} is not a multiple of 4 (a warpgroup is 4 warps)",
+                           f"Set num_warps={max(4, warps + (-warps) % 4)}."))
+        if version == 5 and warps not in (4, 8):
+            causes.append((f"num_warps={warps}: tcgen05 takes 4 or 8 warps",
+                           f"Set num_warps={4 if warps < 8 else 8}."))
+    if len(result.shape) != 2:
+        causes.append((f"the dot is {len(result.shape)}-D (batched: {'x'.join(map(str, result.shape))}); {name} "
+                       "takes 2-D dots only", "Loop over the batch dimension and issue 2-D tl.dot calls."))
+        return causes
+    m, n = result.shape
+    k = a.shape[-1] if a.shape else 0
+    if m % 64:
+        causes.append((f"the tile's M = {m} is not a multiple of 64 ({name} covers 64 rows per warpgroup)",
+                       f"Set BLOCK_M to {max(64, m + (-m) % 64)}."))
+    if n % 8:
+        causes.append((f"the tile's N = {n} is not a multiple of 8", f"Set BLOCK_N to {n + (-n) % 8}."))
+    bits = element_bits(a.element)
+    if bits and k < 256 // bits:
+        causes.append((f"K = {k} is below {name}'s K of {256 // bits} for {bits}-bit operands",
+                       f"Set BLOCK_K to {256 // bits} or more."))
+    elements = {a.element, b.element}
+    unsupported = sorted(e for e in elements if e not in _NEWER_TYPES)
+    if version == 5 and any(e.startswith("i") for e in elements | {result.element}) and not (
+            elements == {"i8"} and result.element == "i32"):
+        unsupported = sorted(elements | {result.element})
+    if version == 5 and "f64" in elements | {result.element}:
+        unsupported = sorted(set(unsupported) | {"f64"})
+    if unsupported:
+        causes.append((f"operand type(s) {', '.join(unsupported)} are not {name} types",
+                       "Cast the operands to bf16/fp16 (or fp8) before tl.dot."))
+    return causes
+
+
+def _first_ptx_mma(stages) -> int | None:
+    parsed = stages.ptx
+    if parsed is None:
+        return None
+    _, view = parsed
+    for op in view.loop_ops or view.ops:
+        if op.opcode == "mma":
+            return op.line
+    return None
+
+
+def no_tma(report, build) -> list[Finding]:
+    """Info: a target with TMA (sm_90+) and tensor-core dots, but no TMA copy anywhere."""
+    if build is None or build.target.capability < 90:
+        return []
+    path, tma = fact_value(report, "tensor_core_path"), fact_value(report, "tma_copies")
+    if path not in ("mma.sync", "wgmma", "tcgen05") or tma is None or len(tma):
+        return []
+    stages = stages_of(build)
+    module = stages.ttgir
+    if module is None or any("tma" in op.name or "descriptor" in op.name or "tensormap" in op.name
+                             for op in module.ops):
+        return []
+    parsed = stages.ptx
+    evidence = [e for e in (fact_evidence(report, "tma_copies"), fact_evidence(report, "loop_cp_async"),
+                            fact_evidence(report, "global_loads")) if e]
+    if parsed is not None:
+        _, view = parsed
+        copies = [op for op in view.loop_ops if op.opcode in ("cp", "ld") and "global" in op.modifiers]
+        evidence += [stages.evidence("ptx", op.line) for op in copies[:2]]
+    return [Finding(
+        TMA_ID, TMA_SLUG, "info",
+        f"{build.target.name} has the Tensor Memory Accelerator, but this {path} kernel loads its tiles without it",
+        tuple(evidence),
+        "With TMA one thread issues a whole tile copy (cp.async.bulk.tensor) that the hardware completes on an "
+        "mbarrier: no per-thread address arithmetic, no registers for addresses, and the copy engine works beside "
+        "the tensor cores. cp.async / ld.global make every thread compute and issue its own 16-byte pieces.",
+        "Load the tiles through tensor descriptors: on the host `TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])` "
+        "(triton.tools.tensor_descriptor), passed as the argument, then `a_desc.load([offs_m, offs_k])` in the "
+        "loop; or in the kernel `tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], "
+        "block_shape=[BLOCK_M, BLOCK_K])` (needs `triton.set_allocator`). The shipped opt_tma variant is an "
+        "example.")]

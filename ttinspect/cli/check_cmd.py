@@ -1,0 +1,42 @@
+"""`ttinspect check`: findings about a kernel — severity, evidence, why, the fix (logic in ttinspect/check/)."""
+
+from __future__ import annotations
+
+import click
+
+from .app import cli
+from .common import REF_HELP, emit_json, options_from, ref_options
+
+_LEVELS = click.Choice(["info", "warning", "error"])
+
+
+@cli.command(epilog=REF_HELP)
+@click.argument("ref", metavar="REF")
+@ref_options
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--min-severity", default="info", type=_LEVELS, show_default=True,
+              help="Show only findings at or above this severity.")
+@click.option("--fail-on", default=None, type=click.Choice(["warning", "error"]),
+              help="Exit 1 when a finding at or above this severity exists (shown or not). Default: exit 0 "
+                   "whatever is found.")
+def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
+          config: str | None, as_json: bool, min_severity: str, fail_on: str | None) -> None:
+    """What is wrong with REF's compiled code: each finding with its severity, the evidence (instructions or
+    IR lines and their Python line), why it matters and the fix. Rules: docs/check.md. Exit status 0
+    unless --fail-on is given."""
+    from ..check import at_least, check_reference
+
+    report, findings = check_reference(ref, options_from(arch, settings, args, signature, config))
+    shown = at_least(findings, min_severity)
+    if as_json:
+        emit_json({"label": report.label, "kernel": report.kernel, "target": report.target,
+                   "triton_version": report.triton_version, "min_severity": min_severity,
+                   "counts": {level: sum(1 for f in findings if f.severity == level)
+                              for level in ("error", "warning", "info")},
+                   "findings": [f.as_dict() for f in shown]})
+    else:
+        from ..render.findings import findings_view
+
+        findings_view(report, shown, len(findings) - len(shown), min_severity)
+    if fail_on is not None and at_least(findings, fail_on):
+        raise click.exceptions.Exit(1)
