@@ -94,13 +94,18 @@ class Artifacts:
                 return cache.read(self.directory, name)
 
     def _derived(self, name: str, derive: Callable[[], str]) -> bytes:
+        return self.derived_file(name, lambda: derive().encode())
+
+    def derived_file(self, name: str, derive: Callable[[], bytes]) -> bytes:
+        """A file derived from the entry (SASS, the pass history), read back verified or derived and
+        kept with its digest; a damaged one is derived again (one warning line)."""
         folder = self._derived_dir()
         if (folder / name).is_file():
             try:
                 return cache.read(folder, name)
             except cache.Damaged as damage:
                 cache.warn(f"{damage}; deriving it again")
-        data = derive().encode()
+        data = derive()
         cache.add_file(folder, name, data, create=self.derived is not None)
         return data
 

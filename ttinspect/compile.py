@@ -213,16 +213,24 @@ def _to_triton(value: Any) -> Any:
     return value
 
 
-def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Target
-                ) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Compile; return ({stage: file content}, metadata as JSON-ready data)."""
+def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Target,
+                pass_dump: dict[str, str] | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Compile; return ({stage: file content}, metadata as JSON-ready data). With `pass_dump` (a dict),
+    the same compile also prints MLIR's per-pass dumps, kept in pass_dump["text"] (as compile_pass_dump
+    returns them): `ttinspect passes` on a cold cache then compiles once, not twice."""
     check_supported(fn, spec)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
     gpu = GPUTarget("cuda", target.capability, target.warp_size)
     log = io.StringIO()
     native: dict[str, str] = {}
+    dumping = contextlib.ExitStack()
+    if pass_dump is not None:
+        scratch = dumping.enter_context(tempfile.TemporaryDirectory(prefix="ttinspect-passes-"))
+        dumping.enter_context(_stages_wrapped(lambda stage, run: _marked(stage, run, stop=False)))
+        dumping.enter_context(_dump_environment(scratch))
     try:
-        with warnings.catch_warnings(), _ptxas_log_to(log), _native_stderr(native):
+        with dumping, warnings.catch_warnings(), _ptxas_log_to(log), \
+                _native_stderr(native, force=pass_dump is not None):
             # Triton 3.9 warns that TRITON_DEFAULT_FP_FUSION is unset; a real launch keeps the same
             # default (fusion on), so the PTX is the JIT's either way.
             warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
@@ -231,7 +239,9 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
         raise _compile_error(fn, exc) from exc
     except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
         raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
-    if native.get("text"):  # what the compiler printed on success (rare): passed on as it was
+    if pass_dump is not None:
+        pass_dump["text"] = native.get("text", "")
+    elif native.get("text"):  # what the compiler printed on success (rare): passed on as it was
         sys.stderr.write(native["text"])
     files = {}
     for stage in COMPILED:
@@ -245,11 +255,12 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
 
 
 @contextlib.contextmanager
-def _native_stderr(box: dict[str, str]):
+def _native_stderr(box: dict[str, str], *, force: bool = False):
     """What MLIR and LLVM print to file descriptor 2 while compiling (a failing pass dumps the whole
     module as a reproducer: dozens of lines), kept out of the user's terminal; a failure's message
-    quotes its diagnostic instead. TTINSPECT_DEBUG=1 lets it through."""
-    if os.environ.get("TTINSPECT_DEBUG"):
+    quotes its diagnostic instead. TTINSPECT_DEBUG=1 lets it through, unless `force` (the per-pass
+    dumps are data, not messages)."""
+    if os.environ.get("TTINSPECT_DEBUG") and not force:
         yield
         return
     try:
@@ -374,3 +385,108 @@ def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Targe
     reason = f"Triton could not compile {fn.__name__} for {target.name}" + (f" ({settings})" if settings else "") \
         + f": {inner}"
     return CompileError(reason + _known_meaning(inner, target), file=file, line=first_line)
+
+
+# --- the per-pass history (`ttinspect passes`) ------------------------------------------------------
+
+# Stages whose pass managers print MLIR dumps; ptx and cubin run no MLIR passes.
+_MLIR_STAGES = ("ttir", "ttgir", "llir")
+
+
+class _StopAfterLLIR(Exception):
+    """Raised once the llir stage has run: the history needs no PTX, and ptxas costs time."""
+
+
+def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], target: Target) -> str:
+    """Compile once more with MLIR's per-pass dumps on and return what they printed, with a marker
+    where each stage starts and the module each stage leaves (which no dump shows: a snapshot is
+    printed *before* each pass). The dumps go to C++'s fd 2; they are captured, never shown."""
+    check_supported(fn, spec)
+    source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
+    gpu = GPUTarget("cuda", target.capability, target.warp_size)
+    native: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="ttinspect-passes-") as scratch, \
+            _stages_wrapped(_marked), _dump_environment(scratch):
+        try:
+            with warnings.catch_warnings(), _native_stderr(native, force=True):
+                warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
+                triton.compile(source, target=gpu, options=dict(options))
+        except _StopAfterLLIR:
+            pass
+        except CompilationError as exc:
+            raise _compile_error(fn, exc) from exc
+        except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
+            raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
+    return checked_pass_dump(native.get("text", ""))
+
+
+def checked_pass_dump(text: str) -> str:
+    from .errors import TTInspectError
+
+    if "IR Dump" not in text:
+        raise TTInspectError(f"Triton {triton.__version__} printed no per-pass IR dumps with MLIR_ENABLE_DUMP=1, "
+                             "so the pass history is unavailable")
+    return text
+
+
+def _marked(stage: str, run, stop: bool = True):
+    """A stage function that prints where the stage begins and the module it leaves."""
+    from .passes.dump import final_marker, stage_marker
+
+    def stage_with_markers(src, metadata):
+        os.write(2, stage_marker(stage).encode())
+        out = run(src, metadata)
+        # The pass managers mutate the module in place: after the llir stage `src` is the module in
+        # the LLVM dialect that the last pass left, before its translation to LLVM IR.
+        os.write(2, final_marker(stage).encode() + str(src).encode() + b"\n")
+        if stop and stage == "llir":
+            raise _StopAfterLLIR
+        return out
+    return stage_with_markers
+
+
+@contextlib.contextmanager
+def _stages_wrapped(wrap):
+    """Wrap the NVIDIA backend's MLIR stage functions for one compile. `add_stages` takes
+    (stages, options) on 3.3 and (stages, options, language) later: the extra arguments pass through."""
+    from triton.backends.nvidia.compiler import CUDABackend
+
+    original = CUDABackend.add_stages
+
+    def add_stages(self, stages, options, *rest, **kwargs):
+        original(self, stages, options, *rest, **kwargs)
+        for stage in _MLIR_STAGES:
+            if stage in stages:
+                stages[stage] = wrap(stage, stages[stage])
+
+    CUDABackend.add_stages = add_stages
+    try:
+        yield
+    finally:
+        CUDABackend.add_stages = original
+
+
+@contextlib.contextmanager
+def _dump_environment(scratch: str):
+    """MLIR_ENABLE_DUMP=1 (read by the C++ pass manager at each compile), Triton's cache bypassed
+    (a cache hit runs no passes, hence dumps nothing) and pointed at a scratch directory (the compile
+    stops after llir: its half entry must not land in the user's cache)."""
+    saved = {name: os.environ.get(name) for name in ("MLIR_ENABLE_DUMP", "TRITON_ALWAYS_COMPILE", "TRITON_CACHE_DIR")}
+    os.environ.update(MLIR_ENABLE_DUMP="1", TRITON_ALWAYS_COMPILE="1", TRITON_CACHE_DIR=scratch)
+    knobs = getattr(triton, "knobs", None)  # 3.4 on: knobs read the environment unless set in code
+    scopes = contextlib.ExitStack()
+    if knobs is not None and hasattr(knobs, "compilation") and hasattr(knobs.compilation, "scope"):
+        scopes.enter_context(knobs.compilation.scope())
+        knobs.compilation.always_compile = True
+        if hasattr(knobs, "cache") and hasattr(knobs.cache, "scope"):
+            scopes.enter_context(knobs.cache.scope())
+            knobs.cache.dir = scratch
+    try:
+        with scopes:
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

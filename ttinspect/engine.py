@@ -7,16 +7,17 @@ version and the TRITON_* environment — so a warm call imports neither triton n
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from . import cache
 from .artifacts import Artifacts
-from .errors import CompileError, UsageError
+from .errors import CompileError, TTInspectError, UsageError
 from .targets import DEFAULT_ARCH, Target, parse_arch
 from .variants import Resolved, Variant, module_source_path, resolve
 
@@ -159,7 +160,8 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         # softmax takes `num_stages` both as a compile option and as a constexpr, as a launch does.
         options = split_options(fn, config)
         specialization = specialize_for(fn, args, config)
-        files, metadata = compile_jit(fn, specialization, options, target)
+        dumps: dict[str, str] | None = {} if _compile_with_pass_dumps else None
+        files, metadata = compile_jit(fn, specialization, options, target, pass_dump=dumps)
         metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
                                  "config": _jsonable(config), "signature": specialization.describe(),
                                  "source_file": source_file, "engine": cache.ENGINE_VERSION, **extra}
@@ -167,13 +169,61 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
             metadata["ttinspect"]["no_ptxas_log"] = NO_PTXAS_LOG
         payload = {f"kernel.{stage}": data for stage, data in files.items()}
         payload[cache.METADATA] = json.dumps(metadata, indent=2, default=repr).encode()
-        return cache.store(key, payload)
+        entry = cache.store(key, payload)
+        if dumps:
+            _ready_pass_dumps[entry.name] = dumps["text"]
+        return entry
+
+    def dump_passes() -> str:
+        from .compile import compile_pass_dump, specialize_for, split_options  # imports triton
+
+        fn = load()
+        return compile_pass_dump(fn, specialize_for(fn, args, config), split_options(fn, config), target)
 
     entry = cache.lookup(key) or compile_entry()
+    _pass_dumpers[entry.name] = dump_passes
     result = Build(label, kernel, target, config, Artifacts(entry, rebuild=compile_entry), source_file)
     if check:
         check_launchable(result)
     return result
+
+
+# Entry key -> how to compile that entry's kernel again with per-pass IR dumps (`ttinspect passes`):
+# only a process that resolved the kernel from its source can, so each build made here registers itself.
+_pass_dumpers: dict[str, Callable[[], str]] = {}
+# `ttinspect passes` on a cold cache: the build's one compile also prints the dumps (kept here until
+# pass_dump asks), instead of a second compile.
+_compile_with_pass_dumps = False
+_ready_pass_dumps: dict[str, str] = {}
+
+
+@contextlib.contextmanager
+def compile_with_pass_dumps():
+    """Within it, a kernel compiled for its artifacts also keeps its per-pass dumps."""
+    global _compile_with_pass_dumps
+    saved, _compile_with_pass_dumps = _compile_with_pass_dumps, True
+    try:
+        yield
+    finally:
+        _compile_with_pass_dumps = saved
+
+
+def pass_dump(result: Build) -> str:
+    """What MLIR's per-pass dumps print while compiling `result`'s kernel (compile.compile_pass_dump).
+    A build recorded by an earlier run (a user's file, read back from its memo) is resolved again
+    first: `rebuild` finds the entry in the cache and registers it here without compiling."""
+    name = result.artifacts.directory.name
+    if name in _ready_pass_dumps:
+        from .compile import checked_pass_dump
+
+        return checked_pass_dump(_ready_pass_dumps.pop(name))
+    if name not in _pass_dumpers and result.artifacts.rebuild is not None:
+        result.artifacts.rebuild()
+    dumper = _pass_dumpers.get(name)
+    if dumper is None:
+        raise TTInspectError(f"{result.label}: its kernel's source is not loaded, so it cannot be compiled again "
+                             "with per-pass dumps; name it by its source (a variant or PATH.py:NAME)")
+    return dumper()
 
 
 def check_launchable(result: Build) -> None:

@@ -175,9 +175,11 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @args_options
 @click.option("--stage", default=None, metavar="STAGE", type=VALUE,
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
+@click.option("--passes", "passes", is_flag=True,
+              help="Also compare the two pass histories: the first pass after which a snapshot fact differs.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-                 signature: str | None, stage: str | None, as_json: bool) -> None:
+                 signature: str | None, stage: str | None, passes: bool, as_json: bool) -> None:
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
@@ -188,13 +190,26 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     if stage is not None:
         check_stage(stage)
     options = options_from(arch, settings, args, signature, None)
-    builds = [resolve_one(ref, options) for ref in (a, b)]
+    from contextlib import nullcontext
+
+    from ..engine import compile_with_pass_dumps
+
+    with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
+        builds = [resolve_one(ref, options) for ref in (a, b)]
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
+    divergence = None
+    if passes:
+        from ..passes import history
+        from ..passes.align import diverge
+
+        divergence = diverge(*(history(x) for x in builds))
     if as_json:
         data = result.as_dict()
         if text_diff is not None:
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
+        if divergence is not None:
+            data["passes"] = divergence.as_dict()
         emit_json(data)
         return
     from ..render.tables import diff_table
@@ -205,6 +220,11 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
 
         click.echo()
         click.echo(_color_diff(text_diff) if should_color(sys.stdout) else text_diff)
+    if divergence is not None:
+        from ..render.passes import divergence_text
+
+        click.echo()
+        click.echo(divergence_text(divergence))
 
 
 def _loop_diff(stage: str, builds) -> str:

@@ -1,0 +1,340 @@
+"""`ttinspect passes`: the dump splitter on a trimmed real dump, the snapshot facts, the timelines of opt on
+sm_90 and sm_80, --show / --loop, `diff --passes`, a user's file, the cache: reference refused, the warm
+path without triton, and a damaged cached timeline recomputed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ttinspect.cli import cli
+from ttinspect.errors import UsageError
+from ttinspect.passes.dump import final_marker, split_dump, stage_marker
+from ttinspect.passes.normalize import normalized_lines
+from ttinspect.passes.snapshot_facts import snapshot_facts
+from ttinspect.passes.timeline import build_timeline, group_passes
+
+DATA = Path(__file__).parent / "data"
+# The dumps of opt for sm_90 on Triton 3.9, from before assign-latencies to before the loop-aware CSE
+# after the pipeliner, with the stage marker compile.py printed before them (tests/data/passes/).
+GOLDEN = DATA / "passes" / "opt_sm90_pipeliner.dump"
+USER_FILE = DATA / "user_kernels" / "my_mm.py"
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
+
+
+def ok(*args: str, env: dict[str, str] | None = None) -> str:
+    result = run(*args, env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def one_line_error(result, code: int, *fragments: str) -> str:
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ttinspect: error:"), result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def history_json(ref: str, arch: str) -> dict:
+    return json.loads(ok("passes", ref, "--arch", arch, "--json"))
+
+
+def row(data: dict, argument: str) -> dict:
+    (found,) = [r for r in data["passes"] if r["argument"] == argument]
+    return found
+
+
+def changed(entry: dict) -> dict:
+    return {c["key"]: (c["before"], c["after"]) for c in entry["changed_facts"]}
+
+
+# --- the splitter, on a real dump -------------------------------------------------------------------
+
+def test_split_a_real_dump():
+    dumps = split_dump(GOLDEN.read_text())
+    assert [(d.kind, d.argument) for d in dumps] == [
+        ("before", "tritongpu-assign-latencies"), ("before", "tritongpu-schedule-loops"),
+        ("before", "tritongpu-pipeline"), ("step", "LowerLoops"), ("step", "ExpandLoops"), ("before", "canonicalize")]
+    assert {d.stage for d in dumps} == {"ttgir"}
+    assert dumps[0].name == "TritonGPUAssignLatencies" and dumps[0].options == "num-stages=4"
+    assert dumps[3].name == "SoftwarePipeliner: LowerLoops"
+    for d in dumps:  # every snapshot is one whole module, header excluded
+        assert "IR Dump" not in d.text and d.text.count("tt.func public @matmul_opt_kernel") == 1
+
+
+def test_timeline_of_the_real_dump():
+    data = build_timeline(GOLDEN.read_text())
+    pipeline = row(data, "tritongpu-pipeline")
+    facts = changed(pipeline)
+    assert facts["async_copies"][0] == 0 and facts["async_copies"][1] > 0
+    assert all(shape.count("x") == 3 for shape in facts["shared_buffers"][1])  # a buffer dimension in front
+    assert pipeline["ops_added"]["ttg.async_copy_global_to_local"] == facts["async_copies"][1]
+    assert [s["name"] for s in pipeline["steps"]] == ["LowerLoops", "ExpandLoops"]
+    assert changed(row(data, "tritongpu-assign-latencies"))["latency_ops"] == (0, 2)
+    assert row(data, "canonicalize")["changed"] is None  # the window ends before its result was printed
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("// -----// IR Dump Before TritonGPUPipeline: tritongpu-pipeline{num-stages=3  dump=true} "
+     "('builtin.module' operation) //----- //", ("before", "TritonGPUPipeline", "tritongpu-pipeline",
+                                                  "num-stages=3 dump=true", "builtin.module", None)),
+    ("// -----// IR Dump Before Canonicalizer (canonicalize) ('builtin.module' operation) //----- //",
+     ("before", "Canonicalizer", "canonicalize", "", "builtin.module", None)),
+    ("// -----// IR Dump Before CanonicalizeLLVMIR: canonicalize-llvm-ir ('llvm.func' operation: @k) //----- //",
+     ("before", "CanonicalizeLLVMIR", "canonicalize-llvm-ir", "", "llvm.func", "k")),
+    ("// -----// WarpSpec internal IR Dump After: doTaskPartition",
+     ("step", "WarpSpec: doTaskPartition", "doTaskPartition", "", "builtin.module", None)),
+])
+def test_headers(header, expected):
+    (dump,) = split_dump(f"a warning first\n{header}\nmodule {{\n}}\n")
+    assert (dump.kind, dump.name, dump.argument, dump.options, dump.scope, dump.symbol) == expected
+    assert dump.text == "module {\n}"
+
+
+def test_function_dumps_fold_into_their_module_pass_and_stages_close_with_the_final_module():
+    def before(argument, scope="builtin.module", symbol=None):
+        where = f"'{scope}' operation" + (f": @{symbol}" if symbol else "")
+        return f"// -----// IR Dump Before P: {argument} ({where}) //----- //\n"
+
+    text = (stage_marker("ttir") + before("inline") + "module {\n  tt.func @k() {\n  }\n}\n"
+            + before("canonicalize", "tt.func", "k") + "tt.func @k() {\n}\n"
+            + before("cse") + "module {\n  tt.func @k() {\n    tt.return\n  }\n}\n"
+            + final_marker("ttir") + "module {\n}\n")
+    passes = group_passes(split_dump(text))
+    assert [p.header.argument for p in passes] == ["inline", "cse"]
+    assert passes[0].nested == ["canonicalize (@k)"]
+    assert passes[0].after == passes[1].before and passes[1].after == "module {\n}"
+
+
+def test_unknown_headers_stay_text():
+    dumps = split_dump("// -----// IR Dump Before P: p ('builtin.module' operation) //----- //\nA\n"
+                       "// -----// something else\nB\n")
+    assert [d.text for d in dumps] == ["A\n// -----// something else\nB"]
+
+
+# --- snapshot facts: pure functions over the text ---------------------------------------------------
+
+@pytest.mark.parametrize("text, key, value", [
+    ("%a = tt.load %p {tt.latency = 2 : i32} : tensor<128x32x!tt.ptr<f16>>\n%b = tt.load %q : t\n",
+     "latency_ops", 1),
+    ("%a = tt.load %p : t\n%b = tt.load %q : t\ntt.store %p, %a : t\n", "loads", 2),
+    ("scf.for %i = %a to %b step %c {\n} {tt.scheduled_max_stage = 3 : i32}\n", "scheduled_max_stage", 3),
+    ("%a = arith.addi %x, %y {loop.cluster = 4 : i32, loop.stage = 0 : i32} : i32\n", "loop_stage_ops", 1),
+    ("%a = ttg.local_alloc : () -> !ttg.memdesc<4x128x32xf16, #shared, #smem, mutable>\n"
+     "%b = ttg.local_alloc %t : (tensor<32x32xf16, #b>) -> !ttg.memdesc<32x32xf16, #shared, #smem>\n",
+     "shared_buffers", ["32x32xf16", "4x128x32xf16"]),
+    ("%t = ttg.async_copy_global_to_local %p, %d mask %m : t -> <128x32xf16>\n", "async_copies", 1),
+    ("%w = ttg.async_wait %a, %b {num = 4 : i32}\n%v = ttg.async_wait {num = 0 : i32}\n", "async_waits", [0, 4]),
+    ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1]}>\n", "mma_version", [3]),
+    ("%c = arith.constant dense<0.0> : tensor<128x32xf32, #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0}>>\n",
+     "mma_version", [2]),
+    ("module {\n}\n", "mma_version", None),
+    ("%d = ttng.warp_group_dot %a, %b, %c : x\n%e = tt.dot %a, %b, %c : y\n", "dots",
+     {"tt.dot": 1, "ttng.warp_group_dot": 1}),
+    ("ttng.async_tma_copy_global_to_local %d[%x] %m, %b, %p : t\n%d = tt.make_tensor_descriptor %p : t\n",
+     "tma_ops", {"tt.make_tensor_descriptor": 1, "ttng.async_tma_copy_global_to_local": 1}),
+    ("ttg.warp_specialize(%a)\n", "warp_specialize", 1),
+    ("%r:3 = scf.for %i = %a to %b step %c iter_args(%x = %y) -> (i32) {\n}\n", "scf_for", 1),
+    ('%r = "tt.reduce"(%x) <{axis = 0 : i32}> ({\n})\n', "loads", 0),
+])
+def test_snapshot_facts(text, key, value):
+    assert snapshot_facts(text)[key] == value
+
+
+def test_normalization_hides_names_and_locations_only():
+    a = '%acc_77 = tt.dot %a_3, %b_4, %acc_12 : t loc(#loc3)\n#loc3 = loc("k.py":3:1)\n%5 = arith.addi %arg3, %4 : i32'
+    b = '%acc_80 = tt.dot %a_9, %b_1, %acc_2 : t loc(callsite(#loc1 at #loc2))\n%9 = arith.addi %arg7, %8 : i32'
+    expected = ["%acc = tt.dot %a, %b, %acc : t", "%# = arith.addi %arg#, %# : i32"]
+    assert normalized_lines(a) == normalized_lines(b) == expected
+    assert normalized_lines(a) != normalized_lines(a.replace("tt.dot", "ttng.warp_group_dot"))
+
+
+# --- the timeline of opt ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arch, version, dot_op", [("sm_90", 3, "ttng.warp_group_dot"), ("sm_80", 2, "tt.dot")])
+def test_opt_timeline(arch, version, dot_op):
+    data = history_json("opt", arch)
+    assert data["target"] == arch and data["passes"] and data["unchanged"] > 0
+    matmul = changed(row(data, "tritongpu-accelerate-matmul"))
+    assert matmul["mma_version"] == (None, [version])
+    assert row(data, "tritongpu-accelerate-matmul")["facts_after"]["dots"] == {dot_op: 1}
+    assert changed(row(data, "tritongpu-assign-latencies"))["latency_ops"][1] > 0
+    pipeline = changed(row(data, "tritongpu-pipeline"))
+    assert pipeline["async_copies"][0] == 0 < pipeline["async_copies"][1]
+    assert pipeline["shared_buffers"][1] and all(s.count("x") == 3 for s in pipeline["shared_buffers"][1])
+    assert pipeline["loads"] == (2, 0)
+    stages = [r["stage"] for r in data["passes"]]
+    assert stages == sorted(stages, key=["ttir", "ttgir", "llir"].index)  # stages in pipeline order
+    assert data["passes"][-1]["changed"] is not None  # the last pass's result comes from the stage marker
+
+
+def test_python_api():
+    from ttinspect.engine import build
+    from ttinspect.passes import PassRow, history
+
+    h = history(build("opt", arch="sm_90"))
+    first = h.first_change("async_copies")
+    assert isinstance(first, PassRow) and first.argument == "tritongpu-pipeline"
+    assert h.facts_after(first.index)["async_copies"].value > 0
+    assert h.facts_after("tritongpu-pipeline")["shared_buffers"].value == tuple(first.facts_after["shared_buffers"])
+    assert h.facts_after("tritongpu-accelerate-matmul")["mma_version"].value == (3,)
+    assert h.first_change("warp_specialize") is None
+    assert all(r.changed is not False for r in h.rows) and len(h.rows) + h.unchanged == len(h.passes)
+    assert h.find("TritonGPUPipeline") is h.find("tritongpu-pipeline") is h.find(str(first.index))
+    with pytest.raises(UsageError, match="canonicalize#2"):
+        h.find("canonicalize")
+    with pytest.raises(UsageError, match="valid"):
+        h.first_change("no_such_fact")
+    assert json.loads(json.dumps(h.as_dict()))["passes"][0]["index"] == 1
+
+
+# --- --show, --loop, --all, bad input -----------------------------------------------------------------
+
+def test_show_a_pass():
+    out = ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-assign-latencies")
+    plus = [line for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    minus = [line for line in out.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert plus and all("tt.latency" in line for line in plus) and len(plus) == len(minus)
+    assert all(line[1:].replace(" {tt.latency = 3 : i32}", "") in {m[1:] for m in minus} for line in plus)
+
+
+def test_show_with_loop_restricts_the_diff():
+    whole = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
+    loop = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--loop", "--json"))
+    assert loop["loop"] and 0 < loop["lines_added"] < whole["lines_added"]
+    body = [line for line in loop["unified"].splitlines()[2:] if line[:1] in "+-"]
+    assert body[0].startswith("-") and "scf.for" in body[0]  # the diff starts at the loop
+    assert "ttg.async_copy_global_to_local" in loop["unified"]
+    lowered = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "convert-triton-gpu-to-llvm", "--loop",
+                            "--json"))
+    assert lowered["unified"] == "" and "no main loop" in lowered["note"]
+
+
+def test_show_by_occurrence_and_index():
+    second = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "canonicalize#2", "--json"))
+    assert second["pass"] == "canonicalize#2"
+    by_index = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", str(second["index"]), "--json"))
+    assert by_index == second
+
+
+def test_all_lists_unchanged_passes_and_loop_counts():
+    data = history_json("opt", "sm_90")
+    text = ok("passes", "opt", "--arch", "sm_90", "--all")
+    unchanged = [r for r in data["passes"] if r["changed"] is False]
+    assert unchanged and unchanged[0]["label"] in text
+    loop = json.loads(ok("passes", "opt", "--arch", "sm_90", "--loop", "--json"))["loop_lines"]
+    pipeline = row(data, "tritongpu-pipeline")["index"]
+    assert loop[str(pipeline)]["added"] > 0 and loop[str(row(data, "convert-triton-gpu-to-llvm")["index"])] is None
+
+
+@pytest.mark.parametrize("show, fragments", [
+    ("pipline", ("no pass 'pipline'", "tritongpu-pipeline")),
+    ("canonicalize", ("canonicalize ran", "canonicalize#2")),
+    ("canonicalize#99", ("canonicalize ran",)),
+    ("999", ("no pass 999",)),
+])
+def test_bad_show(show, fragments):
+    one_line_error(run("passes", "opt", "--arch", "sm_90", "--show", show), 2, *fragments)
+    one_line_error(run("passes", "opt", "--arch", "sm_90", "--show", show, "--json"), 2, *fragments)
+
+
+# --- diff --passes ------------------------------------------------------------------------------------
+
+def test_diff_passes_finds_where_num_stages_matters():
+    data = json.loads(ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    assert data["input_same_text"] and not data["input_differences"]
+    first = data["first_fact_difference"]
+    a, b = history_json("opt", "sm_90"), history_json("opt:num_stages=1", "sm_90")
+    index = first["a"]["index"]
+    # every earlier pass leaves the same facts on both sides; this one does not
+    for ra, rb in zip(a["passes"][:index - 1], b["passes"][:index - 1], strict=True):
+        assert ra["argument"] == rb["argument"] and ra["facts_after"] == rb["facts_after"]
+    ra, rb = a["passes"][index - 1], b["passes"][index - 1]
+    assert ra["facts_after"] != rb["facts_after"]
+    assert set(data["facts"]) == {k for k in ra["facts_after"] if ra["facts_after"][k] != rb["facts_after"][k]}
+    assert first["a"]["label"] in ("tritongpu-assign-latencies", "tritongpu-schedule-loops", "tritongpu-pipeline")
+    text = ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes")
+    assert f"first fact difference: pass {index} {first['a']['label']}" in text
+
+
+def test_diff_passes_of_different_sources_diverge_at_the_input():
+    data = json.loads(ok("diff", "naive", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    assert not data["input_same_text"] and data["first_fact_difference"] is not None
+    assert "at the input" in ok("diff", "naive", "opt", "--arch", "sm_90", "--passes")
+
+
+# --- other references, the cache ----------------------------------------------------------------------
+
+def test_user_file_kernel():
+    data = json.loads(ok("passes", f"{USER_FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16",
+                         "--set", "BLOCK=1024", "--arch", "sm_80", "--json"))
+    assert "add_kernel" in data["label"] and data["input"]["facts"]["loads"] == 2
+    assert all(not r["facts_after"]["dots"] for r in data["passes"])
+
+
+def ttinspect(*args: str, cache_dir: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if cache_dir:
+        env["TTINSPECT_CACHE_DIR"] = cache_dir
+    done = subprocess.run([sys.executable, "-m", "ttinspect", *args], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def test_user_file_read_back_from_its_memo(tmp_path):
+    """A fresh process that finds the file reference in its memo (no triton) still gets its history."""
+    cache_dir = str(tmp_path / "cache")
+    ref = f"{USER_FILE}:add"
+    assert ttinspect("dump", ref, "--arch", "sm_80", cache_dir=cache_dir).returncode == 0
+    done = ttinspect("passes", ref, "--arch", "sm_80", "--json", cache_dir=cache_dir)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["passes"]
+
+
+def test_triton_cache_entry_is_refused_in_one_line():
+    entry = next(p for p in sorted((DATA / "triton_cache").iterdir()) if (p / "matmul.json").is_file())
+    result = run("passes", f"cache:{entry.name[:10]}", env={"TRITON_CACHE_DIR": str(DATA / "triton_cache")})
+    one_line_error(result, 2, "Triton's cache", "no source")
+
+
+def test_warm_passes_imports_neither_triton_nor_torch():
+    assert ttinspect("passes", "opt", "--arch", "sm_90", "--json").returncode == 0  # warm (or warms) the cache
+    code = ("import sys; from ttinspect.cli import cli\n"
+            "try:\n    cli(['passes', 'opt', '--arch', 'sm_90', '--show', 'tritongpu-pipeline'],\n"
+            "        prog_name='ttinspect')\n"
+            "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
+            "print('MODULES', sorted(m for m in ('triton', 'torch') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "MODULES []"
+
+
+def test_damaged_timeline_is_recomputed_without_compiling():
+    from ttinspect.engine import build
+    from ttinspect.passes.store import TIMELINE
+
+    good = ttinspect("passes", "opt", "--arch", "sm_80", "--json")
+    assert good.returncode == 0
+    timeline = build("opt", arch="sm_80").artifacts.directory / TIMELINE
+    timeline.write_text('{"schema": 1, "passes": []}')  # valid JSON, wrong content: only the digest tells
+    code = ("import sys; from ttinspect.cli import cli\n"
+            "try:\n    cli(['passes', 'opt', '--arch', 'sm_80', '--json'], prog_name='ttinspect')\n"
+            "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
+            "print('MODULES', sorted(m for m in ('triton', 'torch') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "damaged" in done.stderr and "deriving it again" in done.stderr
+    out, modules = done.stdout.rsplit("MODULES", 1)
+    assert json.loads(out) == json.loads(good.stdout) and modules.strip() == "[]"  # re-read from the raw dump

@@ -1,0 +1,52 @@
+"""The pass history of a build, kept in its cache entry: the raw dumps (gzip) and the timeline (JSON),
+each a derived file with its digest. A warm run reads the timeline alone: no triton, no 5 MB parse."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from ..errors import TTInspectError, UsageError
+from .history import PassHistory
+from .timeline import SCHEMA, build_timeline
+
+RAW = "kernel.passes.gz"
+TIMELINE = f"kernel.passes-{SCHEMA}.json"
+
+
+def history(build) -> PassHistory:
+    """The pass history of `build` (engine.Build): computed on first use — one more compile, with
+    per-pass dumps — then read from the cache. Raises TTInspectError with the reason when unavailable."""
+    artifacts = _own_entry(build)
+
+    def timeline() -> bytes:
+        try:
+            data = build_timeline(raw_dump(build))
+        except ValueError as exc:
+            raise TTInspectError(f"{build.label}: the per-pass dumps could not be read ({exc})") from exc
+        return json.dumps(data, separators=(",", ":")).encode()
+
+    data = json.loads(artifacts.derived_file(TIMELINE, timeline))
+    return PassHistory.from_timeline(data, label=build.label, target=build.target.name,
+                                     triton=build.metadata.get("triton_version"))
+
+
+def raw_dump(build) -> str:
+    """Everything the per-pass dumps printed for `build`, with compile.py's stage markers."""
+    artifacts = _own_entry(build)
+
+    def compile_with_dumps() -> bytes:
+        from ..engine import pass_dump
+
+        return gzip.compress(pass_dump(build).encode(), compresslevel=6, mtime=0)
+
+    return gzip.decompress(artifacts.derived_file(RAW, compile_with_dumps)).decode()
+
+
+def _own_entry(build):
+    artifacts = build.artifacts
+    if not artifacts.verified:
+        raise UsageError(f"{build.label} is an entry of Triton's cache: it has no source to compile again with "
+                         "per-pass dumps, so its pass history is unavailable; name the kernel by its source "
+                         "(PATH.py:NAME) instead")
+    return artifacts

@@ -1,0 +1,121 @@
+"""The pass history on a terminal: the timeline table, one pass's diff, and where two histories part."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..facts.model import format_value
+from .tables import _console
+
+_MAX_OPS = 6  # op kinds shown per row; the LLVM lowering adds dozens
+
+
+def ops_text(added: Mapping[str, int], removed: Mapping[str, int], limit: int = _MAX_OPS) -> str:
+    items = [(f"+{name}×{n}", n) for name, n in added.items()] + [(f"-{name}×{n}", n) for name, n in removed.items()]
+    items.sort(key=lambda item: -item[1])
+    shown = " ".join(text for text, _ in items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def value_text(value: Any) -> str:
+    if value is None:
+        return "absent"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}×{v}" for k, v in value.items()) or "none"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "none"
+    return format_value(value)
+
+
+def facts_text(changes) -> str:
+    return "; ".join(f"{c.key} {value_text(c.before)} → {value_text(c.after)}" for c in changes)
+
+
+def timeline_table(header: str, history, *, show_all: bool = False, loop_counts: Mapping[int, Any] | None = None,
+                   ) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..passes.snapshot_facts import explanation, title
+
+    console = _console()
+    console.print(f"[dim]# {escape(header)}[/dim]")
+    table = Table(title_justify="left", show_lines=False)
+    for column, options in (("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
+                            ("lines" + (" (loop)" if loop_counts is not None else ""), {"justify": "right"}),
+                            ("ops", {"overflow": "fold"}), ("facts that changed", {"overflow": "fold"})):
+        table.add_column(column, **options)
+    used: list[str] = []
+    for row in history.passes if show_all else history.rows:
+        if loop_counts is not None:
+            counts = loop_counts.get(row.index)
+            lines = "–" if counts is None else f"+{counts[0]} -{counts[1]}"
+        else:
+            lines = "?" if row.lines_added is None else f"+{row.lines_added} -{row.lines_removed}"
+        nested = f" [dim](+{len(row.nested)} function pass{'es' * (len(row.nested) > 1)})[/dim]" if row.nested else ""
+        name = escape(row.label) + nested
+        style = "dim" if row.changed is False else ""
+        table.add_row(str(row.index), name, row.stage, lines, escape(ops_text(row.ops_added, row.ops_removed)),
+                      f"[bold]{escape(facts_text(row.changed_facts))}[/bold]" if row.changed_facts else "",
+                      style=style)
+        for step in row.steps:
+            table.add_row("", f"  ↳ {step.name}", "", "", escape(ops_text(step.ops_added, step.ops_removed)),
+                          escape(facts_text(step.changed_facts)), style="dim")
+        used += [c.key for c in row.changed_facts if c.key not in used]
+    console.print(table)
+    if not show_all:
+        console.print(f"{history.unchanged} of {len(history.passes)} passes changed nothing (--all lists them); "
+                      "--show PASS prints one pass's diff")
+    for key in used:
+        console.print(f"[dim]{key} ({escape(title(key))}): {escape(explanation(key))}[/dim]")
+
+
+def pass_diff_text(header: str, result, *, color: bool) -> str:
+    row = result.row
+    options = f", {row.options}" if row.options else ""
+    lines = [f"// {header}",
+             f"// pass {row.index}: {row.label} ({row.name}{options}), stage {row.stage}"
+             + (f", with {', '.join(row.nested)}" if row.nested else "")]
+    if row.changed_facts:
+        lines.append(f"// facts: {facts_text(row.changed_facts)}")
+    for step in row.steps:
+        lines.append(f"//   step {step.name}: {ops_text(step.ops_added, step.ops_removed) or 'no op change'}"
+                     + (f"; {facts_text(step.changed_facts)}" if step.changed_facts else ""))
+    if result.note:
+        lines.append(f"// {result.note}")
+    lines.append(f"// +{result.lines_added} -{result.lines_removed} lines (renumbered: SSA names reduced, "
+                 "locations dropped)")
+    body = result.unified or "(no change)"
+    if color:
+        colors = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+        body = "\n".join(colors.get(line[:1], "") + line + ("\x1b[0m" if line[:1] in colors else "")
+                         for line in body.splitlines())
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def divergence_text(result) -> str:
+    from ..passes.snapshot_facts import explanation, title
+
+    a, b = result.a, result.b
+    out = [f"pass histories: {a.label}@{a.target} vs {b.label}@{b.target}"]
+    if result.input_same_text:
+        out.append("  same input (the first snapshots are equal once renumbered)")
+    else:
+        differing = ", ".join(title(k) for k in result.input_differences) or "no snapshot fact"
+        out.append(f"  the divergence is at the input: the first snapshots differ (in {differing})")
+    if result.first_text:
+        ra, rb = result.first_text
+        options = f" (options: {ra.options or '-'} | {rb.options or '-'})" if ra.options != rb.options else ""
+        out.append(f"  first output text difference: pass {ra.index} {ra.label}{options}")
+    if result.first_fact is None:
+        out.append("  no pass makes a snapshot fact differ" + (" further" if result.input_differences else ""))
+    else:
+        ra, rb = result.first_fact
+        where = f"pass {ra.index}" if ra.index == rb.index else f"pass {ra.index} | {rb.index}"
+        out.append(f"  first fact difference: {where} {ra.label}")
+        for key, (va, vb) in result.differences.items():
+            out.append(f"    {key} ({title(key)}): {value_text(va)} | {value_text(vb)}  — {explanation(key)}")
+    if result.only_a or result.only_b:
+        out.append(f"  passes only in {a.label}: {', '.join(result.only_a) or 'none'}; only in {b.label}: "
+                   f"{', '.join(result.only_b) or 'none'}")
+    return "\n".join(out)
