@@ -1,0 +1,66 @@
+"""`ttinspect html`: one self-contained HTML page of a kernel, or of two side by side.
+
+    from ttinspect.html import write_html
+    write_html(["naive", "opt"], "naive-vs-opt.html", arch="sm_90")
+    write_html(build, "kern.html")            # an engine.Build or a report.Report works too
+
+The page holds the header (kernel, target, Triton, config, hashes), the facts (for two kernels side by
+side, each change explained), the `check` findings, registers and occupancy, and every stage highlighted
+with the Python line <-> instruction links; for two kernels also the main-loop diffs and the pass
+timelines. It fetches nothing: CSS and JavaScript are inline (docs/html.md).
+
+data.py gathers what a kernel's page shows, listing.py highlights, sections.py and page.py write the
+HTML (escaping every string that comes from a kernel), output.py writes the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import UsageError
+
+__all__ = ["render_html", "write_html"]
+
+
+def _items(refs_or_builds: Any) -> list:
+    if isinstance(refs_or_builds, (str, os.PathLike)) or not isinstance(refs_or_builds, Sequence):
+        items = [refs_or_builds]
+    else:
+        items = list(refs_or_builds)
+    if len(items) not in (1, 2):
+        raise UsageError(f"an HTML page shows one kernel or two side by side, not {len(items)}")
+    return items
+
+
+def render_html(refs_or_builds: Any, *, options=None, arch: str | None = None, passes: bool = True) -> str:
+    """The page as text. `refs_or_builds`: one or two of anything `inspect` takes (a variant such as
+    `"opt:num_stages=3@sm_90"`, `"my.py:kern"`, `"cache:3fa9"`, a kernel object), `engine.Build`s or
+    `report.Report`s. `options` (`refs.RefOptions`) or `arch` apply to every reference. `passes`: for two
+    kernels, show each one's pass timeline (one more compile per kernel the first time)."""
+    from .data import gather
+    from .page import render
+
+    items = _items(refs_or_builds)
+    if options is None:
+        from ..refs import RefOptions
+
+        options = RefOptions(arch=arch)
+    elif arch is not None:
+        raise UsageError("give arch inside options, or arch alone, not both")
+    with_passes = passes and len(items) == 2
+    return render([gather(item, options, with_passes=with_passes) for item in items])
+
+
+def write_html(refs_or_builds: Any, path: str | os.PathLike, *, options=None, arch: str | None = None,
+               force: bool = False, passes: bool = True) -> Path:
+    """Write the page to `path` and return it. The path is checked first (UsageError for a missing folder,
+    or an existing file without `force`), the file written atomically: nothing is overwritten on failure."""
+    from .output import check_output, write_atomically
+
+    out = check_output(path, force=force)
+    text = render_html(refs_or_builds, options=options, arch=arch, passes=passes)
+    check_output(out, force=force)  # the file may have appeared while the kernels compiled
+    write_atomically(out, text)
+    return out

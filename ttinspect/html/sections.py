@@ -1,0 +1,234 @@
+"""The page's tables, as HTML fragments: the header (kernel, target, Triton, config, hashes), the facts
+(side by side for two kernels, changed rows marked, each with its explanation), the findings with their
+evidence, registers and occupancy, the main-loop diffs and the pass timelines.
+
+Every string that comes from a kernel or its files goes through `esc`; nothing here needs JavaScript.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from typing import Any, Sequence
+
+from .data import KernelData
+
+RESOURCES_GROUP = "registers & occupancy"
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def side_names(kernels: Sequence[KernelData]) -> list[str]:
+    """How the page names each kernel: its label, and its target where the two differ."""
+    targets = {k.report.target for k in kernels}
+    return [k.label if len(targets) == 1 else f"{k.label}@{k.report.target}" for k in kernels]
+
+
+def title(kernels: Sequence[KernelData]) -> str:
+    names = side_names(kernels)
+    targets = sorted({k.report.target for k in kernels})
+    return f"ttinspect: {' vs '.join(names)}" + (f" ({targets[0]})" if len(targets) == 1 else "")
+
+
+def _config_text(config) -> str:
+    return ", ".join(f"{k}={getattr(v, 'name', v)}" for k, v in config.items()) or "(none)"
+
+
+def header(kernels: Sequence[KernelData]) -> str:
+    names = side_names(kernels)
+    rows = [
+        ("kernel", [k.report.kernel for k in kernels]),
+        ("target", [k.build.target.header() for k in kernels]),
+        ("Triton", [k.report.triton_version for k in kernels]),
+        ("config", [_config_text(k.report.config) for k in kernels]),
+        ("source file", [k.source_file or "(unknown)" for k in kernels]),
+    ]
+    if any(k.build.note for k in kernels):
+        rows.append(("note", [k.build.note or "" for k in kernels]))
+    rows.append(("hashes (sha256, short)", [" · ".join(f"{what} {digest}" for what, digest in k.hashes)
+                                           for k in kernels]))
+    head = "".join(f"<th>{esc(n)}</th>" for n in names)
+    body = "".join(f"<tr><th>{esc(name)}</th>{''.join(f'<td>{esc(v)}</td>' for v in values)}</tr>"
+                   for name, values in rows)
+    return (f'<header><h1>{esc(title(kernels))}</h1>'
+            f'<table class="meta"><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table></header>')
+
+
+def _value(fact) -> str:
+    css = "unk" if fact.value is None else "v"
+    return f'<td class="{css}">{esc(fact.display())}</td>'
+
+
+def facts_one(kernel: KernelData, only_group: str | None = None) -> str:
+    rows = []
+    for group, facts in kernel.report.by_group():
+        if only_group is not None and group != only_group:
+            continue
+        if only_group is None:
+            rows.append(f'<tr class="group"><th colspan="3">{esc(group)}</th></tr>')
+        rows += [f'<tr><td class="t">{esc(f.title)}</td>{_value(f)}<td class="x">{esc(f.explanation)}</td></tr>'
+                 for f in facts]
+    return ('<table class="facts"><thead><tr><th>fact</th><th>value</th><th>meaning</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def facts_two(a: KernelData, b: KernelData, only_group: str | None = None) -> tuple[str, int]:
+    """The facts side by side (`compare.diff_reports`); a changed row carries its explanation."""
+    from ..compare import diff_reports
+
+    result = diff_reports(a.report, b.report)
+    changes = {c.key: c for c in result.changes}
+    names = side_names((a, b))
+    rows, group = [], None
+    for fa, fb in result.rows:
+        if only_group is not None and fa.group != only_group:
+            continue
+        if fa.group != group and only_group is None:
+            group = fa.group
+            rows.append(f'<tr class="group"><th colspan="4">{esc(group)}</th></tr>')
+        change = changes.get(fa.key)
+        css = ' class="chg"' if change else ""
+        explanation = change.explanation if change else fa.explanation
+        rows.append(f'<tr{css}><td class="t">{esc(fa.title)}</td>{_value(fa)}{_value(fb)}'
+                    f'<td class="x">{esc(explanation)}</td></tr>')
+    head = f"<th>fact</th><th>{esc(names[0])}</th><th>{esc(names[1])}</th><th>meaning / why it changed</th>"
+    table = f'<table class="facts two"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return table, len(result.changes)
+
+
+def facts_section(kernels: Sequence[KernelData]) -> str:
+    if len(kernels) == 1:
+        return f'<section id="facts"><h2>Facts</h2>{facts_one(kernels[0])}</section>'
+    table, changed = facts_two(*kernels)
+    # A checkbox and a CSS rule: "only changed rows" works with JavaScript off.
+    return (f'<section id="facts"><h2>Facts</h2><p>{changed} of the facts differ (highlighted). '
+            '<input type="checkbox" id="only-changed"><label for="only-changed">show only those</label></p>'
+            f'{table}</section>')
+
+
+def resources_section(kernels: Sequence[KernelData]) -> str:
+    if len(kernels) == 1:
+        table = facts_one(kernels[0], RESOURCES_GROUP)
+    else:
+        table, _ = facts_two(*kernels, only_group=RESOURCES_GROUP)
+    return f'<section id="resources"><h2>Registers and occupancy</h2>{table}</section>'
+
+
+def findings_section(kernels: Sequence[KernelData]) -> str:
+    names = side_names(kernels)
+    parts = ['<section id="findings"><h2>Check findings</h2>']
+    for index, (kernel, name) in enumerate(zip(kernels, names, strict=True)):
+        count = len(kernel.findings)
+        parts.append(f"<h3>{esc(name)}: {count} finding{'s' * (count != 1)}</h3>")
+        if not count:
+            parts.append('<p class="none">no findings</p>')
+        parts += [_finding(index, f) for f in kernel.findings]
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _finding(kernel_index: int, finding) -> str:
+    evidence = []
+    for e in finding.evidence:
+        where = f"{e.stage}:{e.line}" if e.line is not None else e.stage
+        if e.line is not None and e.stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+            # a link into the stage pane (JavaScript); without it, the location as text
+            where = (f'<span class="go" data-k="{kernel_index}" data-stage="{esc(e.stage)}" '
+                     f'data-line="{int(e.line)}">{esc(where)}</span>')
+        else:
+            where = esc(where)
+        python = f' <span class="pl">← line {int(e.python_line)}</span>' if e.python_line is not None else ""
+        evidence.append(f"<li>{where} <code>{esc(e.text.strip())}</code>{python}</li>")
+    severity = esc(finding.severity)
+    return (f'<div class="finding sev-{severity}"><div class="ft"><span class="sev">{severity.upper()}</span> '
+            f'<b>{esc(finding.id)}</b> {esc(finding.slug)}: {esc(finding.title)}</div>'
+            f'<ul class="ev">{"".join(evidence)}</ul>'
+            f'<p><b>why</b> {esc(finding.why)}</p><p><b>fix</b> {esc(finding.fix)}</p></div>')
+
+
+def loop_diff_section(a: KernelData, b: KernelData) -> str:
+    """Per stage, the two main loops as a renumbered unified diff (`compare.loop_text_diff`)."""
+    from ..compare import loop_text_diff
+    from ..loops import slice_text
+
+    names = side_names((a, b))
+    parts = ['<section id="loop-diff"><h2>Main loops, diffed</h2><p>Registers, SSA names and labels renumbered '
+             "in order of appearance, locations and comments dropped: only real changes show.</p>"]
+    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        sa, sb = a.stage(stage), b.stage(stage)
+        why = next((f"{name}: {reason}" for name, reason in
+                    ((names[0], _no_loop(sa)), (names[1], _no_loop(sb))) if reason), None)
+        if why:
+            body, summary = f'<p class="none">no loop diff: {esc(why)}</p>', "no diff"
+        else:
+            text = loop_text_diff(stage, slice_text(sa.text, sa.loop), slice_text(sb.text, sb.loop),
+                                  f"{names[0]} ({stage} main loop)", f"{names[1]} ({stage} main loop)")
+            lines = text.split("\n") if text else []
+            added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+            removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+            summary = f"+{added} −{removed}" if text else "identical"
+            body = (f'<pre class="diff">{"".join(_diff_line(line) for line in lines)}</pre>'
+                    if text else '<p class="none">the main loops are identical</p>')
+        is_open = " open" if stage == "ptx" else ""
+        parts.append(f'<details{is_open}><summary>{stage.upper()} <span class="n">{esc(summary)}</span></summary>'
+                     f"{body}</details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _no_loop(stage_data) -> str | None:
+    if stage_data.text is None:
+        return stage_data.missing
+    if stage_data.loop is None:
+        return stage_data.loop_error or "its main loop could not be read"
+    return None if stage_data.loop_lines else stage_data.loop.reason
+
+
+def _diff_line(line: str) -> str:
+    css = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
+    if line.startswith(("+++", "---")):
+        css = "file"
+    return f'<span class="{css}">{esc(line)}</span>' if css else f"<span>{esc(line)}</span>"
+
+
+def passes_section(kernels: Sequence[KernelData]) -> str:
+    names = side_names(kernels)
+    parts = ['<section id="passes"><h2>Compiler passes</h2><p>The passes that changed the IR, in the order they '
+             "ran (`ttinspect passes`): lines added/removed, ops, and the facts each pass changed.</p>"]
+    for kernel, name in zip(kernels, names, strict=True):
+        if kernel.pass_rows is None:
+            parts.append(f'<p class="none">{esc(name)}: no pass timeline: {esc(kernel.pass_reason or "not asked")}</p>')
+            continue
+        rows = "".join(_pass_row(row) for row in kernel.pass_rows)
+        parts.append(f"<details><summary>{esc(name)}: {len(kernel.pass_rows)} passes changed the IR</summary>"
+                     '<table class="passes"><thead><tr><th>#</th><th>pass</th><th>stage</th><th>lines</th>'
+                     f"<th>ops</th><th>facts that changed</th></tr></thead><tbody>{rows}</tbody></table></details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _pass_row(row) -> str:
+    lines = "?" if row.lines_added is None else f"+{row.lines_added} −{row.lines_removed}"
+    ops = sorted([(f"+{name}×{n}", n) for name, n in row.ops_added.items()]
+                 + [(f"−{name}×{n}", n) for name, n in row.ops_removed.items()], key=lambda item: -item[1])
+    shown = " ".join(text for text, _ in ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
+    facts = "; ".join(f"{c.key} {_plain(c.before)} → {_plain(c.after)}" for c in row.changed_facts)
+    css = ' class="chg"' if row.changed_facts else ""
+    return (f"<tr{css}><td>{int(row.index)}</td><td>{esc(row.label or row.argument)}</td><td>{esc(row.stage)}</td>"
+            f"<td>{esc(lines)}</td><td>{esc(shown)}</td><td>{esc(facts)}</td></tr>")
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "absent"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}×{v}" for k, v in value.items()) or "none"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "none"
+    return str(value)
+
+
+def file_name(path: str | None) -> str:
+    return posixpath.basename((path or "").replace("\\", "/")) or "(source)"
