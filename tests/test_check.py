@@ -54,6 +54,13 @@ CASES = {
     "add_unaligned": ("add", "sm_90", "*fp32, *fp32:16, *fp32:16, i32, 1024", {}),
     "scalar_load": ("scale_by_scalar", "sm_90", "*fp32:16, *fp32, *fp32:16, 1024", {}),
     "live_values": ("many_live_values", "sm_90", "*fp32:16, *fp32:16, 4096", {}),
+    "mm_sm100_unaligned": ("matmul", "sm_100", mm("*fp16", "*fp16"), {}),
+    "mm_unhinted_spills": ("matmul", "sm_90", mm(blocks=(128, 128, 64), strides=", ".join(["i32"] * 9)),
+                           {"num_stages": 4}),
+    "gather_before_loop": ("gather_rows_before_loop", "sm_90", "*i32:16, *bf16:16, *bf16:16, i32, i32:16, i32:16, "
+                                                               "i32:16, 16, 256", {"num_warps": 4}),
+    "softmax_huge": ("row_softmax", "sm_90", "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, 32768", {"num_warps": 4}),
+    "int8_mm": ("int8_matmul", "sm_80", "*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64", {}),
 }
 
 _FOUND: dict[str, tuple] = {}
@@ -72,7 +79,8 @@ def ids(case: str) -> set[str]:
 
 # rule, the cases that trigger it, the cases where it must stay silent
 RULES = [
-    ("TTI001", ["mm_unaligned", "mm_sm75", "one_stage_loop", "outer_dot_loop", "row_sums", "gather"],
+    ("TTI001", ["mm_unaligned", "mm_sm75", "one_stage_loop", "outer_dot_loop", "row_sums", "gather",
+                "mm_sm100_unaligned"],
      ["mm_sm90", "mm_big_tile", "add_aligned"]),
     ("TTI002", ["mm_warps2", "mm_block_m32", "mm_sm100_warps2"], ["mm_sm90", "mm_sm80_warps2"]),
     ("TTI003", ["mm_big_tile"], ["mm_sm90", "add_aligned"]),
@@ -233,3 +241,219 @@ def test_plugin_max_severity_rejects_an_unknown_level():
 
     with pytest.raises(UsageError, match="max_severity"):
         expect(inspect("opt_tma", arch="sm_90"), max_severity="fatal")
+
+
+def finding(case: str, rule: str) -> Finding:
+    return next(f for f in findings(case) if f.id == rule)
+
+
+# --- review C ---------------------------------------------------------------------------------------
+
+def test_spills_below_the_register_cap_say_so_and_suggest_maxnreg():
+    spill = finding("softmax_huge", "TTI003")
+    assert "at 32 registers" in spill.title
+    assert "only 32 of the 255" in spill.why and "not pressure at the register cap" in spill.why
+    assert "could not keep every live value" not in spill.why
+    assert "--set maxnreg=255" in spill.fix and "num_warps=8" in spill.fix and "ttinspect report" in spill.fix
+    assert "stages" not in spill.fix  # no loop, nothing pipelined: fewer stages cannot help
+
+
+def test_spills_of_an_unpipelined_loop_never_suggest_fewer_stages():
+    spill = finding("mm_unhinted_spills", "TTI003")
+    assert "stages" not in spill.fix
+
+
+def test_tiny_spill_is_info():
+    from ttinspect.check.registers import SMALL_SPILL_BYTES, register_spills
+    from ttinspect.facts.model import Fact
+
+    class Tiny:
+        values = {"spill_store_bytes": 4, "spill_load_bytes": 4, "spills": 1, "registers": 255, "num_warps": 4}
+
+        def fact(self, key):
+            if key not in self.values:
+                raise KeyError(key)
+            return Fact(key, key, "registers & occupancy", self.values[key], "", "ptxas -v")
+
+    assert SMALL_SPILL_BYTES >= 4
+    (found,) = register_spills(Tiny(), None)
+    assert found.severity == "info"
+    Tiny.values = {**Tiny.values, "spill_store_bytes": SMALL_SPILL_BYTES + 4}
+    assert register_spills(Tiny(), None)[0].severity == "warning"
+
+
+def test_spill_evidence_ranks_python_lines_by_spill_instructions():
+    spill = finding("mm_big_tile", "TTI003")
+    summary = next(e for e in spill.evidence if e.text.startswith("top lines by spill instructions"))
+    counts = [int(part.rsplit(": ", 1)[1]) for part in summary.text.split("): ", 1)[1].split(", ")]
+    assert counts == sorted(counts, reverse=True) or "main loop" in " ".join(e.text for e in spill.evidence)
+    sass = [e for e in spill.evidence if e.stage == "sass" and e.line is not None]
+    assert sass and all("STL +" in e.text and "LDL" in e.text for e in sass)
+
+
+def test_occupancy_silent_when_the_pipeline_depth_is_unknown():
+    report = inspect("opt_tma", arch="sm_100")
+    assert report.fact("pipeline_depth").value is None
+    assert "TTI004" not in {f.id for f in report.findings}
+
+
+def test_occupancy_never_suggests_fewer_registers_to_a_spilling_kernel():
+    assert "TTI003" in ids("mm_unhinted_spills")
+    occ = finding("mm_unhinted_spills", "TTI004")
+    assert "maxnreg=" not in occ.fix and "spill" in occ.fix
+
+
+def test_indices_loaded_before_the_loop_are_not_indirection():
+    why = finding("gather_before_loop", "TTI001").why
+    assert "another load" not in why and "indirection" not in why
+    assert "another load" in finding("gather", "TTI001").why  # loaded inside the loop: still found
+
+
+def test_default_num_stages_and_a_loop_without_dot():
+    loop = finding("gather_before_loop", "TTI001")
+    assert "Triton's default num_stages=3" in loop.title
+    assert "tensor cores" not in loop.why and "K step" not in loop.why
+    assert "Triton's default" not in finding("mm_two_stages_big", "TTI006").title  # num_stages set: not default
+
+
+def test_sm100_loop_without_async_copies_is_not_pipelined():
+    loop = finding("mm_sm100_unaligned", "TTI001")
+    assert any("asynchronous copies in the loop = none" in e.text for e in loop.evidence)
+
+
+def test_unit_stride_advice_says_pass_it_as_one():
+    narrow = [f for f in findings("mm_unhinted_spills") if f.id == "TTI005" and "line 20" in f.title]
+    assert narrow, [f.title for f in findings("mm_unhinted_spills")]
+    fix = narrow[0].fix
+    assert "stride_ak is the stride of the contiguous dimension" in fix and "pass it as 1" in fix
+    assert "stride_ak `i32:16`" not in fix
+    assert "stride_am `i32:16`" in fix  # the row stride: divisibility is the right hint
+
+
+def test_size_not_a_multiple_of_16_given_by_value_is_not_told_to_declare_16():
+    out = run("check", f"{KERNELS}:add", "--arch", "sm_90", "--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32",
+              "--arg", "out_ptr=*fp32", "--arg", "n=4097", "--set", "BLOCK=1024", "--json")
+    data = json.loads(out.output)
+    narrow = [f for f in data["findings"] if f["id"] == "TTI005"]
+    assert narrow
+    for f in narrow:
+        assert "i32:16" not in f["fix"] and "4097" in f["fix"] and "Pad" in f["fix"]
+        assert f["severity"] == "info"  # no loop to pipeline, no hint to declare
+
+
+def test_pipelining_advice_matches_narrow_access_advice():
+    fix = finding("mm_unhinted_spills", "TTI001").fix
+    assert "16-byte alignment" not in fix and "TTI005" in fix
+
+
+def test_descriptors_on_sm80_are_named_whole_and_explained():
+    found = inspect("opt_tma", arch="sm_80").findings
+    narrow = [f for f in found if f.id == "TTI005"]
+    assert narrow
+    for f in narrow:
+        assert "[128,:16" not in f.fix and ">:16" not in f.fix
+        assert "TMA needs sm_90+" in f.why
+    assert "TMA needs sm_90+" in next(f for f in found if f.id == "TTI001").why
+
+
+def test_int8_accumulator_is_int32():
+    from ttinspect.check.registers import _accumulator
+
+    report, _ = check_reference(f"{KERNELS}:int8_matmul", RefOptions({}, {}, CASES["int8_mm"][2], None, "sm_80"))
+    assert _accumulator(report.build)[3] == "int32"
+    spill = [f for f in findings("int8_mm") if f.id == "TTI003"]
+    for f in spill:
+        assert "int32 registers" in f.fix and "fp32" not in f.fix
+
+
+def test_shared_memory_error_leads_with_block_sizes_when_stages_do_not_dominate():
+    from types import SimpleNamespace
+
+    from ttinspect.check.shared import shared_memory_limit
+    from ttinspect.facts.model import Fact
+    from ttinspect.targets import parse_arch
+
+    class Report:
+        values = {"shared_memory": 200_000, "num_stages": 2}
+
+        def fact(self, key):
+            if key not in self.values:
+                raise KeyError(key)
+            return Fact(key, key, "configuration", self.values[key], "", "metadata")
+
+    class NoStages:
+        def text(self, stage):
+            raise KeyError(stage)
+
+    build = SimpleNamespace(target=parse_arch("sm_89"), artifacts=NoStages(), metadata={}, source_file=None)
+    (error,) = shared_memory_limit(Report(), build)
+    assert error.severity == "error" and error.fix.index("BLOCK_M/BLOCK_N") < len(error.fix) // 2
+    assert "num_stages=1" not in error.fix
+
+
+def _history_evidence(found):
+    return [e for f in found if f.id == "TTI001" for e in f.evidence if e.stage == "passes"]
+
+
+def test_cached_pass_history_adds_evidence_and_check_never_computes_it(monkeypatch):
+    import ttinspect.passes.store as store
+
+    name, arch, signature, settings = CASES["row_sums"]
+    options = RefOptions(settings, {}, signature, None, arch)
+    monkeypatch.setattr(store, "cached_history", lambda build: None)  # as if nothing were cached
+    _, plain = check_reference(f"{KERNELS}:{name}", options)
+    assert not _history_evidence(plain)
+    monkeypatch.undo()
+    report, with_passes = check_reference(f"{KERNELS}:{name}", options, passes=True)
+    evidence = _history_evidence(with_passes)
+    assert any("assign-latencies gave no load a latency" in e.text for e in evidence)
+    assert any("made no multi-buffered ttg.local_alloc" in e.text for e in evidence)
+    assert store.cached_history(report.build) is not None
+    _, warm = check_reference(f"{KERNELS}:{name}", options)  # cached now: the plain check shows it too
+    assert _history_evidence(warm)
+
+
+def test_cli_passes_flag():
+    name, arch, signature, _ = CASES["row_sums"]
+    data = json.loads(run("check", f"{KERNELS}:{name}", "--arch", arch, "--signature", signature, "--passes",
+                          "--json").output)
+    loop = next(f for f in data["findings"] if f["id"] == "TTI001")
+    assert any(e["stage"] == "passes" for e in loop["evidence"])
+
+
+def test_no_color_on_a_terminal_gives_no_escape_codes():
+    import pty
+
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    code = ("from ttinspect.cli import cli\ncli(['check', 'tileon', '--arch', 'sm_90'], prog_name='ttinspect')")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=follower, stderr=follower, env=env)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait()
+    os.close(leader)
+    assert b"TTI003" in out and b"\x1b[" not in out, out[:300]
+
+
+def test_piped_output_fits_columns():
+    env = {**os.environ, "COLUMNS": "80"}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run([sys.executable, "-m", "ttinspect.cli", "check", f"{KERNELS}:add", "--arch", "sm_90",
+                           "--signature", CASES["add_unaligned"][2]], capture_output=True, text=True, env=env)
+    if done.returncode != 0 or not done.stdout:  # no `python -m` entry: go through click
+        done = subprocess.run([sys.executable, "-c", "from ttinspect.cli import cli\ncli(prog_name='ttinspect')",
+                               "check", f"{KERNELS}:add", "--arch", "sm_90", "--signature",
+                               CASES["add_unaligned"][2]], capture_output=True, text=True, env=env)
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("  why  ") for line in lines) and any(line.startswith("       ") for line in lines)
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert "\x1b[" not in done.stdout

@@ -75,6 +75,9 @@ def tensor_types(text: str) -> list[TensorType]:
 class Stages:
     def __init__(self, build):
         self.build = build
+        # the launch's own argument values where the command was given them (`--arg n=4097`): set by
+        # `check(report, args=...)`; a rule reads them to tell "not a multiple of 16" from "not declared"
+        self.launch_args: dict[str, Any] = {}
 
     # --- texts and parsed modules --------------------------------------------------------------
     def text(self, stage: str) -> str | None:
@@ -130,7 +133,28 @@ class Stages:
         except TTInspectError:
             return None
 
+    @cached_property
+    def sass(self):
+        """facts.sass.SassView (main loop split out) or None; parsed only by a rule that needs it."""
+        from ..facts.sass import SassView
+        from ..parse.sass import parse_sass
+
+        text = self.text("sass")
+        if not text:
+            return None
+        try:
+            return SassView.of(parse_sass(text))
+        except TTInspectError:
+            return None
+
     # --- what the build was compiled with -----------------------------------------------------
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """The config the engine recorded (constexprs and options the user set); None for a Triton cache
+        entry, where what was set and what was defaulted cannot be told apart."""
+        recorded = (self.metadata.get("ttinspect") or {}).get("config")
+        return recorded if isinstance(recorded, dict) else None
+
     @property
     def metadata(self) -> dict[str, Any]:
         try:

@@ -116,6 +116,8 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         return None
     arguments: set[str] = set()
     strided_by: set[str] = set()
+    stride_shapes: dict[str, set[tuple[int, ...]]] = {}
+    mask_only: set[str] = set()
     for op in ops:
         operands = chains.load_operands(op)
         if not operands:
@@ -129,30 +131,46 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         if "tt.load" in mask_ops:
             return None
         strided_by |= chains.multipliers(operands[0])
+        for name, shapes in chains.stride_dims(operands[0]).items():
+            stride_shapes.setdefault(name, set()).update(shapes)
         arguments |= pointer_args | mask_args
+        mask_only |= mask_args - pointer_args
     hints = _hints(stages, chains)
     missing = sorted(a for a in arguments if hints.get(a, (None, True))[1] is False)
     strides = sorted(a for a in strided_by if hints.get(a, ("", True))[0] == "int"
                      and hints[a][1] is True)
+    fastest = _fastest_dim(stages.ttgir, ttgir_op)
+    descriptors = _descriptors(stages, missing)
+    missing = [a for a in missing if _descriptor_of(a, descriptors) is None]
     evidence = [stages.evidence("ptx", ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
-    evidence += [Evidence("metadata" if stages.signature else "ttir", None, _describe(a, hints)) for a in missing]
+    source = "metadata" if stages.signature else "ttir"
+    evidence += [Evidence(source, None, f"{d}: a tensor descriptor ({(stages.signature or {}).get(d)})")
+                 for d in descriptors]
+    evidence += [Evidence(source, None, _describe(a, hints)) for a in missing]
     now, could = f"{width}-bit", f"{bits}-bit"
     per_access = f"{bits // element} × {dtype}"
     title = (f"{kind}s on line {line} move {width // 8} bytes per thread per access where the tile allows "
              f"{bits // 8} ({per_access})")
+    blocks_pipelining = kind == "load" and width < 32 and _in_loop(ttir, ops)
     why = (f"Each thread issues {bits // width}× more {kind} instructions than needed ({now} instead of {could}): "
            "more instructions and more memory transactions"
-           + (" — and a load narrower than 4 bytes cannot become a cp.async, so a loop around it is not pipelined"
-              if kind == "load" and width < 32 else "")
+           + (" — and a load narrower than 4 bytes cannot become a cp.async, so the loop around it is not "
+              "pipelined" if blocks_pipelining else "")
            + ". Triton vectorizes only what the specialization proves aligned and contiguous. ")
-    if missing:
-        why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
-        fix = ("Launch with 16-byte aligned tensors (torch allocations are) and sizes/strides divisible by 16, and "
-               "say so: " + ", ".join(_suggest(a, hints, stages.signature) for a in missing)
-               + " in --signature (through the API: `Pointer(dtype)` and the real integer values); a stride that "
-               f"is 1 at launch must be passed as 1 so the JIT folds it. Then each thread moves {bits // 8} bytes "
-               "per access.")
+    target = build.target
+    if descriptors and target.capability < 90:
+        why += (f"Responsible: {', '.join(descriptors)} — tensor descriptors, which on {target.name} lower to plain "
+                "loads and stores whose alignment Triton cannot prove (TMA needs sm_90+).")
+        fix = (f"On {target.name} pass pointers instead of descriptors (`*{dtype_name(dtype)}:16`, the unit stride "
+               "passed as 1), or compile for sm_90+ where descriptors become TMA copies.")
         return Finding(ID, SLUG, "warning", title, tuple(evidence), why, fix)
+    if missing:
+        advice = [_advice(a, hints, stages, stride_shapes, fastest, a in mask_only) for a in missing]
+        declare = [text for text, declarable in advice if declarable]
+        why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
+        fix = " ".join(text for text, _ in advice) + f" Then each thread can move {bits // 8} bytes per access."
+        severity = "warning" if declare or blocks_pipelining else "info"
+        return Finding(ID, SLUG, severity, title, tuple(evidence), why, fix)
     if strides:
         names = ", ".join(a.lstrip("%") for a in strides)
         why += (f"Responsible argument unknown: every argument has its hints; the address uses the runtime "
@@ -165,6 +183,65 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     return Finding(ID, SLUG, "info", title, tuple(evidence), why,
                    "Check the access pattern with `ttinspect dump REF --stage ttgir` (the load's #blocked "
                    "sizePerThread along `order[0]` is the vector the compiler chose).")
+
+
+def dtype_name(element: str) -> str:
+    """f16 -> fp16, bf16 -> bf16, i8 -> i8 (the --signature spelling)."""
+    return "fp" + element[1:] if element[:1] == "f" and element[1:].isdigit() else element
+
+
+def _fastest_dim(module, op) -> int | None:
+    pointer = next((t for t in tensor_types(module.text(op)) if t.pointer), None)
+    if pointer is None:
+        return None
+    order = _order(module, pointer.layout)
+    return order[0] if order else len(pointer.shape) - 1
+
+
+def _in_loop(module, ops) -> bool:
+    return any(loop.op.line < op.line <= loop.op.end_line for op in ops for loop in module.loops)
+
+
+def _descriptors(stages, names) -> list[str]:
+    """The tensor-descriptor arguments (`tensordesc<fp16[128, 64]>` in the recorded signature) that the
+    pointer / shape / stride arguments in `names` were expanded from (`%a_desc`, `%a_desc.shape.0`)."""
+    signature = stages.signature or {}
+    found = {d for d, kind in signature.items() if kind.startswith("tensordesc")}
+    return sorted({d for name in names for d in [_descriptor_of(name, found)] if d})
+
+
+def _descriptor_of(name: str, descriptors) -> str | None:
+    plain = name.lstrip("%")
+    head = plain.split(".", 1)[0]
+    return head if head in descriptors else None
+
+
+def _advice(name: str, hints, stages, stride_shapes, fastest, mask_only) -> tuple[str, bool]:
+    """(what to do about one argument without its hint, whether declaring a hint is the fix)."""
+    plain = name.lstrip("%")
+    kind = hints.get(name, ("",))[0]
+    declared = _suggest(name, hints, stages.signature)
+    if kind == "ptr":
+        return (f"Launch {plain} 16-byte aligned (torch allocations are) and say so: {declared} "
+                "in --signature (through the API: `Pointer(dtype)`).", True)
+    shapes = stride_shapes.get(name, set())
+    along = {i for shape in shapes for i, n in enumerate(shape) if n != 1}
+    if shapes and fastest is not None and along == {fastest}:
+        return (f"{plain} is the stride of the contiguous dimension: if it is 1 at launch, pass it as 1 (the JIT "
+                "specializes an integer equal to 1 to a constant; `1` in --signature), so the elements are known "
+                "to be contiguous.", True)
+    value = stages.launch_args.get(plain)
+    if not shapes and mask_only:
+        if isinstance(value, int) and not isinstance(value, bool) and value % 16:
+            return (f"{plain} = {value} bounds the mask and is not a multiple of 16: a mask on a size that is not a "
+                    "multiple of the vector width keeps the access narrow whatever the hints. Pad the data to a "
+                    "multiple of 16 elements, or split off the tail (full blocks without the mask, the last "
+                    "partial block masked).", False)
+        return (f"{plain} bounds the mask: if it is a multiple of 16 at launch, say so ({declared} "
+                "in --signature, or pass its real value); if it is not, the mask on a size that is not a multiple "
+                "of the vector width keeps the access narrow: pad it, or split off the tail.", True)
+    return (f"Launch with {plain} divisible by 16 and say so: {declared} in --signature "
+            "(through the API: the real integer value).", True)
 
 
 def _hints(stages, chains) -> dict[str, tuple[str, bool | None]]:
@@ -195,5 +272,6 @@ def _suggest(name: str, hints, signature) -> str:
     plain = name.lstrip("%")
     recorded = (signature or {}).get(plain)
     if recorded:
-        return f"{plain} `{recorded.split()[0]}:16`"
+        base = recorded[:-2] if recorded.endswith(" D") else recorded  # the type, whole: `tensordesc<fp16[128, 64]>`
+        return f"{plain} `{base}:16`"
     return f"{plain} `{'*T' if hints.get(name, ('',))[0] == 'ptr' else 'i32'}:16`"

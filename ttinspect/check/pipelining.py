@@ -27,37 +27,86 @@ class Reason:
     text: str  # why the pipeliner left the loop alone
     evidence: tuple[Evidence, ...]
     fix: str
+    cause: bool = True  # False: evidence of what happened (the pass history), not a cause of its own
+
+
+def loop_depth(report, stages) -> tuple[int | None, Evidence | None]:
+    """The main loop's pipeline depth: the PTX fact where it is known; where it is unknown (e.g. tcgen05's
+    barriers hide the stage pattern) but the loop loads from global memory with neither cp.async nor a TMA
+    copy, 1 — nothing in it is asynchronous — with that as evidence. None: unknown, or no loop."""
+    depth = fact_value(report, "pipeline_depth")
+    if isinstance(depth, int):
+        return depth, None
+    try:
+        reason = report.fact("pipeline_depth").unknown or ""
+    except KeyError:
+        return None, None
+    if reason.startswith("not applicable") or stages.ptx is None:
+        return None, None
+    _, view = stages.ptx
+    if not view.has_loop:
+        return None, None
+    mnemonics = [op.mnemonic + "." for op in view.loop_ops]
+    if any(m.startswith("cp.async.") for m in mnemonics):
+        return None, None  # cp.async or TMA (cp.async.bulk) in the loop: some copy is asynchronous
+    loads = sum(1 for op in view.loop_ops if op.opcode == "ld" and "global" in op.modifiers)
+    if not loads:
+        return None, None
+    return 1, Evidence("ptx main loop", None, f"asynchronous copies in the loop = none (no cp.async, no TMA "
+                                                f"cp.async.bulk); {loads} plain ld.global")
+
+
+def defaulted_num_stages(stages) -> bool:
+    """True when the launch did not set num_stages (Triton's default applies); False when it did or when
+    the build does not say (a Triton cache entry)."""
+    config = stages.config
+    return config is not None and "num_stages" not in config
 
 
 def loop_not_pipelined(report, build) -> list[Finding]:
-    asked, depth = fact_value(report, "num_stages"), fact_value(report, "pipeline_depth")
-    if not isinstance(asked, int) or asked <= 1 or not isinstance(depth, int) or depth >= asked:
-        return []  # nothing asked for, pipelined as asked, or the depth is unknown: silent
-    if build is None:
-        return []
+    asked = fact_value(report, "num_stages")
+    if not isinstance(asked, int) or asked <= 1 or build is None:
+        return []  # nothing asked for
     stages = stages_of(build)
+    depth, inferred = loop_depth(report, stages)
+    if depth is None or depth >= asked:
+        return []  # pipelined as asked, or the depth is unknown: silent
     loop = _loop_of_interest(stages)
     if loop is None:
         return []
     reasons = _why_not_pipelined(report, build, loop)
+    causes = [r for r in reasons if r.cause]
     shallow = depth > 1
-    if shallow and not reasons:
+    if shallow and not causes:
         return []  # a shallower pipeline without a known cause is not worth a guess
-    evidence = [e for e in (fact_evidence(report, "num_stages"), fact_evidence(report, "pipeline_depth")) if e]
+    evidence = [e for e in (fact_evidence(report, "num_stages"), inferred or fact_evidence(report, "pipeline_depth"))
+                if e]
     evidence += [stages.mlir_evidence("ttir", loop.op)]
     for reason in reasons:
         evidence += reason.evidence
-    why_found = " ".join(f"({n}) {r.text}" for n, r in enumerate(reasons, 1)) if reasons else (
+    why_found = " ".join(f"({n}) {r.text}" for n, r in enumerate(causes, 1)) if causes else (
         "reason unknown: the final IR shows none of the conditions ttinspect knows (a load not feeding a dot, "
         "a nested or while loop, a barrier, narrow or indirect loads, tl.range(num_stages=1), a target "
         "without cp.async)")
-    title = (f"main loop pipelined {depth} stages deep, num_stages={asked} asked for" if shallow else
-             f"main loop not software-pipelined although num_stages={asked}")
-    matters = ("Without pipelining every iteration waits for its own global loads: the tensor cores (or ALUs) "
-               "idle for the full memory latency each K step. " if not shallow else
-               "Fewer loads are in flight than asked for, so less memory latency is hidden. ")
-    fixes = [r.fix for r in reasons] or ["Compare with `ttinspect dump REF --stage ttgir --loop`: the loop's "
-                                         "loads stay `tt.load` instead of `ttg.async_copy_global_to_local`."]
+    history_text = " ".join(r.text for r in reasons if not r.cause)
+    if history_text:
+        why_found += ". " + history_text
+    default = defaulted_num_stages(stages)
+    stages_text = f"Triton's default num_stages={asked} (the launch does not set it)" if default else \
+        f"num_stages={asked}"
+    title = (f"main loop pipelined {depth} stages deep, {stages_text} asked for" if shallow else
+             f"main loop not software-pipelined although {stages_text}")
+    if shallow:
+        matters = "Fewer loads are in flight than asked for, so less memory latency is hidden. "
+    elif loop.dots:
+        matters = ("Without pipelining every iteration waits for its own global loads: the tensor cores idle for "
+                   "the full memory latency each K step. ")
+    else:
+        matters = ("Without pipelining every iteration waits for its own global loads: the loop's arithmetic "
+                   "idles for the full memory latency each iteration. ")
+    fixes = [r.fix for r in causes if r.fix] or [
+        "Compare with `ttinspect dump REF --stage ttgir --loop`: the loop's loads stay `tt.load` instead of "
+        "`ttg.async_copy_global_to_local`."]
     return [Finding(ID, SLUG, "info" if shallow else "warning", title, tuple(_unique(evidence)),
                     matters + "Why: " + why_found, " ".join(fixes))]
 
@@ -85,8 +134,9 @@ def _ops_in(module, loop, name: str) -> list:
 def _why_not_pipelined(report, build, loop) -> list[Reason]:
     """Every condition the final IR shows that keeps Triton's pipeliner off `loop` (a TTIR MlirLoop).
 
-    The lead adds pass-history evidence here (which pass would have pipelined the loop and left it
-    alone); for now everything comes from the final TTIR/TTGIR/PTX and the config."""
+    Causes come from the final TTIR/TTGIR/PTX and the config; where the build's pass history is already
+    cached (`ttinspect passes`, `check --passes`) what the pipelining passes did is added as evidence —
+    never computed here (that would compile the kernel again)."""
     stages = stages_of(build)
     module = stages.ttir
     reasons: list[Reason] = []
@@ -127,17 +177,47 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
         reasons.append(Reason(
             "its loads feed no tl.dot; Triton pipelines such loads only when the loop asks for it", load_evidence,
             f"Write the loop as `for i in tl.range(start, end, step, num_stages={asked})`."))
-    reasons += _narrow_or_indirect(stages, loop, loads, asked)
+    reasons += _narrow_or_indirect(stages, loop, loads, asked, target)
+    reasons += _history_evidence(build)
     return reasons
 
 
-def _narrow_or_indirect(stages, loop, loads, asked) -> list[Reason]:
+def _history_evidence(build) -> list[Reason]:
+    """What Triton's pipelining passes did, from the cached pass history (none when it is not cached)."""
+    from ..passes.store import cached_history
+
+    found = cached_history(build)
+    if found is None:
+        return []
+    out: list[Reason] = []
+    rows = {row.argument: row for row in found.passes}
+    latencies = rows.get("tritongpu-assign-latencies")
+    if latencies is not None and latencies.facts_after.get("latency_ops") == 0:
+        text = ("tritongpu-assign-latencies gave no load a latency (tt.latency), so the pipeliner had nothing to "
+                "run ahead")
+        out.append(Reason(f"The pass history: {text}.", (Evidence("passes", latencies.index, text),), "", False))
+    pipeline = rows.get("tritongpu-pipeline")
+    if pipeline is not None:
+        buffers = pipeline.facts_after.get("shared_buffers") or []
+        copies = pipeline.facts_after.get("async_copies") or 0
+        multi = [b for b in buffers if b.count("x") >= 3]  # a leading buffer dimension: 3x128x64xf16
+        if not multi and not copies:
+            text = ("tritongpu-pipeline made no multi-buffered ttg.local_alloc and no asynchronous copy "
+                    "(ttg.async_copy_global_to_local)")
+            out.append(Reason(f"The pass history: {text}.", (Evidence("passes", pipeline.index, text),), "", False))
+    return out
+
+
+def _narrow_or_indirect(stages, loop, loads, asked, target) -> list[Reason]:
     reasons: list[Reason] = []
     chains = Chains(stages.ttir)
     indirect = []
     for op in loads:
         operands = chains.load_operands(op)
-        if operands and "tt.load" in chains.sources(operands[0])[1]:
+        # only a load of this same loop makes a level of indirection: indices loaded before the loop are
+        # loop-invariant and the address is known when the copy is issued
+        if operands and any(loop.op.line < value.line <= loop.op.end_line
+                            for value in chains.loads_feeding(operands[0])):
             indirect.append(op)
     if indirect:
         levels = 1  # one level is what the IR shows directly; deeper chains only lower the stages further
@@ -150,11 +230,20 @@ def _narrow_or_indirect(stages, loop, loads, asked) -> list[Reason]:
             "or load the indices before the loop."))
     narrow = _narrow_loop_loads(stages)
     if narrow:
-        reasons.append(Reason(
-            "its loads move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 bytes), so "
-            "they cannot become asynchronous copies — the divisibility/stride hints are missing (see TTI005)",
-            narrow, "Give the pointers 16-byte alignment and the strides/sizes divisibility by 16 (or stride 1) "
-                    "so each thread loads ≥ 4 contiguous bytes; TTI005 names the argument."))
+        lines = sorted({e.python_line for e in narrow if e.python_line is not None})
+        where = f" (line {', '.join(map(str, lines))})" if lines else ""
+        descriptors = [name for name, kind in (stages.signature or {}).items() if kind.startswith("tensordesc")]
+        if descriptors and target.capability < 90:
+            text = (f"its loads{where} move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 "
+                    f"bytes): they come from tensor descriptors ({', '.join(descriptors)}), which on "
+                    f"{target.name} lower to plain loads whose alignment Triton cannot prove (TMA needs sm_90+)")
+            fix = (f"On {target.name} load the tiles through pointers (`*fp16:16` arguments, the unit stride "
+                   "passed as 1) instead of descriptors, or compile for sm_90+ where descriptors become TMA copies.")
+        else:
+            text = (f"its loads{where} move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 "
+                    "bytes), so they cannot become asynchronous copies; TTI005 shows what keeps them narrow")
+            fix = "Make each thread's loads ≥ 4 contiguous bytes with the change TTI005 gives for the same line."
+        reasons.append(Reason(text, narrow, fix))
     return reasons
 
 

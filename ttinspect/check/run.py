@@ -20,10 +20,14 @@ RULES: tuple[Rule, ...] = (loop_not_pipelined, older_mma_path, register_spills, 
                            narrow_global_access, shared_memory_limit, no_tma)
 
 
-def check(report) -> tuple[Finding, ...]:
+def check(report, args=None) -> tuple[Finding, ...]:
     """All findings for a Report (`inspect(...)`, `report_from_build(...)`); rules whose facts or stages are
-    unknown stay silent."""
+    unknown stay silent. `args`: the launch's argument values by name where known (`--arg n=4097`)."""
     build = getattr(report, "build", None)
+    if build is not None and args:
+        from .context import stages_of
+
+        stages_of(build).launch_args = dict(args)
     findings: list[Finding] = []
     for rule in RULES:
         findings.extend(rule(report, build))
@@ -35,10 +39,11 @@ def at_least(findings, severity: str) -> tuple[Finding, ...]:
     return tuple(f for f in findings if f.rank >= floor)
 
 
-def check_reference(ref: Any, options=None):
+def check_reference(ref: Any, options=None, passes: bool = False):
     """(Report, findings) for any reference `resolve_one` takes. A config whose shared memory exceeds the
     target's limit is still built (the engine's launch check off), so its TTI006 error can be shown with
-    the other findings."""
+    the other findings. `passes`: compute the build's pass history first (one more compile when it is not
+    cached), so TTI001 always has the pipelining passes' evidence."""
     from ..errors import CompileError
     from ..refs import resolve_one
     from ..report import report_from_build
@@ -49,8 +54,12 @@ def check_reference(ref: Any, options=None):
         if "out of resource: shared memory" not in str(error):
             raise
         built = _resolve_unchecked(ref, options, error)
+    if passes:
+        from ..passes import history
+
+        history(built)
     report = report_from_build(built)
-    return report, check(report)
+    return report, check(report, getattr(options, "args", None))
 
 
 def _resolve_unchecked(ref: Any, options, error):

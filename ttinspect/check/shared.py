@@ -50,12 +50,21 @@ def shared_memory_limit(report, build) -> list[Finding]:
     per_stage = sum(size for _, _, size in buffers)
     if shared > limit:
         fix = f"Bring it under {limit} bytes: "
-        if per_stage and isinstance(asked, int):
+        staged = sum(count * size for _, count, size in buffers)
+        if staged * 2 < shared:
+            # the per-stage tiles are not what fills shared memory (an epilogue tile, a layout conversion's
+            # scratch): fewer stages would save little, the block sizes decide
+            fix = (f"Use smaller BLOCK_M/BLOCK_N to bring it under {limit} bytes: the staged tiles hold only "
+                   f"{staged} of the {shared} bytes, so most of it is outside the pipeline (e.g. an epilogue tile "
+                   "or a layout conversion's scratch, which scale with BLOCK_M×BLOCK_N)"
+                    + (f"; each stage saves only {per_stage} bytes." if per_stage else "."))
+        elif per_stage and isinstance(asked, int):
             fitting = [s for s in range(asked - 1, 0, -1) if shared - (asked - s) * per_stage <= limit]
             if fitting:
                 fix += (f"each stage holds {per_stage} bytes of tiles, so num_stages={fitting[0]} needs about "
                         f"{shared - (asked - fitting[0]) * per_stage} bytes; ")
-        fix += "or halve BLOCK_K (each stage's tiles shrink by half), or use smaller BLOCK_M/BLOCK_N."
+        if staged * 2 >= shared:
+            fix += "or halve BLOCK_K (each stage's tiles shrink by half), or use smaller BLOCK_M/BLOCK_N."
         return [Finding(
             ID, SLUG, "error",
             f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} ({target.name})",

@@ -30,6 +30,24 @@ class Value:
     op: str  # defining op name; "arg" for a kernel argument, "iter" for a loop-carried value
     operands: tuple[str, ...]
     line: int
+    type: str = ""  # the result type as printed (`tensor<1x64xi32>`, `i32`); "" when not read
+
+
+def _result_type(rest: str) -> str:
+    body = rest.split(" loc(")[0]
+    return body.rsplit(" : ", 1)[1].strip() if " : " in body else ""
+
+
+def shape_of(type_text: str) -> tuple[int, ...] | None:
+    """`tensor<1x64xi32>` -> (1, 64); a scalar type -> ()."""
+    if not type_text.startswith("tensor<"):
+        return ()
+    dims = []
+    for part in type_text[len("tensor<"):].split("x"):
+        if not part.isdigit():
+            break
+        dims.append(int(part))
+    return tuple(dims) if dims else None
 
 
 class Chains:
@@ -53,7 +71,7 @@ class Chains:
                 continue
             m = _DEF_RE.match(text)
             if m:
-                values[m[1]] = Value(m[2], _operands(m[3]), op.line)
+                values[m[1]] = Value(m[2], _operands(m[3]), op.line, _result_type(m[3]))
             if op.name == "scf.for":
                 carried = _ITER_ARG_RE.findall(text.split("iter_args(", 1)[1]) if "iter_args(" in text else []
                 yielded = yields.get(op.index, ())
@@ -69,6 +87,62 @@ class Chains:
             if op.name in ("tt.func", "func.func"):
                 return {m[1]: (m[2].strip(), m[3] or "") for m in _FUNC_ARG_RE.finditer(self.module.text(op))}
         return {}
+
+    def loads_feeding(self, name: str) -> list[Value]:
+        """The tt.load values `name` is computed from, transitively (with their lines)."""
+        found: list[Value] = []
+        seen: set[str] = set()
+        todo = [name.split("#")[0]]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            value = self.values.get(current)
+            if value is None or value.op == "arg":
+                continue
+            if value.op == "tt.load":
+                found.append(value)
+            todo.extend(value.operands)
+        return found
+
+    def stride_dims(self, name: str) -> dict[str, set[tuple[int, ...]]]:
+        """Kernel argument -> the shapes of the products it scales on the way to `name`: `offs_k[None, :] *
+        stride_ak` gives (1, 64), a scalar `row * stride` gives (). The dimensions that are not 1 are the
+        ones the argument is a stride of."""
+        found: dict[str, set[tuple[int, ...]]] = {}
+        seen: set[str] = set()
+        todo = [name.split("#")[0]]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            value = self.values.get(current)
+            if value is None or value.op == "arg":
+                continue
+            if value.op == "arith.muli":
+                shape = shape_of(value.type)
+                for operand in value.operands:
+                    argument = self._argument_of(operand)
+                    if argument is not None and shape is not None:
+                        found.setdefault(argument, set()).add(shape)
+            todo.extend(value.operands)
+        return found
+
+    def _argument_of(self, name: str) -> str | None:
+        """`name` itself when it is a kernel argument, or the argument a tt.splat / ext / cast of it holds."""
+        value = self.values.get(name)
+        for _ in range(4):
+            if value is None:
+                return None
+            if value.op == "arg":
+                return name
+            if value.op not in ("tt.splat", "arith.extsi", "arith.extui", "tt.broadcast") or not value.operands:
+                return None
+            name = value.operands[0]
+            value = self.values.get(name)
+        return None
 
     def sources(self, name: str) -> tuple[set[str], set[str]]:
         """(kernel arguments, defining ops) that `name` is computed from, transitively."""

@@ -19,14 +19,18 @@ _LEVELS = click.Choice(["info", "warning", "error"])
 @click.option("--fail-on", default=None, type=click.Choice(["warning", "error"]),
               help="Exit 1 when a finding at or above this severity exists (shown or not). Default: exit 0 "
                    "whatever is found.")
+@click.option("--passes", "with_passes", is_flag=True,
+              help="Compute the pass history first (one more compile when not cached) so TTI001 shows what "
+                   "Triton's pipelining passes did; without it, a history already cached is used.")
 def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
-          config: str | None, as_json: bool, min_severity: str, fail_on: str | None) -> None:
+          config: str | None, as_json: bool, min_severity: str, fail_on: str | None, with_passes: bool) -> None:
     """What is wrong with REF's compiled code: each finding with its severity, the evidence (instructions or
     IR lines and their Python line), why it matters and the fix. Rules: docs/check.md. Exit status 0
     unless --fail-on is given."""
     from ..check import at_least, check_reference
 
-    report, findings = check_reference(ref, options_from(arch, settings, args, signature, config))
+    report, findings = check_reference(ref, options_from(arch, settings, args, signature, config),
+                                       passes=with_passes)
     shown = at_least(findings, min_severity)
     if as_json:
         emit_json({"label": report.label, "kernel": report.kernel, "target": report.target,

@@ -31,6 +31,24 @@ def history(build) -> PassHistory:
                                      triton=build.metadata.get("triton_version"))
 
 
+def cached_history(build) -> PassHistory | None:
+    """The pass history of `build` when its timeline is already in the cache entry, else None — never
+    compiles (a warm `check` reads it for free, or goes without)."""
+    artifacts = build.artifacts
+    if not artifacts.verified or not (artifacts._derived_dir() / TIMELINE).is_file():
+        return None
+
+    def absent() -> bytes:
+        raise LookupError(TIMELINE)
+
+    try:
+        data = json.loads(artifacts.derived_file(TIMELINE, absent))
+        return PassHistory.from_timeline(data, label=build.label, target=build.target.name,
+                                         triton=build.metadata.get("triton_version"))
+    except (LookupError, OSError, ValueError, KeyError, TypeError, TTInspectError):
+        return None  # damaged or unreadable: the evidence is absent, the rule still runs
+
+
 def raw_dump(build) -> str:
     """Everything the per-pass dumps printed for `build`, with compile.py's stage markers."""
     artifacts = _own_entry(build)

@@ -122,3 +122,47 @@ def many_live_values(x_ptr, out_ptr, BLOCK: tl.constexpr):
     d = tl.sqrt(tl.abs(x))
     total = tl.sum(a, axis=0) + tl.sum(b, axis=0) + tl.sum(c, axis=0) + tl.sum(d, axis=0)
     tl.store(out_ptr + offsets, a * total + b * c - d)
+
+
+@triton.jit
+def gather_rows_before_loop(ids_ptr, weight_ptr, out_ptr, n_tokens, dim, stride_w, stride_o,
+                            BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr):
+    """An embedding gather: the row indices are loaded once, before the loop (no indirection inside it)."""
+    offs_t = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
+    tmask = offs_t < n_tokens
+    ids = tl.load(ids_ptr + offs_t, mask=tmask, other=0)
+    for d in range(0, dim, BLOCK_D):
+        offs_d = d + tl.arange(0, BLOCK_D)
+        m = tmask[:, None] & (offs_d[None, :] < dim)
+        rows = tl.load(weight_ptr + ids[:, None].to(tl.int64) * stride_w + offs_d[None, :], mask=m)
+        tl.store(out_ptr + offs_t[:, None] * stride_o + offs_d[None, :], rows, mask=m)
+
+
+@triton.jit
+def row_softmax(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    """One row per program, no loop: a 32768-wide fp32 row in 4 warps spills at far fewer than 255
+    registers (ptxas stops at 32)."""
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * out_stride + offs, (num / tl.sum(num, axis=0)).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def int8_matmul(a_ptr, b_ptr, c_ptr, K, stride_am, stride_bk, stride_cm,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """int8 × int8 → int32 accumulator."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for _k in range(0, K, BLOCK_K):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc)
