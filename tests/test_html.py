@@ -103,12 +103,48 @@ def _html_text(value: str) -> str:
 
 
 def test_main_loop_diff_and_pass_timeline(pages):
+    from ttinspect.passes import history
+    from ttinspect.passes.align import diverge
+    from ttinspect.render.passes import divergence_text
+
     text = pages["diff"].read_text()
     loop_diff = text[text.index('id="loop-diff"'):text.index('id="passes"')]
     assert loop_diff.count("<details") == 5 and 'class="add"' in loop_diff
     passes = text[text.index('id="passes"'):]
-    # the colleague's pass history is optional: a timeline, or one line saying why not, per kernel
-    assert passes.count('<table class="passes">') + passes.count("no pass timeline:") == 2
+    # where the two part: the very summary `diff --passes` prints, then both timelines aligned by pass
+    a, b = (history(built) for built in pages["builds"])
+    assert _html_text(divergence_text(diverge(a, b))) in passes
+    assert passes.count('<table class="passes two">') == 1 and "no pass timeline:" not in passes
+    aligned = passes[passes.index('<table class="passes two">'):]
+    pipeline = aligned[aligned.index("tritongpu-pipeline"):]
+    pipeline = pipeline[:pipeline.index("</tr>")]
+    for side in (a, b):  # one row, both kernels' pass numbers in it
+        assert f"<td>{side.find('tritongpu-pipeline').index}</td>" in pipeline
+    assert "↳ LowerLoops" in aligned and "↳ ExpandLoops" in aligned  # the pipeliner's own steps
+    assert "+ canonicalize×" in aligned  # the inliner's folded function passes, named
+    assert aligned.count('class="part"') == 1 and "first fact difference" in aligned
+
+
+def test_one_kernel_page_has_its_pass_timeline_and_chosen_stages(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "opt.html"
+    for flags in ((), ("--passes",)):  # the same rule as for two kernels: on unless --no-passes
+        done = runner.invoke(cli, ["html", "opt", "--arch", "sm_90", "-o", str(out), "--force", *flags])
+        assert done.exit_code == 0, done.output
+        page = out.read_text()
+        assert 'href="#passes"' in page and '<table class="passes">' in page and "↳ LowerLoops" in page
+    done = runner.invoke(cli, ["html", "opt", "--arch", "sm_90", "-o", str(out), "--force", "--no-passes",
+                               "--stages", "ttgir,ptx"])
+    assert done.exit_code == 0, done.output
+    page = out.read_text()
+    assert 'id="passes"' not in page
+    assert re.findall(r'<div class="pane[^"]*" data-stage="(\w+)"', page) == ["python", "ttgir", "ptx"]
+    assert set(_json_blocks(page)["attr-0"]["stages"]) == {"ttgir", "ptx"}
+    bad = runner.invoke(cli, ["html", "opt", "-o", str(tmp_path / "bad.html"), "--stages", "ptx,cubin"])
+    assert bad.exit_code == 2 and "--stages" in bad.stderr and not (tmp_path / "bad.html").exists()
+    llir_only = runner.invoke(cli, ["html", "opt", "--arch", "sm_90", "-o", str(out), "--force", "--no-passes",
+                                    "--stages", "llir"])
+    assert llir_only.exit_code == 0 and 'data-stage="llir" class=on' in out.read_text()
 
 
 def test_hostile_strings_are_text(pages):

@@ -115,6 +115,13 @@ def test_function_dumps_fold_into_their_module_pass_and_stages_close_with_the_fi
     assert [p.header.argument for p in passes] == ["inline", "cse"]
     assert passes[0].nested == ["canonicalize (@k)"]
     assert passes[0].after == passes[1].before and passes[1].after == "module {\n}"
+    rows = build_timeline(text)["passes"]
+    from ttinspect.passes import PassRow
+
+    row_ = PassRow.from_dict(rows[0])
+    assert row_.title == "inline + canonicalize"  # the folded pass is named where its changes are counted
+    twice = PassRow.from_dict({**rows[0], "nested": ["canonicalize (@k)", "canonicalize (@j)"]})
+    assert twice.title == "inline + canonicalize×2"
 
 
 def test_unknown_headers_stay_text():
@@ -136,7 +143,20 @@ def test_unknown_headers_stay_text():
      "shared_buffers", ["32x32xf16", "4x128x32xf16"]),
     ("%t = ttg.async_copy_global_to_local %p, %d mask %m : t -> <128x32xf16>\n", "async_copies", 1),
     ("%w = ttg.async_wait %a, %b {num = 4 : i32}\n%v = ttg.async_wait {num = 0 : i32}\n", "async_waits", [0, 4]),
-    ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1]}>\n", "mma_version", [3]),
+    ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1]}>\n"
+     "%c = arith.constant dense<0.0> : tensor<128x32xf32, #mma>\n", "mma_version", [3]),
+    # what the LLVM lowering leaves: the alias used only by unrealized casts (canonicalize-llvm-ir drops them)
+    ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0}>\n"
+     "%0 = builtin.unrealized_conversion_cast %1 : !llvm.struct<(f32)> to tensor<128x32xf32, #mma>\n",
+     "mma_version", None),
+    ("#mma1 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0}>\n#mma = #ttg.nvidia_mma<{versionMajor = 3}>\n"
+     "%c = arith.constant dense<0.0> : tensor<128x32xf32, #mma1>\n", "mma_version", [2]),
+    ("%a = tt.load %p {tt.latency = 3 : i32} : t\n%b = tt.load %q {tt.latency = 2 : i32} : t\n", "latencies", [2, 3]),
+    # sm_100: the mbarriers' allocation is not a data buffer (`barriers` counts them)
+    ("%b = ttg.local_alloc : () -> !ttg.memdesc<2x1xi64, #shared, #smem, mutable>\n"
+     "%x = ttg.local_alloc : () -> !ttg.memdesc<3x128x64xf16, #shared1, #smem, mutable>\n"
+     "%y = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared, #smem, mutable>\n",
+     "shared_buffers", ["3x128x64xf16"]),
     ("%c = arith.constant dense<0.0> : tensor<128x32xf32, #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0}>>\n",
      "mma_version", [2]),
     ("module {\n}\n", "mma_version", None),
@@ -170,6 +190,9 @@ def test_opt_timeline(arch, version, dot_op):
     assert matmul["mma_version"] == (None, [version])
     assert row(data, "tritongpu-accelerate-matmul")["facts_after"]["dots"] == {dot_op: 1}
     assert changed(row(data, "tritongpu-assign-latencies"))["latency_ops"][1] > 0
+    # the MMA layout goes with the lowering that removes its tensors, not with a later cleanup
+    (gone,) = [r for r in data["passes"] if changed(r).get("mma_version", (None, 0))[1] is None]
+    assert gone["argument"] == "convert-triton-gpu-to-llvm"
     pipeline = changed(row(data, "tritongpu-pipeline"))
     assert pipeline["async_copies"][0] == 0 < pipeline["async_copies"][1]
     assert pipeline["shared_buffers"][1] and all(s.count("x") == 3 for s in pipeline["shared_buffers"][1])
@@ -219,6 +242,40 @@ def test_show_with_loop_restricts_the_diff():
     lowered = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "convert-triton-gpu-to-llvm", "--loop",
                             "--json"))
     assert lowered["unified"] == "" and "no main loop" in lowered["note"]
+
+
+STAGED = DATA / "passes" / "staged.py"
+STAGED_SIGNATURE = "*fp32:16, *fp32:16, i32:16, 256"
+
+
+def test_loop_is_the_main_loop_of_the_rest_of_the_tool():
+    """A pipelined loop without a dot is the main loop for `report`, `dump --loop`: so for --loop too."""
+    from ttinspect.loops import main_loop_slice
+    from ttinspect.refs import RefOptions, resolve_one
+
+    ref = f"{STAGED}:staged_sum"
+    built = resolve_one(ref, RefOptions(signature=STAGED_SIGNATURE, arch="sm_80"))
+    assert main_loop_slice("ttgir", built.artifacts.text("ttgir")).start_line is not None
+    common = ("passes", ref, "--signature", STAGED_SIGNATURE, "--arch", "sm_80")
+    shown = json.loads(ok(*common, "--show", "tritongpu-pipeline", "--loop", "--json"))
+    assert shown["lines_added"] > 0 and "no main loop" not in shown["note"]
+    assert "ttg.async_copy_global_to_local" in shown["unified"]
+    assert "(no change" not in ok(*common, "--show", "tritongpu-pipeline", "--loop")
+    data = history_json_args(*common)
+    loop = json.loads(ok(*common, "--loop", "--json"))["loop_lines"]
+    assert loop[str(row(data, "tritongpu-pipeline")["index"])]["added"] > 0
+    text = ok(*common, "--loop")  # the loop's lines, the module's ops and facts: the columns say which
+    assert "lines (main loop)" in text and "ops (whole module)" in text and text.count("(whole module)") == 2
+
+
+def history_json_args(*args: str) -> dict:
+    return json.loads(ok(*args, "--json"))
+
+
+def test_show_json_has_the_pipeliner_steps():
+    shown = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
+    assert [s["name"] for s in shown["steps"]] == ["LowerLoops", "ExpandLoops"]
+    assert shown["steps"][0]["changed_facts"] and "ops_added" in shown["steps"][1]
 
 
 def test_show_by_occurrence_and_index():
@@ -271,7 +328,26 @@ def test_diff_passes_finds_where_num_stages_matters():
 def test_diff_passes_of_different_sources_diverge_at_the_input():
     data = json.loads(ok("diff", "naive", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
     assert not data["input_same_text"] and data["first_fact_difference"] is not None
-    assert "at the input" in ok("diff", "naive", "opt", "--arch", "sm_90", "--passes")
+    text = ok("diff", "naive", "opt", "--arch", "sm_90", "--passes")
+    assert "at the input" in text
+    # every output differs when the inputs do: no "first output text difference" then
+    assert data["first_text_difference"] is None and "first output text difference" not in text
+    # the facts listed at the first fact difference were equal on both sides just before that pass
+    a, b = history_json("naive", "sm_90"), history_json("opt", "sm_90")
+    first = data["first_fact_difference"]
+
+    def before(history, index):
+        return history["passes"][index - 2]["facts_after"] if index > 1 else history["input"]["facts"]
+
+    fa, fb = before(a, first["a"]["index"]), before(b, first["b"]["index"])
+    assert data["facts"] and all(fa[key] == fb[key] for key in data["facts"])
+
+
+def test_diff_passes_latencies_part_at_assign_latencies():
+    """num_stages 3 vs 4: both mark the same loads, with other latencies: a fact says so."""
+    data = json.loads(ok("diff", "opt:num_stages=3", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    assert data["first_fact_difference"]["a"]["label"] == "tritongpu-assign-latencies"
+    assert data["facts"]["latencies"]["a"] == [2, 2] and data["facts"]["latencies"]["b"] == [3, 3]
 
 
 # --- other references, the cache ----------------------------------------------------------------------
@@ -338,3 +414,11 @@ def test_damaged_timeline_is_recomputed_without_compiling():
     assert "damaged" in done.stderr and "deriving it again" in done.stderr
     out, modules = done.stdout.rsplit("MODULES", 1)
     assert json.loads(out) == json.loads(good.stdout) and modules.strip() == "[]"  # re-read from the raw dump
+
+
+@pytest.mark.parametrize("command", ["passes", "report"])
+def test_malformed_reference_is_named_as_such(command):
+    """`:x` has no --set in it: the error names the reference, not a flag that was never given."""
+    line = one_line_error(run(command, ":x"), 2, "malformed reference ':x'", "KEY=VALUE")
+    assert "--set" not in line
+    one_line_error(run(command, "opt", "--set", "x"), 2, "--set takes KEY=VALUE")

@@ -94,3 +94,24 @@ TTINSPECT_EXAMPLES = {"e": {"kernel": k, "args": {"x_ptr": "*fp32"}, "arch": 90}
 """)
     result = run("dump", f"{path}:e")
     assert result.exit_code == 2 and "'arch' must be a string" in result.output
+
+
+def test_signature_may_stop_before_constexprs_given_with_set(tmp_path):
+    """`--signature` for the runtime parameters, `--set` for the trailing constexpr: accepted; a missing
+    parameter that is neither a constexpr given with --set nor defaulted is still named."""
+    path = write(tmp_path / "soft.py", HEADER + """
+@triton.jit
+def soft(out_ptr, in_ptr, n_cols, SCALE, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + o, mask=o < n_cols, other=0.0)
+    tl.store(out_ptr + o, x * SCALE, mask=o < n_cols)
+""")
+    ok = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--set", "BLOCK=1024",
+             "--stage", "ttir")
+    assert ok.exit_code == 0, ok.output
+    assert "1024" in ok.output
+    short = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32", "--set", "BLOCK=1024",
+                "--stage", "ttir")
+    assert short.exit_code == 2 and "no entry for SCALE" in short.output and "BLOCK" not in short.output
+    unset = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--stage", "ttir")
+    assert unset.exit_code == 2 and "no entry for BLOCK" in unset.output

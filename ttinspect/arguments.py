@@ -74,7 +74,8 @@ def parse_signature(text: str) -> list[Any]:
 def bind_signature(entries: Sequence[Any], params: Sequence[str], kernel: str,
                    supplied: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Positional entries -> {parameter: entry}; wrong arity names the missing or extra parameters.
-    Trailing parameters in `supplied` (given by an autotune config, a heuristic or a default) may be left out."""
+    Trailing parameters in `supplied` (given by an autotune config, a heuristic, a default or `--set` for a
+    constexpr) may be left out."""
     if len(entries) < len(params) and not set(params[len(entries):]) <= supplied:
         missing = ", ".join(p for p in params[len(entries):] if p not in supplied)
         raise UsageError(f"--signature has {len(entries)} entries but {kernel} has {len(params)} parameters: "

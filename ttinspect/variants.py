@@ -157,11 +157,15 @@ def parse_value(text: str) -> Any:
     return text
 
 
-def parse_settings(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+def parse_settings(items: list[str] | tuple[str, ...], ref: str | None = None) -> dict[str, Any]:
+    """KEY=VALUE items: `--set`'s, or (`ref` given) those of a reference `NAME:k=v,...`."""
     settings: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
+            if ref is not None:
+                raise UsageError(f"malformed reference {ref!r}: after NAME: come KEY=VALUE overrides "
+                                 f"(e.g. opt:num_stages=3), got {item!r}")
             raise UsageError(f"--set takes KEY=VALUE, got {item!r}")
         settings[key.strip()] = parse_value(value)
     return settings
@@ -269,6 +273,6 @@ def parse_ref(text: str, settings: list[str] | tuple[str, ...] | Mapping[str, An
         from .autotuned import config_overrides
 
         overrides.update(config_overrides(get_variant(name), config))
-    overrides.update(parse_settings(inline_items))
+    overrides.update(parse_settings(inline_items, ref=text))
     overrides.update(settings if isinstance(settings, Mapping) else parse_settings(list(settings)))
     return Ref(resolve(name, overrides), ref_arch or arch)

@@ -6,7 +6,7 @@ import click
 
 from ..errors import UsageError
 from .app import cli
-from .common import REF_HELP, options_from, ref_options
+from .common import REF_HELP, VALUE, options_from, ref_options
 
 
 @cli.command("html", epilog=REF_HELP)
@@ -15,21 +15,27 @@ from .common import REF_HELP, options_from, ref_options
 @click.option("-o", "--out", required=True, metavar="FILE", help="The HTML file to write (its folder must exist).")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @click.option("--passes/--no-passes", default=True, show_default=True,
-              help="With two kernels: each one's compiler-pass timeline (one more compile each, the first time).")
+              help="Each kernel's compiler-pass timeline, and for two where they part (one more compile each, "
+                   "the first time).")
+@click.option("--stages", default=None, metavar="LIST", type=VALUE,
+              help="The stage panes to include, comma-separated (ttir,ttgir,llir,ptx,sass; default all): "
+                   "fewer panes, a smaller file.")
 def html_command(refs: tuple[str, ...], arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-                 signature: str | None, config: str | None, out: str, force: bool, passes: bool) -> None:
+                 signature: str | None, config: str | None, out: str, force: bool, passes: bool,
+                 stages: str | None) -> None:
     """Write one HTML page about REF, or about two kernels side by side (`naive opt`): the facts, the check
     findings, registers and occupancy, and every stage highlighted, each instruction linked to its Python
     line. The file fetches nothing (CSS and JavaScript inline): open it from disk or keep it as a CI
     artifact. --arch/--set/--arg/--signature/--config apply to every REF."""
     if len(refs) > 2:
         raise UsageError(f"html shows one kernel or two side by side, not {len(refs)}")
+    from contextlib import nullcontext
+
+    from ..engine import compile_with_pass_dumps
     from ..html import write_html
 
-    if passes and len(refs) == 2:
-        from ..engine import compile_with_pass_dumps
-
-        compile_with_pass_dumps()  # a cold build compiles once, keeping the dumps the timeline reads
-    path = write_html(list(refs), out, options=options_from(arch, settings, args, signature, config),
-                      force=force, passes=passes)
+    # a cold build compiles once, keeping the dumps the timeline reads
+    with compile_with_pass_dumps() if passes else nullcontext():
+        path = write_html(list(refs), out, options=options_from(arch, settings, args, signature, config),
+                          force=force, passes=passes, stages=stages)
     click.echo(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")

@@ -55,6 +55,7 @@ class KernelData:
     hashes: tuple[tuple[str, str], ...]  # (what, short digest): Triton's cache key, then each stage
     pass_rows: tuple | None = None  # passes.PassRow of the passes that changed the IR
     pass_reason: str | None = None  # why there is no pass history (None: not asked for, or rows given)
+    pass_history: Any = None  # passes.PassHistory (the timeline's source; two are aligned for a diff)
 
     @property
     def label(self) -> str:
@@ -68,9 +69,10 @@ def short_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-def gather(item: Any, options=None, *, with_passes: bool = False) -> KernelData:
+def gather(item: Any, options=None, *, with_passes: bool = False, stages: tuple[str, ...] = STAGES) -> KernelData:
     """`item`: a reference (`"opt@sm_90"`, `"my.py:kern"`, `"cache:3fa9"`, a kernel object), an
-    `engine.Build` or a `report.Report`. A config too big to launch is still built (as `check` does),
+    `engine.Build` or a `report.Report`; `stages`: the stages to show (the others stay out of the page).
+    A config too big to launch is still built (as `check` does),
     so that its shared-memory finding shows instead of an error."""
     from ..engine import Build
     from ..report import Report, report_from_build
@@ -88,14 +90,15 @@ def gather(item: Any, options=None, *, with_passes: bool = False) -> KernelData:
     built = report.build
     source_file = built.source_file
     source_text, source_missing = _read_source(built)
-    stages = tuple(_stage_data(built, stage, source_file) for stage in STAGES)
+    stage_data = tuple(_stage_data(built, stage, source_file) for stage in stages)
     hashes = [("Triton hash", str(built.metadata.get("hash") or "?")[:12])]
-    hashes += [(s.stage, s.digest) for s in stages if s.digest]
+    hashes += [(s.stage, s.digest) for s in stage_data if s.digest]
     if built.artifacts.has("cubin"):
         hashes.append(("cubin", short_digest(built.artifacts.data("cubin"))))
-    rows, reason = _pass_history(built) if with_passes else (None, None)
-    return KernelData(built, report, tuple(report.findings), source_file, source_text, source_missing, stages,
-                      tuple(hashes), rows, reason)
+    found, reason = _pass_history(built) if with_passes else (None, None)
+    rows = tuple(found.rows) if found is not None else None
+    return KernelData(built, report, tuple(report.findings), source_file, source_text, source_missing, stage_data,
+                      tuple(hashes), rows, reason, found)
 
 
 def _read_source(built) -> tuple[str | None, str | None]:
@@ -142,14 +145,14 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
     return StageData(stage, text, None, to_python, note, loop, loop_error, digest)
 
 
-def _pass_history(built) -> tuple[tuple | None, str | None]:
-    """The passes that changed the IR, or why there are none to show."""
+def _pass_history(built) -> tuple[Any, str | None]:
+    """The pass history (passes.PassHistory), or why there is none to show."""
     try:
         from ..passes import history
     except ImportError as error:
         return None, f"pass history unavailable in this ttinspect: {error}"
     try:
-        return tuple(history(built).rows), None
+        return history(built), None
     except TTInspectError as error:
         return None, str(error)
     except Exception as error:  # noqa: BLE001 -- the timeline is an extra: a bug in it must not cost the page

@@ -7,7 +7,8 @@
   var root = document.documentElement;
   root.classList.add("js");
   var NAMES = {ttir: "TTIR", ttgir: "TTGIR", llir: "LLIR", ptx: "PTX", sass: "SASS"};
-  var activeStage = "ptx";
+  var onTab = document.querySelector(".tabs button.on");
+  var activeStage = onTab ? onTab.dataset.stage : "ptx";
   var kernels = Array.prototype.map.call(document.querySelectorAll("section.kernel"), setUp);
 
   function setUp(section) {
@@ -124,7 +125,7 @@
   document.querySelectorAll(".go").forEach(function (link) {
     link.addEventListener("click", function () {
       var k = kernels[+link.dataset.k];
-      if (!k) return;
+      if (!k || !k.panes[link.dataset.stage]) return;  // a stage left out of the page (--stages)
       showStage(link.dataset.stage);
       reveal(k, link.dataset.stage, +link.dataset.line);
       k.section.scrollIntoView();

@@ -46,9 +46,14 @@ def _loop_set(stage: StageData) -> set[int]:
     return inside
 
 
-def _stage_pane(stage: StageData) -> str:
+def _default_stage(kernel: KernelData) -> str:
+    shown = [s.stage for s in kernel.stages]
+    return DEFAULT_STAGE if DEFAULT_STAGE in shown else shown[0]
+
+
+def _stage_pane(stage: StageData, default: str = DEFAULT_STAGE) -> str:
     name = STAGE_TITLES[stage.stage]
-    active = " active" if stage.stage == DEFAULT_STAGE else ""
+    active = " active" if stage.stage == default else ""
     if stage.text is None:
         return (f'<div class="pane{active}" data-stage="{stage.stage}"><div class="ph"><b>{name}</b> '
                 f'<span class="none">{esc(stage.missing)}</span></div></div>')
@@ -95,9 +100,10 @@ def _attribution_json(kernel: KernelData) -> dict:
 
 
 def _kernel_code(index: int, kernel: KernelData, name: str) -> str:
-    tabs = "".join(f'<button type="button" data-stage="{s}"{" class=on" if s == DEFAULT_STAGE else ""}>'
-                   f"{STAGE_TITLES[s]}</button>" for s in STAGE_TITLES)
-    panes = "".join(_stage_pane(stage) for stage in kernel.stages)
+    default = _default_stage(kernel)
+    tabs = "".join(f'<button type="button" data-stage="{s.stage}"{" class=on" if s.stage == default else ""}>'
+                   f"{STAGE_TITLES[s.stage]}</button>" for s in kernel.stages)
+    panes = "".join(_stage_pane(stage, default) for stage in kernel.stages)
     return (f'<section class="kernel" id="code-{index}" data-k="{index}" data-json="attr-{index}">'
             f'<h2>{esc(name)}: source and stages</h2>'
             f'<div class="tabs" role="tablist">{tabs}</div>'
@@ -113,14 +119,19 @@ def render(kernels: Sequence[KernelData]) -> str:
     two = len(kernels) == 2
     nav = [("facts", "facts"), ("resources", "registers"), ("findings", "findings")]
     nav += [(f"code-{i}", f"{name}: stages") for i, name in enumerate(names)]
+    with_passes = any(k.pass_history is not None or k.pass_reason is not None for k in kernels)
     if two:
-        nav += [("loop-diff", "main-loop diff"), ("passes", "passes")]
+        nav.append(("loop-diff", "main-loop diff"))
+    if with_passes:
+        nav.append(("passes", "passes"))
     links = " · ".join(f'<a href="#{target}">{esc(text)}</a>' for target, text in nav)
     body = [header(kernels), f"<nav>{links}</nav>", facts_section(kernels), resources_section(kernels),
             findings_section(kernels)]
     body += [_kernel_code(i, kernel, name) for i, (kernel, name) in enumerate(zip(kernels, names, strict=True))]
     if two:
-        body += [loop_diff_section(*kernels), passes_section(kernels)]
+        body.append(loop_diff_section(*kernels))
+    if with_passes:
+        body.append(passes_section(kernels))
     css = _asset("page.css") + stylesheet(".code")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -156,7 +156,7 @@ def loop_diff_section(a: KernelData, b: KernelData) -> str:
     names = side_names((a, b))
     parts = ['<section id="loop-diff"><h2>Main loops, diffed</h2><p>Registers, SSA names and labels renumbered '
              "in order of appearance, locations and comments dropped: only real changes show.</p>"]
-    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+    for stage in [s.stage for s in a.stages]:
         sa, sb = a.stage(stage), b.stage(stage)
         why = next((f"{name}: {reason}" for name, reason in
                     ((names[0], _no_loop(sa)), (names[1], _no_loop(sb))) if reason), None)
@@ -171,7 +171,7 @@ def loop_diff_section(a: KernelData, b: KernelData) -> str:
             summary = f"+{added} −{removed}" if text else "identical"
             body = (f'<pre class="diff">{"".join(_diff_line(line) for line in lines)}</pre>'
                     if text else '<p class="none">the main loops are identical</p>')
-        is_open = " open" if stage == "ptx" else ""
+        is_open = " open" if stage == ("ptx" if any(s.stage == "ptx" for s in a.stages) else a.stages[0].stage) else ""
         parts.append(f'<details{is_open}><summary>{stage.upper()} <span class="n">{esc(summary)}</span></summary>'
                      f"{body}</details>")
     parts.append("</section>")
@@ -194,30 +194,129 @@ def _diff_line(line: str) -> str:
 
 
 def passes_section(kernels: Sequence[KernelData]) -> str:
+    """Each kernel's pass timeline (`ttinspect passes`); for two, first where they part (the summary
+    `diff --passes` prints) and the two timelines aligned by pass (argument and occurrence)."""
     names = side_names(kernels)
     parts = ['<section id="passes"><h2>Compiler passes</h2><p>The passes that changed the IR, in the order they '
-             "ran (`ttinspect passes`): lines added/removed, ops, and the facts each pass changed.</p>"]
-    for kernel, name in zip(kernels, names, strict=True):
-        if kernel.pass_rows is None:
-            parts.append(f'<p class="none">{esc(name)}: no pass timeline: {esc(kernel.pass_reason or "not asked")}</p>')
-            continue
-        rows = "".join(_pass_row(row) for row in kernel.pass_rows)
-        parts.append(f"<details><summary>{esc(name)}: {len(kernel.pass_rows)} passes changed the IR</summary>"
-                     '<table class="passes"><thead><tr><th>#</th><th>pass</th><th>stage</th><th>lines</th>'
-                     f"<th>ops</th><th>facts that changed</th></tr></thead><tbody>{rows}</tbody></table></details>")
+             "ran (`ttinspect passes`): lines added/removed, ops, and the facts each pass changed. "
+             "<i>pass + other</i>: function-scope passes that ran after it, counted in its row.</p>"]
+    missing = [(kernel, name) for kernel, name in zip(kernels, names, strict=True) if kernel.pass_history is None]
+    for kernel, name in missing:
+        parts.append(f'<p class="none">{esc(name)}: no pass timeline: {esc(kernel.pass_reason or "not asked")}</p>')
+    if len(kernels) == 2 and not missing:
+        parts.append(_aligned_passes(*kernels))
+    else:
+        for kernel, name in zip(kernels, names, strict=True):
+            if kernel.pass_history is None:
+                continue
+            rows = "".join(_pass_row(row) for row in kernel.pass_history.rows)
+            parts.append(f"<details{' open' if len(kernels) == 1 else ''}><summary>{esc(name)}: "
+                         f"{len(kernel.pass_history.rows)} passes changed the IR</summary>"
+                         '<table class="passes"><thead><tr><th>#</th><th>pass</th><th>stage</th><th>lines</th>'
+                         f"<th>ops</th><th>facts that changed</th></tr></thead><tbody>{rows}</tbody></table></details>")
     parts.append("</section>")
     return "".join(parts)
 
 
-def _pass_row(row) -> str:
+def _pass_cells(row) -> tuple[str, str, str]:
     lines = "?" if row.lines_added is None else f"+{row.lines_added} −{row.lines_removed}"
-    ops = sorted([(f"+{name}×{n}", n) for name, n in row.ops_added.items()]
-                 + [(f"−{name}×{n}", n) for name, n in row.ops_removed.items()], key=lambda item: -item[1])
-    shown = " ".join(text for text, _ in ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
-    facts = "; ".join(f"{c.key} {_plain(c.before)} → {_plain(c.after)}" for c in row.changed_facts)
+    return lines, _ops(row.ops_added, row.ops_removed), _facts(row.changed_facts)
+
+
+def _ops(added, removed) -> str:
+    ops = sorted([(f"+{name}×{n}", n) for name, n in added.items()]
+                 + [(f"−{name}×{n}", n) for name, n in removed.items()], key=lambda item: -item[1])
+    return " ".join(text for text, _ in ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
+
+
+def _facts(changes) -> str:
+    return "; ".join(f"{c.key} {_plain(c.before)} → {_plain(c.after)}" for c in changes)
+
+
+def _pass_row(row) -> str:
+    lines, ops, facts = _pass_cells(row)
     css = ' class="chg"' if row.changed_facts else ""
-    return (f"<tr{css}><td>{int(row.index)}</td><td>{esc(row.label or row.argument)}</td><td>{esc(row.stage)}</td>"
-            f"<td>{esc(lines)}</td><td>{esc(shown)}</td><td>{esc(facts)}</td></tr>")
+    steps = "".join(f'<tr class="step"><td></td><td>↳ {esc(step.name)}</td><td></td><td></td>'
+                    f"<td>{esc(_ops(step.ops_added, step.ops_removed))}</td>"
+                    f"<td>{esc(_facts(step.changed_facts))}</td></tr>"
+                    for step in row.steps)
+    return (f"<tr{css}><td>{int(row.index)}</td><td>{_pass_title(row)}</td><td>{esc(row.stage)}</td>"
+            f"<td>{esc(lines)}</td><td>{esc(ops)}</td><td>{esc(facts)}</td></tr>{steps}")
+
+
+def _pass_title(row) -> str:
+    folded = f' <span class="why">+ {esc(row.folded)}</span>' if row.nested else ""
+    return esc(row.label or row.argument) + folded
+
+
+def aligned_keys(a, b) -> list[tuple[str, int]]:
+    """The passes of both histories as (argument, occurrence), in the order they ran: a's order, with a
+    pass only b ran placed after the pass b ran before it."""
+    from ..passes.align import _keyed
+
+    keys = list(_keyed(a))
+    seen = set(keys)
+    previous = None
+    for key in _keyed(b):
+        if key not in seen:
+            keys.insert(keys.index(previous) + 1 if previous is not None else 0, key)
+            seen.add(key)
+        previous = key
+    return keys
+
+
+def _aligned_passes(a: KernelData, b: KernelData) -> str:
+    from ..passes.align import _keyed, diverge
+    from ..render.passes import divergence_text
+
+    names = side_names((a, b))
+    ha, hb = a.pass_history, b.pass_history
+    result = diverge(ha, hb)
+    keyed_a, keyed_b = _keyed(ha), _keyed(hb)
+    part = (result.first_fact[0].index, result.first_fact[1].index) if result.first_fact else None
+    first_text = (result.first_text[0].index, result.first_text[1].index) if result.first_text else None
+    rows, shown_rows = [], 0
+    for key in aligned_keys(ha, hb):
+        ra, rb = keyed_a.get(key), keyed_b.get(key)
+        if all(r is None or r.changed is False for r in (ra, rb)):
+            continue
+        pair = (ra.index if ra else None, rb.index if rb else None)
+        css = "part" if pair == part else ("text" if pair == first_text else "")
+        marker = ('<br><b class="mark">◀ first fact difference</b>' if pair == part
+                  else '<br><b class="mark">◀ first output text difference</b>' if pair == first_text else "")
+        shown = ra or rb
+        cells = []
+        for row in (ra, rb):
+            if row is None:
+                cells.append('<td></td><td colspan="3" class="none">not run</td>')
+            elif row.changed is False:
+                cells.append(f'<td>{int(row.index)}</td><td colspan="3" class="none">changed nothing</td>')
+            else:
+                lines, ops, facts = _pass_cells(row)
+                chg = ' class="chg"' if row.changed_facts else ""
+                cells.append(f"<td>{int(row.index)}</td><td>{esc(lines)}</td><td>{esc(ops)}</td><td{chg}>{esc(facts)}</td>")
+        titles = {_pass_title(r) for r in (ra, rb) if r is not None}
+        title_html = " | ".join(sorted(titles))
+        shown_rows += 1
+        rows.append(f'<tr class="{css}"><td>{title_html}{marker}</td><td>{esc(shown.stage)}</td>{"".join(cells)}</tr>')
+        steps_a = {s.name: s for s in (ra.steps if ra else ())}
+        steps_b = {s.name: s for s in (rb.steps if rb else ())}
+        for step in dict.fromkeys([*steps_a, *steps_b]):
+            step_cells = []
+            for found in (steps_a.get(step), steps_b.get(step)):
+                if found is None:
+                    step_cells.append('<td></td><td colspan="3"></td>')
+                else:
+                    step_cells.append(f"<td></td><td></td><td>{esc(_ops(found.ops_added, found.ops_removed))}</td>"
+                                      f"<td>{esc(_facts(found.changed_facts))}</td>")
+            rows.append(f'<tr class="step"><td>↳ {esc(step)}</td><td></td>{"".join(step_cells)}</tr>')
+    head = ('<tr><th rowspan="2">pass</th><th rowspan="2">stage</th>'
+            f'<th colspan="4">{esc(names[0])}</th><th colspan="4">{esc(names[1])}</th></tr>'
+            + "<tr>" + "<th>#</th><th>lines</th><th>ops</th><th>facts that changed</th>" * 2 + "</tr>")
+    return ('<h3>Where they part</h3><pre class="part-summary">' + esc(divergence_text(result)) + "</pre>"
+            "<details open><summary>both timelines, aligned by pass (name and occurrence): "
+            f"{shown_rows} changed the IR on either side</summary>"
+            f'<table class="passes two"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></details>')
 
 
 def _plain(value: Any) -> str:

@@ -24,9 +24,10 @@ class Divergence:
     b: PassHistory
     input_same_text: bool  # the first snapshots are equal once renumbered
     input_differences: dict[str, tuple[Any, Any]]  # facts that already differ in the input
-    first_text: tuple[PassRow, PassRow] | None  # the first aligned pass whose output text differs
+    first_text: tuple[PassRow, PassRow] | None  # the first aligned pass whose output text differs (None when
+    # the inputs already differ: every output then does, which says nothing)
     first_fact: tuple[PassRow, PassRow] | None  # the first aligned pass that makes a fact differ
-    differences: dict[str, tuple[Any, Any]]  # at first_fact: the facts that differ (a, b), new ones first
+    differences: dict[str, tuple[Any, Any]]  # at first_fact: the facts (a, b) that were equal before it
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
 
@@ -61,21 +62,21 @@ def diverge(a: PassHistory, b: PassHistory) -> Divergence:
     keyed_a, keyed_b = _keyed(a), _keyed(b)
     already = _differing(a.input_facts, b.input_facts)
     first_text = first_fact = None
+    same_input = a.input_digest == b.input_digest
     differences: dict[str, tuple[Any, Any]] = {}
     for key, row_a in keyed_a.items():
         row_b = keyed_b.get(key)
         if row_b is None or row_a.after_digest is None or row_b.after_digest is None:
             continue
-        if first_text is None and row_a.after_digest != row_b.after_digest:
+        if same_input and first_text is None and row_a.after_digest != row_b.after_digest:
             first_text = (row_a, row_b)
         now = _differing(row_a.facts_after, row_b.facts_after)
         new = {k: v for k, v in now.items() if k not in already}
         if new:
-            first_fact = (row_a, row_b)
-            differences = {**new, **{k: v for k, v in now.items() if k not in new}}
+            first_fact, differences = (row_a, row_b), new
             break
         already = {k: v for k, v in already.items() if k in now}  # a difference that closed may reopen
-    return Divergence(a, b, a.input_digest == b.input_digest, _differing(a.input_facts, b.input_facts),
+    return Divergence(a, b, same_input, _differing(a.input_facts, b.input_facts),
                       first_text, first_fact, differences,
                       tuple(f"{k[0]}#{k[1]}" for k in keyed_a if k not in keyed_b),
                       tuple(f"{k[0]}#{k[1]}" for k in keyed_b if k not in keyed_a))

@@ -7,7 +7,7 @@ With MLIR_ENABLE_DUMP=1 Triton's pass managers print the module *before* each pa
 (older MLIR: `IR Dump Before Name (argument) ('builtin.module' operation)`). A pass that runs on each
 function prints the function alone (`('tt.func' operation: @name)`). Some passes print their own steps
 *after* them (`// -----// SoftwarePipeliner internal IR Dump After: LowerLoops`), in a different form
-(layouts inline, SSA values numbered). compile.py adds two markers of its own: where each stage begins,
+(layouts inline, SSA values numbered). compile/pass_dumps.py adds two markers of its own: where each stage begins,
 and the module each stage leaves (printed by no dump).
 """
 

@@ -1,5 +1,6 @@
 """One pass, before and after: a unified diff of the two snapshots, renumbered (normalize.py) so only
-real changes show; with `loop`, of the main loop only (the innermost scf.for holding a dot)."""
+real changes show; with `loop`, of the main loop only — the loop the rest of the tool calls main
+(`loops.main_loop_slice`: the innermost loop holding a dot, else the innermost loop with the most ops)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ class PassDiff:
     def as_dict(self) -> dict[str, Any]:
         return {"index": self.row.index, "pass": self.row.label, "name": self.row.name, "stage": self.row.stage,
                 "loop": self.loop, "lines_added": self.lines_added, "lines_removed": self.lines_removed,
-                "note": self.note, "unified": self.unified,
-                "changed_facts": [c.as_dict() for c in self.row.changed_facts]}
+                "note": self.note, "unified": self.unified, "nested": list(self.row.nested),
+                "changed_facts": [c.as_dict() for c in self.row.changed_facts],
+                "steps": [{"name": s.name, "ops_added": s.ops_added, "ops_removed": s.ops_removed,
+                           "changed_facts": [c.as_dict() for c in s.changed_facts]} for s in self.row.steps]}
 
 
 def snapshots_of(dump_text: str, index: int) -> tuple[str, str | None]:
@@ -61,7 +64,7 @@ def _main_loop(text: str) -> tuple[str | None, str | None]:
     from ..loops import main_loop_slice, slice_text
 
     try:
-        found = main_loop_slice("ttgir", text, strict=True)
+        found = main_loop_slice("ttgir", text)
     except ParseError as exc:
         return None, f"the snapshot does not parse ({exc})"
     if found.start_line is None:

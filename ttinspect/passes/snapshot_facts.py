@@ -20,6 +20,11 @@ from ..parse.mlir import is_dot
 # An op name has a dialect prefix; `module` is the one builtin op Triton prints without it.
 _OP = re.compile(r'^[ \t]*(?:%[^=\n]*?=[ \t]*)?(?:"([\w$]+\.[\w$.]+)"|([A-Za-z_][\w$]*\.[\w$.]*|module)\b)', re.M)
 _MMA_VERSION = re.compile(r"nvidia_mma<\{versionMajor = (\d+)")
+# `#mma = #ttg.nvidia_mma<{versionMajor = 3, ...}>`: an alias definition, not a use.
+_MMA_ALIAS = re.compile(r"^(#[\w$.-]+) = #ttg\.nvidia_mma<\{versionMajor = (\d+)", re.M)
+_LATENCY = re.compile(r"tt\.latency = (\d+)")
+# An mbarrier allocation: i64 words, one per barrier (`!ttg.memdesc<2x1xi64, ...>`, `<1xi64>`).
+_BARRIER_ALLOC = re.compile(r"^(?:\d+x)*1xi64$")
 _MAX_STAGE = re.compile(r"tt\.scheduled_max_stage = (\d+)")
 _ASYNC_WAIT = re.compile(r"ttg\.async_wait\b[^\n]*?\{num = (\d+)")
 _LOCAL_ALLOC = re.compile(r"ttg\.local_alloc\b[^\n]*")
@@ -46,14 +51,17 @@ FACTS: tuple[FactSpec, ...] = (
              "accelerate-matmul assigns: 2 = mma.sync (Ampere/Ada), 3 = wgmma (Hopper)"),
     FactSpec("scf_for", "scf.for loops", "structured loops; the pipeliner adds none, convert-scf-to-cf turns "
              "them into branches"),
-    FactSpec("latency_ops", "ops with tt.latency", "ops assign-latencies marked to run ahead of their use "
-             "(the loads to pipeline, async MMAs); the value is how many iterations ahead"),
+    FactSpec("latency_ops", "ops with tt.latency", "how many ops assign-latencies marked to run ahead of their "
+             "use (the loads to pipeline, async MMAs); `latencies` has their values"),
+    FactSpec("latencies", "tt.latency values", "the tt.latency of each marked op, sorted: how many iterations "
+             "ahead of its use the op is issued (num_stages - 1 for a pipelined load)"),
     FactSpec("scheduled_max_stage", "loop schedule: last stage", "tt.scheduled_max_stage of the loop "
              "schedule-loops built (0-based: num_stages - 1 when every load is pipelined)"),
     FactSpec("loop_stage_ops", "ops with loop.stage", "ops schedule-loops assigned a pipeline stage to; the "
              "pipeliner consumes the attributes when it expands the loop"),
     FactSpec("shared_buffers", "shared-memory buffers (ttg.local_alloc)", "memdesc shapes of the shared "
-             "allocations; a leading extra dimension is the number of buffers (multi-buffering by the pipeliner)"),
+             "data allocations; a leading extra dimension is the number of buffers (multi-buffering by the "
+             "pipeliner); mbarrier allocations (Nx1xi64) are counted by `barriers`, not here"),
     FactSpec("async_copies", "ttg.async_copy_global_to_local", "asynchronous global->shared copies "
              "(cp.async) the pipeliner created, prologue and loop"),
     FactSpec("async_waits", "ttg.async_wait num", "the `num` of each ttg.async_wait: how many copy groups may "
@@ -74,9 +82,10 @@ def op_counts(text: str) -> Counter:
 def snapshot_facts(text: str, ops: Counter | None = None) -> dict[str, Any]:
     """Every fact of FACTS for one snapshot's text; `ops`: its op_counts, when already counted."""
     ops = op_counts(text) if ops is None else ops
-    versions = sorted({int(v) for v in _MMA_VERSION.findall(text)})
+    versions = _mma_versions(text)
     stages = [int(v) for v in _MAX_STAGE.findall(text)]
-    buffers = sorted(found[-1] for line in _LOCAL_ALLOC.findall(text) for found in [_MEMDESC.findall(line)] if found)
+    buffers = sorted(found[-1] for line in _LOCAL_ALLOC.findall(text) for found in [_MEMDESC.findall(line)]
+                     if found and not _BARRIER_ALLOC.match(found[-1]))
     return {
         "loads": ops.get("tt.load", 0),
         "stores": ops.get("tt.store", 0),
@@ -84,6 +93,7 @@ def snapshot_facts(text: str, ops: Counter | None = None) -> dict[str, Any]:
         "mma_version": versions or None,
         "scf_for": ops.get("scf.for", 0),
         "latency_ops": text.count("tt.latency = "),
+        "latencies": sorted(int(v) for v in _LATENCY.findall(text)),
         "scheduled_max_stage": max(stages) if stages else None,
         "loop_stage_ops": text.count("loop.stage = "),
         "shared_buffers": buffers,
@@ -93,6 +103,19 @@ def snapshot_facts(text: str, ops: Counter | None = None) -> dict[str, Any]:
         "barriers": ops.get("ttng.init_barrier", 0),
         "warp_specialize": ops.get("ttg.warp_specialize", 0),
     }
+
+
+def _mma_versions(text: str) -> list[int] | None:
+    """versionMajor of every #ttg.nvidia_mma layout a tensor of the IR is in: inline, or through an alias
+    used by an op other than `builtin.unrealized_conversion_cast` (what the LLVM lowering leaves until
+    canonicalize-llvm-ir drops it: the layout is gone from the kernel once the lowering ran)."""
+    versions = {int(v) for v in _MMA_VERSION.findall(_MMA_ALIAS.sub("", text))}
+    aliases = {m[1]: int(m[2]) for m in _MMA_ALIAS.finditer(text)}
+    if aliases:
+        names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+        used = re.compile(rf"^(?![ \t]*#)(?![^\n]*unrealized_conversion_cast)[^\n]*?({names})(?![\w$.-])", re.M)
+        versions.update(aliases[m] for m in used.findall(text))
+    return sorted(versions) or None
 
 
 _ABSENT = {"mma_version": "no #ttg.nvidia_mma layout in this snapshot (before accelerate-matmul, no dot, "

@@ -50,7 +50,7 @@ def cached_history(build) -> PassHistory | None:
 
 
 def raw_dump(build) -> str:
-    """Everything the per-pass dumps printed for `build`, with compile.py's stage markers."""
+    """Everything the per-pass dumps printed for `build`, with compile/pass_dumps.py's stage markers."""
     artifacts = _own_entry(build)
 
     def compile_with_dumps() -> bytes:

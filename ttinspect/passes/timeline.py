@@ -18,7 +18,7 @@ from .dump import Dump, split_dump
 from .normalize import digest, normalized_lines
 from .snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts
 
-SCHEMA = 1
+SCHEMA = 2  # 2: the `latencies` fact, mbarriers out of shared_buffers, MMA layouts by use
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,19 @@ class PassRow:
     changed: bool | None = None  # None: the module it left was not printed
     facts_after: dict[str, Any] = field(default_factory=dict, repr=False)
     after_digest: str | None = None
+
+    @property
+    def folded(self) -> str:
+        """The function-scope passes folded into this row, by name: "canonicalize-llvm-ir",
+        "canonicalize×5" (one per function it ran on); "" when none."""
+        counts = Counter(entry.split(" (@", 1)[0] for entry in self.nested)
+        return ", ".join(name if n == 1 else f"{name}×{n}" for name, n in counts.items())
+
+    @property
+    def title(self) -> str:
+        """The row's name as tables show it: the label, and the function passes folded into it
+        ("initialize-ws-cluster-barriers + canonicalize-llvm-ir"): their changes are in this row's counts."""
+        return f"{self.label or self.argument} + {self.folded}" if self.nested else (self.label or self.argument)
 
     def as_dict(self) -> dict[str, Any]:
         return {"index": self.index, "name": self.name, "argument": self.argument, "label": self.label,

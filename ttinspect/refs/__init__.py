@@ -218,6 +218,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
 
     fn, autotuner, heuristics = unwrap(obj)
     supplied = frozenset({p.name for p in fn.params if p.has_default}
+                         | {p.name for p in fn.params if p.is_constexpr and p.name in settings}  # --set BLOCK=
                          | {k for h in heuristics for k in h.values}
                          | {k for c in (autotuner.configs if autotuner else ()) for k in c.kwargs})
     bound: dict[str, Any] = {}

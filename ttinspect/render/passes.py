@@ -41,9 +41,13 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     console = _console()
     console.print(f"[dim]# {escape(header)}[/dim]")
     table = Table(title_justify="left", show_lines=False)
+    loop = loop_counts is not None
+    # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
     for column, options in (("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
-                            ("lines" + (" (loop)" if loop_counts is not None else ""), {"justify": "right"}),
-                            ("ops", {"overflow": "fold"}), ("facts that changed", {"overflow": "fold"})):
+                            ("lines (main loop)" if loop else "lines", {"justify": "right"}),
+                            ("ops (whole module)" if loop else "ops", {"overflow": "fold"}),
+                            ("facts that changed (whole module)" if loop else "facts that changed",
+                             {"overflow": "fold"})):
         table.add_column(column, **options)
     used: list[str] = []
     for row in history.passes if show_all else history.rows:
@@ -52,8 +56,7 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
             lines = "–" if counts is None else f"+{counts[0]} -{counts[1]}"
         else:
             lines = "?" if row.lines_added is None else f"+{row.lines_added} -{row.lines_removed}"
-        nested = f" [dim](+{len(row.nested)} function pass{'es' * (len(row.nested) > 1)})[/dim]" if row.nested else ""
-        name = escape(row.label) + nested
+        name = escape(row.label) + (f" [dim]+ {escape(row.folded)}[/dim]" if row.nested else "")
         style = "dim" if row.changed is False else ""
         table.add_row(str(row.index), name, row.stage, lines, escape(ops_text(row.ops_added, row.ops_removed)),
                       f"[bold]{escape(facts_text(row.changed_facts))}[/bold]" if row.changed_facts else "",
@@ -66,6 +69,9 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     if not show_all:
         console.print(f"{history.unchanged} of {len(history.passes)} passes changed nothing (--all lists them); "
                       "--show PASS prints one pass's diff")
+    if any(row.nested for row in (history.passes if show_all else history.rows)):
+        console.print("[dim]pass + other: function-scope passes that ran after it (on one function at a time); "
+                      "the row's counts include theirs[/dim]")
     for key in used:
         console.print(f"[dim]{key} ({escape(title(key))}): {escape(explanation(key))}[/dim]")
 
@@ -85,7 +91,12 @@ def pass_diff_text(header: str, result, *, color: bool) -> str:
         lines.append(f"// {result.note}")
     lines.append(f"// +{result.lines_added} -{result.lines_removed} lines (renumbered: SSA names reduced, "
                  "locations dropped)")
-    body = result.unified or "(no change)"
+    if result.unified:
+        body = result.unified
+    elif result.note.startswith(("no main loop", "the module this pass left")):
+        body = "(nothing to diff)"  # the note says why
+    else:
+        body = "(no change in the main loop)" if result.loop else "(no change)"
     if color:
         colors = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
         body = "\n".join(colors.get(line[:1], "") + line + ("\x1b[0m" if line[:1] in colors else "")
@@ -112,7 +123,8 @@ def divergence_text(result) -> str:
     else:
         ra, rb = result.first_fact
         where = f"pass {ra.index}" if ra.index == rb.index else f"pass {ra.index} | {rb.index}"
-        out.append(f"  first fact difference: {where} {ra.label}")
+        equal = " (facts equal before it; the input's differences are above)" if result.input_differences else ""
+        out.append(f"  first fact difference: {where} {ra.label}{equal}")
         for key, (va, vb) in result.differences.items():
             out.append(f"    {key} ({title(key)}): {value_text(va)} | {value_text(vb)}  — {explanation(key)}")
     if result.only_a or result.only_b:
