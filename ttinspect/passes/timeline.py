@@ -2,7 +2,7 @@
 snapshot facts, computed from the split dump (dump.py) and kept as JSON (a warm run reads only that).
 
 A snapshot is printed before each pass, so the module a pass left is the next snapshot (or, for the last
-pass of a stage, what the stage left: compile.py prints it). Function-scope dumps (a canonicalizer the
+pass of a stage, what the stage left: compile/pass_dumps.py records it). Function-scope dumps (a canonicalizer the
 inliner runs on each function, a function pass such as canonicalize-llvm-ir) are folded into the
 module-level pass they run within or after: they print one function, not the module.
 """
