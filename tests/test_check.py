@@ -457,3 +457,32 @@ def test_piped_output_fits_columns():
     assert any(line.startswith("  why  ") for line in lines) and any(line.startswith("       ") for line in lines)
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     assert "\x1b[" not in done.stdout
+
+
+def test_findings_are_kept_beside_the_artifacts(monkeypatch):
+    """A warm check reads its findings back (no rule runs); a damaged copy is computed again."""
+    from ttinspect.check import run
+
+    first = inspect("tileon", arch="sm_90").findings
+    assert first
+    calls = []
+    real = run._run_rules
+    monkeypatch.setattr(run, "_run_rules", lambda *a: calls.append(a) or real(*a))
+    report = inspect("tileon", arch="sm_90")
+    assert report.findings == first and not calls
+    kept = [p for p in report.build.artifacts.directory.glob("kernel.findings-*.json")]
+    assert kept
+    for path in kept:
+        path.write_text("[]")  # its digest no longer matches
+    assert inspect("tileon", arch="sm_90").findings == first and calls
+
+
+def test_findings_depend_on_the_arguments_given():
+    """--arg values (a size that is not a multiple of 16) change the advice: not read from another's file."""
+    from ttinspect.check import check
+
+    report = inspect(str(KERNELS) + ":add", arch="sm_90", signature="*fp32:16, *fp32:16, *fp32:16, i32, 1024")
+    plain = check(report)
+    given = check(report, {"n": 4097})
+    assert check(report) == plain and check(report, {"n": 4097}) == given
+    assert [f.fix for f in given] != [f.fix for f in plain]  # the odd size is named, not `i32:16`

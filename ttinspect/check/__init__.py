@@ -10,6 +10,6 @@ TTI004 occupancy-limited, TTI005 narrow-global-access, TTI006 shared-memory-limi
 """
 
 from .model import SEVERITIES, Evidence, Finding, severity_rank
-from .run import RULES, at_least, check, check_reference
+from .run import at_least, check, check_reference, rules
 
-__all__ = ["SEVERITIES", "Evidence", "Finding", "severity_rank", "RULES", "at_least", "check", "check_reference"]
+__all__ = ["SEVERITIES", "Evidence", "Finding", "severity_rank", "rules", "at_least", "check", "check_reference"]

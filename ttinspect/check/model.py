@@ -31,6 +31,10 @@ class Evidence:
     def as_dict(self) -> dict[str, Any]:
         return {"stage": self.stage, "line": self.line, "text": self.text, "python_line": self.python_line}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Evidence":
+        return cls(data["stage"], data["line"], data["text"], data["python_line"])
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -52,6 +56,11 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "slug": self.slug, "severity": self.severity, "title": self.title,
                 "evidence": [e.as_dict() for e in self.evidence], "why": self.why, "fix": self.fix}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Finding":
+        return cls(data["id"], data["slug"], data["severity"], data["title"],
+                   tuple(Evidence.from_dict(e) for e in data["evidence"]), data["why"], data["fix"])
 
     def text(self) -> str:
         """Plain text: what a failing test prints."""

@@ -4,32 +4,88 @@ would not launch (that is one of the findings, not an error of the command)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
-from .memory import narrow_global_access
 from .model import Finding, severity_rank
-from .pipelining import loop_not_pipelined
-from .registers import occupancy_limited, register_spills
-from .shared import shared_memory_limit
-from .tensor_cores import no_tma, older_mma_path
 
 Rule = Callable[[Any, Any], list]
 
-# In id order; each is a pure function (report, build) -> list[Finding].
-RULES: tuple[Rule, ...] = (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited,
-                           narrow_global_access, shared_memory_limit, no_tma)
+
+def rules() -> tuple[Rule, ...]:
+    """In id order; each is a pure function (report, build) -> list[Finding]. Imported on first use:
+    a warm check reads its findings back and needs none of them."""
+    from .memory import narrow_global_access
+    from .pipelining import loop_not_pipelined
+    from .registers import occupancy_limited, register_spills
+    from .shared import shared_memory_limit
+    from .tensor_cores import no_tma, older_mma_path
+
+    return (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited, narrow_global_access,
+            shared_memory_limit, no_tma)
 
 
 def check(report, args=None) -> tuple[Finding, ...]:
     """All findings for a Report (`inspect(...)`, `report_from_build(...)`); rules whose facts or stages are
-    unknown stay silent. `args`: the launch's argument values by name where known (`--arg n=4097`)."""
+    unknown stay silent. `args`: the launch's argument values by name where known (`--arg n=4097`).
+    The findings of a build are kept beside its artifacts (a derived file, digest-checked like the SASS):
+    a warm check reads them back instead of parsing the PTX and SASS again."""
     build = getattr(report, "build", None)
+    if build is None:
+        return _run_rules(report, None, args)
+    fresh: list[tuple[Finding, ...]] = []
+
+    def derive() -> bytes:
+        fresh.append(_run_rules(report, build, args))
+        return json.dumps([f.as_dict() for f in fresh[0]]).encode()
+
+    try:
+        data = build.artifacts.derived_file(_findings_file(report, build, args), derive)
+    except OSError:  # an unwritable cache: the findings are still right, only not kept
+        return fresh[0] if fresh else _run_rules(report, build, args)
+    if fresh:
+        return fresh[0]
+    try:
+        return tuple(Finding.from_dict(f) for f in json.loads(data))
+    except (ValueError, KeyError, TypeError):  # digest-checked, so only from an older layout: compute
+        return _run_rules(report, build, args)
+
+
+def _findings_file(report, build, args) -> str:
+    """Named by everything the findings depend on: the code that computes them, the facts they read
+    (which also name the target and config), the label, the launch arguments given, and whether the
+    pass history (extra evidence for TTI001) is cached."""
+    from ..passes.names import timeline_cached
+
+    key = {"code": _code_digest(), "label": build.label, "args": {k: repr(v) for k, v in (args or {}).items()},
+           "facts": [f.as_dict() for f in report.facts], "history": timeline_cached(build)}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=repr).encode()).hexdigest()[:20]
+    return f"kernel.findings-{digest}.json"
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """Every module findings can depend on (all but the commands, renderers, page and GPU tools)."""
+    root = Path(__file__).resolve().parents[1]
+    skip = {"cli", "render", "html", "gpu", "sweep"}
+    sha = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] not in skip:
+            sha.update(str(rel).encode() + b"\0" + path.read_bytes())
+    return sha.hexdigest()[:16]
+
+
+def _run_rules(report, build, args) -> tuple[Finding, ...]:
     if build is not None and args:
         from .context import stages_of
 
         stages_of(build).launch_args = dict(args)
     findings: list[Finding] = []
-    for rule in RULES:
+    for rule in rules():
         findings.extend(rule(report, build))
     return tuple(sorted(findings, key=lambda f: (-f.rank, f.id)))
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .history import PassHistory
+from .pass_history import PassHistory
 from .snapshot_facts import FACT_KEYS, title
 from .timeline import PassRow
 

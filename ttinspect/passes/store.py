@@ -7,11 +7,9 @@ import gzip
 import json
 
 from ..errors import TTInspectError, UsageError
-from .history import PassHistory
-from .timeline import SCHEMA, build_timeline
-
-RAW = "kernel.passes.gz"
-TIMELINE = f"kernel.passes-{SCHEMA}.json"
+from .pass_history import PassHistory
+from .names import RAW, TIMELINE, timeline_cached
+from .timeline import build_timeline
 
 
 def history(build) -> PassHistory:
@@ -35,7 +33,7 @@ def cached_history(build) -> PassHistory | None:
     """The pass history of `build` when its timeline is already in the cache entry, else None — never
     compiles (a warm `check` reads it for free, or goes without)."""
     artifacts = build.artifacts
-    if not artifacts.verified or not (artifacts._derived_dir() / TIMELINE).is_file():
+    if not timeline_cached(build):
         return None
 
     def absent() -> bytes:

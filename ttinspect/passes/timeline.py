@@ -18,7 +18,7 @@ from .dump import Dump, split_dump
 from .normalize import digest, normalized_lines
 from .snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts
 
-SCHEMA = 2  # 2: the `latencies` fact, mbarriers out of shared_buffers, MMA layouts by use
+from .names import SCHEMA  # noqa: E402,F401  (the timeline's layout version; store.py names files by it)
 
 
 @dataclass(frozen=True)
