@@ -8,9 +8,11 @@ version and the TRITON_* environment — so a warm call imports neither triton n
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
-import importlib.metadata
 import json
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -61,7 +63,29 @@ class Build:
                 f"triton={meta.get('triton_version')} {knobs} shared={meta.get('shared')}B")
 
 
+@functools.lru_cache(maxsize=1)
+def _dist_info_version() -> str | None:
+    """The installed Triton's version from its `triton-X.dist-info` directory, found on sys.path the way
+    importlib.metadata finds it (first match wins) but without importing it (~20 ms of a warm command)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found = [n for n in names if n.startswith("triton-") and n.endswith(".dist-info")]
+        if len(found) == 1:
+            return found[0][len("triton-"):-len(".dist-info")]
+        if found:  # several: let importlib.metadata decide
+            return None
+    return None
+
+
 def triton_version() -> str:
+    found = _dist_info_version()
+    if found:
+        return found
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("triton")
     except importlib.metadata.PackageNotFoundError as exc:
@@ -180,12 +204,36 @@ def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str
         fn = load()
         return compile_pass_dump(fn, specialize_for(fn, args, config), split_options(fn, config), target)
 
-    entry = cache.lookup(key) or compile_entry()
+    entry = cache.lookup(key)
+    if entry is None:
+        if _cached_only:
+            raise NotCached(label)
+        entry = compile_entry()
     _pass_dumpers[entry.name] = dump_passes
     result = Build(label, kernel, target, config, Artifacts(entry, rebuild=compile_entry), source_file)
     if check:
         check_launchable(result)
     return result
+
+
+class NotCached(Exception):
+    """Raised instead of compiling within `cached_only()`. Not a TTInspectError on purpose: nothing that
+    turns a failed config into a row (`keep_going`) may swallow it."""
+
+
+_cached_only = False
+
+
+@contextlib.contextmanager
+def cached_only():
+    """Within it, a build that is not in the cache raises NotCached instead of compiling: a sweep or a
+    diff learns which of its kernels are warm (and gets those) without paying for a compile here."""
+    global _cached_only
+    saved, _cached_only = _cached_only, True
+    try:
+        yield
+    finally:
+        _cached_only = saved
 
 
 # Entry key -> how to compile that entry's kernel again with per-pass IR dumps (`ttinspect passes`):

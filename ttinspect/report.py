@@ -8,22 +8,20 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Any, Mapping
 
 from .engine import Build, build
 from .errors import TTInspectError, UsageError
-from .facts.ir import ttgir_facts, ttir_facts
-from .facts.model import GROUPS, Fact, known, unknown
-from .facts.sass import SassView, sass_facts
-from .parse.sass import parse_sass
-from .facts.pipeline import pipeline_depth
-from .facts.resources import parse_ptxas_log, parse_resource_usage, resource_facts
-from .facts.ptx import PtxView, ptx_facts
-from .parse.mlir import parse_mlir
-from .parse.ptx import parse_ptx
+from .facts.model import GROUPS, Counts, Fact, known, unknown
 from .variants import OPTION_KEYS, parse_ref
+
+# The parsers and fact extractors are imported where facts are computed: a warm report reads them
+# back from the entry (`kernel.facts-*.json`), and a warm `diff` need not import them at all.
 
 
 SASS_GROUP = "sass (what runs)"
@@ -154,6 +152,9 @@ def _main_loop_text(text: str, module) -> str | None:
 
 def _sass_facts(result: Build) -> list[Fact]:
     """SASS facts, in one group of their own; a missing nvdisasm/cuobjdump makes them unknown."""
+    from .facts.sass import SassView, sass_facts
+    from .parse.sass import parse_sass
+
     try:
         view = SassView.of(parse_sass(result.artifacts.text("sass")))
     except TTInspectError as error:
@@ -163,6 +164,8 @@ def _sass_facts(result: Build) -> list[Fact]:
 
 
 def _resource_facts(result: Build) -> list[Fact]:
+    from .facts.resources import parse_ptxas_log, parse_resource_usage, resource_facts
+
     usage, usage_reason = None, ""
     try:
         usage = parse_resource_usage(result.artifacts.resource_usage(), result.metadata.get("name"))
@@ -198,7 +201,104 @@ def _all_unknown(facts: list[Fact], reason: str | None) -> list[Fact]:
 
 def report_from_build(result: Build, *, sass: bool = True) -> Report:
     """`sass=False` leaves out the SASS group (an nvdisasm run per kernel), for tables that show none
-    of its facts."""
+    of its facts. The facts of one of ttinspect's own entries are kept beside its artifacts (a derived
+    file, digest-checked like the SASS, named by the fact code's digest): a warm report reads them back."""
+    if not result.artifacts.verified:
+        return _computed_report(result, sass)
+    # The stages the facts come from are still read (digest-checked), so a damaged entry is found and
+    # compiled again exactly as when the facts are computed; only parsing them is saved.
+    for stage in ("ttir", "ttgir", "ptx"):
+        if result.artifacts.has(stage):
+            result.artifacts.data(stage)
+    result.artifacts.extra("ptxas_log")
+    fresh: list[Report] = []
+
+    def derive() -> bytes:
+        fresh.append(_computed_report(result, sass))
+        encoded = _encode_report(fresh[0])
+        return encoded if encoded is not None else b"null"
+
+    try:
+        data = result.artifacts.derived_file(facts_file_name(sass), derive)
+    except OSError:
+        data = b"null"
+    if fresh:
+        return fresh[0]
+    decoded = _decode_report(data, result)
+    return decoded if decoded is not None else _computed_report(result, sass)
+
+
+FACTS_FILE = "kernel.facts"
+
+
+@lru_cache(maxsize=1)
+def _facts_code_digest() -> str:
+    """The digest of the code facts are computed by (every module but the commands, renderers and
+    GPU tools): cached facts from other code are never read back."""
+    root = Path(__file__).parent
+    skip = {"cli", "render", "html", "gpu", "sweep", "check", "passes", "refs"}
+    sha = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in skip:
+            continue
+        sha.update(str(rel).encode() + b"\0" + path.read_bytes())
+    return sha.hexdigest()[:16]
+
+
+def facts_file_name(sass: bool = True) -> str:
+    return f"{FACTS_FILE}-{'all' if sass else 'nosass'}-{_facts_code_digest()}.json"
+
+
+def _encode_value(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tuple):
+        items = [_encode_value(v) for v in value]
+        return {"counts": items} if isinstance(value, Counts) else {"tuple": items}
+    raise TypeError(type(value).__name__)
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "counts" in value:
+            return Counts(_decode_value(v) for v in value["counts"])
+        return tuple(_decode_value(v) for v in value["tuple"])
+    if isinstance(value, list):
+        raise ValueError("untagged list")
+    return value
+
+
+def _encode_report(report: Report) -> bytes | None:
+    """None when a value cannot be written exactly (then the facts are computed each time)."""
+    try:
+        facts = [[f.key, f.title, f.group, _encode_value(f.value), f.explanation, f.source, f.unknown]
+                 for f in report.facts]
+    except TypeError:
+        return None
+    return json.dumps({"v": 1, "facts": facts, "main_loop_ptx": report.main_loop_ptx}).encode()
+
+
+def _decode_report(data: bytes, result: Build) -> Report | None:
+    try:
+        record = json.loads(data)
+        if not isinstance(record, dict) or record.get("v") != 1:
+            return None
+        facts = tuple(Fact(key, title, group, _decode_value(value), explanation, source, why)
+                      for key, title, group, value, explanation, source, why in record["facts"])
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
+    return Report(result.label, result.kernel, result.target.name, str(result.metadata.get("triton_version")),
+                  dict(result.config), facts, record.get("main_loop_ptx"), result)
+
+
+def _computed_report(result: Build, sass: bool) -> Report:
+    from .facts.ir import ttgir_facts, ttir_facts
+    from .facts.pipeline import pipeline_depth
+    from .facts.ptx import PtxView, ptx_facts
+    from .parse.mlir import parse_mlir
+    from .parse.ptx import parse_ptx
+
     ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)

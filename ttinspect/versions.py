@@ -9,7 +9,6 @@ refused here, in one line that names the release that would compile it.
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
 
 from .targets import TARGETS
@@ -39,6 +38,13 @@ def release(version: str) -> tuple[int, int]:
 
 
 def installed() -> tuple[int, int] | None:
+    from .engine import _dist_info_version  # found without importing importlib.metadata (a warm command)
+
+    found = _dist_info_version()
+    if found:
+        return release(found)
+    import importlib.metadata
+
     try:
         return release(importlib.metadata.version("triton"))
     except importlib.metadata.PackageNotFoundError:

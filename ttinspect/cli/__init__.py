@@ -10,7 +10,7 @@ import os
 import stat
 import sys
 
-from . import cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, targets_cmd  # noqa: F401  (registers the commands)
+from . import cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, sweep_cmd, targets_cmd  # noqa: F401  (registers the commands)
 from .app import cli
 
 __all__ = ["cli", "main"]

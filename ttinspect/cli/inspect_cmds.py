@@ -183,9 +183,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
-    from ..compare import diff_reports
     from ..refs import resolve_one
-    from ..report import report_from_build
 
     if stage is not None:
         check_stage(stage)
@@ -194,8 +192,21 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
 
     from ..engine import compile_with_pass_dumps
 
-    with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
-        builds = [resolve_one(ref, options) for ref in (a, b)]
+    if passes:
+        with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
+            builds = [resolve_one(ref, options) for ref in (a, b)]
+    else:
+        from ..sweep.executors import resolve_pair
+
+        builds = resolve_pair(a, b, options)
+    plain = not (as_json or stage or passes)
+    from ..render.kept import echo_kept, render_and_keep
+
+    if plain and echo_kept(builds):
+        return
+    from ..compare import diff_reports
+    from ..report import report_from_build
+
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
     divergence = None
@@ -214,6 +225,9 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
         return
     from ..render.tables import diff_table
 
+    if plain:
+        render_and_keep(builds, lambda: diff_table(result))
+        return
     diff_table(result)
     if text_diff is not None:
         from ..render.highlight import should_color

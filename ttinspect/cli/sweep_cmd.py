@@ -1,0 +1,124 @@
+"""`ttinspect sweep`: a kernel's config space compiled in parallel (logic in ttinspect/sweep/)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import UsageError
+from .app import cli
+from .common import REF_HELP, VALUE, args_options, config_option, emit_json, options_from, settings_option
+
+SWEEP_HELP = REF_HELP + """
+
+\b
+Examples:
+  ttinspect sweep opt --grid BLOCK_SIZE_N=32..256:x2 --grid num_stages=2..6 --grid num_warps=4,8 --arch sm_80,sm_90
+  ttinspect sweep opt --grid config=all --arch sm_90 --where "spills == 0 and fits" --autotune-configs
+  ttinspect sweep my.py:matmul --signature "..." --grid BLOCK_M=64,128 --plot sweep.png
+  ttinspect sweep opt --grid ... --executor ray --ray-address ray://head:10001"""
+
+
+@cli.command("sweep", epilog=SWEEP_HELP)
+@click.argument("ref", metavar="REF")
+@click.option("--grid", "grid", multiple=True, metavar="KEY=VALUES",
+              help="An axis (repeatable): KEY=32,64,128 (a list), KEY=2..6 (every integer, both ends), "
+                   "KEY=32..256:x2 (doubling), KEY=A..B:+S (step); config=all or config=1..17 sweeps the "
+                   "kernel's @triton.autotune configs.")
+@click.option("--arch", default=None, metavar="A,B,...", type=VALUE,
+              help="Targets, comma-separated (sm_80,sm_90); each point is compiled for each.")
+@settings_option
+@args_options
+@config_option
+@click.option("--where", "where", default=None, metavar="EXPR",
+              help='Keep the points whose facts satisfy EXPR: "spills == 0 and occupancy >= 25" '
+                   "(== != < <= > >=, and/or/not, parentheses; occupancy is a percentage).")
+@click.option("--sort", "sort", default=None, metavar="FACT", help="Sort by a fact or axis; -FACT descending.")
+@click.option("--columns", default=None, metavar="F,G,...",
+              help="Facts to show (default: registers, spills, shared, fits, occupancy and its limit, "
+                   "pipeline depth, tensor-core path, loop tensor-core ops).")
+@click.option("--json", "as_json", is_flag=True, help="Every row with every fact, as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="The table as CSV.")
+@click.option("--autotune-configs", "autotune_configs", is_flag=True,
+              help="Print the points that compiled, fit and pass --where as triton.Config(...) lines.")
+@click.option("--plot", default=None, metavar="FILE.png", help="Also draw a heatmap (needs matplotlib).")
+@click.option("--plot-axes", default=None, metavar="X,Y", help="The heatmap's two axes (default: the first two).")
+@click.option("--plot-fact", default="registers", show_default=True, metavar="FACT", help="The heatmap's value.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 1024), default=None,
+              help="Parallel compiles (default: the CPU count; with ray: the local Ray's CPUs).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: a process pool here; ray: Ray tasks (a local Ray, or RAY_ADDRESS / --ray-address).")
+@click.option("--ray-address", default=None, metavar="ADDR", type=VALUE,
+              help="An existing Ray cluster: ray://host:10001, host:6379 or auto (default: $RAY_ADDRESS, else a "
+                   "local Ray).")
+def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
+                  signature: str | None, config: str | None, where: str | None, sort: str | None, columns: str | None,
+                  as_json: bool, as_csv: bool, autotune_configs: bool, plot: str | None, plot_axes: str | None,
+                  plot_fact: str, jobs: int | None, executor: str, ray_address: str | None) -> None:
+    """Compile REF at every point of a grid of constexprs and options × targets, in parallel, one row of
+    facts per point; filter with --where, export the survivors as autotune configs."""
+    from ..sweep.output import autotune_configs as config_lines
+    from ..sweep.output import known_names, sort_rows, to_csv, to_json, values
+    from ..sweep.run import plan, run_sweep
+    from ..sweep.task import DEFAULT_COLUMNS
+    from ..sweep.where import Where
+
+    if sum((as_json, as_csv, autotune_configs)) > 1:
+        raise UsageError("--json, --csv and --autotune-configs are alternatives: give one")
+    if not grid and not arch:
+        raise UsageError("sweep needs at least one --grid KEY=VALUES (or several --arch targets)")
+    if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
+        raise UsageError("--config and --grid config=... both pick the autotune config: give one")
+    if executor == "ray" and ray_address is None:
+        try:
+            import importlib.util
+
+            if importlib.util.find_spec("ray") is None:
+                raise ImportError
+        except (ImportError, ValueError):
+            from ..sweep.executors import RAY_MISSING
+
+            raise UsageError(RAY_MISSING) from None
+    filt = Where(where) if where else None  # a bad expression is refused before anything compiles
+    shown_columns = tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else DEFAULT_COLUMNS
+    parsed = options_from(None, settings, args, signature, config)
+    options = {"settings": dict(parsed.settings), "args": dict(parsed.args), "signature": parsed.signature,
+               "config": parsed.config}
+    axes, points = plan(ref, grid, arch, options)
+    result = run_sweep(ref, axes, points, options, executor=executor, jobs=jobs, ray_address=ray_address)
+    rows = result.rows
+    if filt is not None:
+        filt.check_names(known_names(rows))
+        rows = [row for row in rows if filt(values(row))]
+    if sort:
+        name = sort.lstrip("-+")
+        if rows and name not in known_names(rows):
+            raise UsageError(f"--sort {sort}: no fact or axis {name!r}")
+        rows = sort_rows(rows, sort)
+    if as_json:
+        click.echo(to_json(result, rows))
+    elif as_csv:
+        click.echo(to_csv(result, rows, shown_columns), nl=False)
+    elif autotune_configs:
+        click.echo(config_lines(rows), nl=False)
+    else:
+        from ..render.sweep import sweep_table
+
+        sweep_table(result, rows, shown_columns)
+    if plot:
+        from ..render.sweep import heatmap
+
+        pair = None
+        if plot_axes:
+            names = [a.strip() for a in plot_axes.split(",")]
+            if len(names) != 2 or not all(names):
+                raise UsageError("--plot-axes takes two axes: X,Y")
+            pair = (names[0], names[1])
+        click.echo(heatmap(result, rows, plot, pair, plot_fact), err=True)
+    if result.interrupted:
+        click.echo(f"ttinspect: interrupted: {len(result.rows)} of {result.total} points finished", err=True)
+        sys.exit(130)
+
+
+__all__ = ["sweep_command", "emit_json"]

@@ -1,0 +1,77 @@
+"""Rendered output kept for the next warm run: a warm `diff A B` into a pipe or file prints what it
+printed last time for the same two entries. The table is a pure function of their facts (kept beside each
+entry, named by the fact code's digest), the labels, the environment that shapes rendering and the code
+that compares and renders them; the key holds all of those, so a kept text is never another's. A terminal
+is always rendered afresh (rich's layout is most of a warm diff's time)."""
+
+from __future__ import annotations
+
+import sys
+
+_RENDER_ENV = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "TERM",
+               "JUPYTER_COLUMNS")
+
+
+def _rendered_key(builds) -> str | None:
+    import hashlib
+    import os
+    from pathlib import Path
+
+    from .. import cache
+
+    if sys.stdout.isatty() or os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE"):
+        return None
+    try:
+        from ..report import facts_file_name
+
+        facts = facts_file_name()
+        if not all(x.artifacts.verified and (x.artifacts.directory / facts).is_file() for x in builds):
+            return None
+        root = Path(__file__).resolve().parent.parent
+        code = hashlib.sha256()
+        for rel in ("compare.py", "explain.py", "facts/model.py", "render/tables.py", "render/kept.py"):
+            code.update((root / rel).read_bytes())
+        return cache.content_key({
+            "rendered": "diff", "code": code.hexdigest(), "facts": facts,
+            "entries": [str(x.artifacts.directory) for x in builds],
+            "facts_digests": [(x.artifacts.directory / f"{facts}.sha256").read_text().strip() for x in builds],
+            "labels": [(x.label, x.target.name, x.header()) for x in builds],
+            "env": {k: os.environ.get(k) for k in _RENDER_ENV}})
+    except (OSError, ValueError):
+        return None
+
+
+def echo_kept(builds) -> bool:
+    from .. import cache
+
+    key = _rendered_key(builds)
+    if key is None:
+        return False
+    path = cache.cache_root() / "rendered" / key[:2] / key
+    try:
+        data = cache.read(path.parent, path.name)
+    except cache.Damaged:
+        return False
+    sys.stdout.write(data.decode())
+    return True
+
+
+def render_and_keep(builds, render) -> None:
+    """Render to stdout; into a pipe or file, also keep the text for the next warm run."""
+    import io
+    from contextlib import redirect_stdout
+
+    from .. import cache
+
+    key = _rendered_key(builds)
+    if key is None:
+        render()
+        return
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        render()
+    text = buffer.getvalue()
+    sys.stdout.write(text)
+    cache.add_file(cache.cache_root() / "rendered" / key[:2], key, text.encode(), create=True)
+
+

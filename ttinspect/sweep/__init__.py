@@ -1,0 +1,1 @@
+"""Sweeps over a kernel's config space (issue 11)."""

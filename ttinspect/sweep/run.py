@@ -1,0 +1,162 @@
+"""A sweep from start to end: the points, the warm ones read here, the cold ones compiled by an
+executor, a progress bar on a terminal, Ctrl-C keeping what finished."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from ..errors import UsageError
+from .grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
+
+
+@dataclass
+class SweepResult:
+    ref: str
+    axes: list[str]
+    rows: list[dict]  # the finished points, in grid order
+    total: int  # points in the grid
+    seconds: float = 0.0
+    warm: int = 0  # read from the cache, here
+    compiled: int = 0  # by the executor
+    interrupted: bool = False
+    executor: str = "local"
+    jobs: int = 1
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for row in self.rows if row.get("error"))
+
+
+def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
+         options: Mapping[str, Any]) -> tuple[list[Axis], list[tuple[dict, str | None]]]:
+    axes = parse_grid(grid)
+    archs = parse_arch_list(arch)
+    if "@" in ref and archs != [None]:
+        raise UsageError(f"{ref} names its target after @ and --arch names {arch}: give the targets once, with --arch")
+    count = None
+    if any(a.name == CONFIG_AXIS and a.values == ("all",) for a in axes):
+        count = _autotune_config_count(ref, options)
+    return axes, expand(axes, archs, count)
+
+
+def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
+    from ..refs import kind_of
+
+    if kind_of(ref) == "variant":
+        from ..variants import get_variant
+
+        return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
+    if kind_of(ref) == "file":
+        from ..compile import unwrap
+        from ..refs.userfile import Example, find, load_module, parse_file_ref
+
+        parsed = parse_file_ref(ref)
+        found = find(load_module(parsed.path), parsed.path, parsed.name)
+        kernel = found.kernel if isinstance(found, Example) else found
+        autotuner = unwrap(kernel)[1]
+        return len(autotuner.configs) if autotuner is not None else 0
+    return 0
+
+
+def make_executor(name: str, jobs: int, ray_address: str | None = None):
+    from .executors import LocalPool, RayExecutor
+
+    if name == "local":
+        if ray_address:
+            raise UsageError("--ray-address goes with --executor ray")
+        return LocalPool(jobs)
+    if name == "ray":
+        return RayExecutor(jobs, ray_address)
+    raise UsageError(f"unknown --executor {name!r}; valid: local, ray")
+
+
+def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]], options: Mapping[str, Any], *,
+              executor: str = "local", jobs: int | None = None, ray_address: str | None = None,
+              progress: bool | None = None, on_row: Callable[[dict], None] | None = None) -> SweepResult:
+    """Warm points are read here (no worker started for them); cold ones go to the executor. Ctrl-C
+    stops the workers and returns what finished (`interrupted`); their entries are in the cache."""
+    from ..engine import NotCached, cached_only
+    from .executors import default_jobs
+    from .task import compile_point, here, ingest
+
+    jobs = jobs or default_jobs()
+    runner = make_executor(executor, jobs, ray_address)
+    start = time.perf_counter()
+    result = SweepResult(ref, [a.name for a in axes], [], len(points), executor=executor, jobs=jobs)
+    rows: list[dict | None] = [None] * len(points)
+    bar = _Progress(len(points)) if (progress if progress is not None else sys.stderr.isatty()) else None
+
+    def finish(index: int, row: dict) -> None:
+        overrides, arch = points[index]
+        row.setdefault("ref", ref)
+        row.setdefault("point", dict(overrides))
+        row.setdefault("arch", arch)
+        row.setdefault("facts", {})
+        ingest(row)
+        rows[index] = row
+        if bar:
+            bar.advance(bool(row.get("error")))
+        if on_row:
+            on_row(row)
+
+    try:
+        cold = []
+        with cached_only():
+            for index, (overrides, arch) in enumerate(points):
+                try:
+                    finish(index, compile_point(ref, overrides, arch, options))
+                    result.warm += 1
+                except NotCached:
+                    cold.append(index)
+        if cold:
+            if executor == "local" and (jobs == 1 or len(cold) == 1):  # no worker to start: compile here
+                for index in cold:
+                    overrides, arch = points[index]
+                    finish(index, compile_point(ref, overrides, arch, options))
+                    result.compiled += 1
+            else:
+                driver = here()
+                work = [(i, ref, points[i][0], points[i][1], dict(options)) for i in cold]
+                for index, row in runner.run(work, driver):
+                    finish(index, row)
+                    result.compiled += 1
+    except KeyboardInterrupt:
+        result.interrupted = True
+        stop = getattr(runner, "stop", None)
+        if stop:
+            stop()
+    finally:
+        if bar:
+            bar.close()
+    result.rows = [row for row in rows if row is not None]
+    result.seconds = time.perf_counter() - start
+    for row in result.rows:
+        if row.get("ingest_error"):
+            result.notes.append(f"{row.get('label') or row.get('point')}: {row['ingest_error']}")
+    return result
+
+
+class _Progress:
+    """A rich progress bar on stderr (points done, failures, ETA); only on a terminal."""
+
+    def __init__(self, total: int):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.failed = 0
+        self.progress = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[failed]} failed"), TimeRemainingColumn(),
+                                 console=Console(stderr=True), transient=True)
+        self.progress.start()
+        self.task = self.progress.add_task("sweep", total=total, failed=0)
+
+    def advance(self, failed: bool) -> None:
+        self.failed += failed
+        self.progress.update(self.task, advance=1, failed=self.failed)
+
+    def close(self) -> None:
+        self.progress.stop()
