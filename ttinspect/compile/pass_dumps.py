@@ -20,7 +20,7 @@ from triton.compiler.errors import CompilationError
 
 from ..specialize import Specialization
 from ..targets import Target
-from . import _backend_error, _compile_error, _native_stderr, check_supported
+from . import VERSION, _backend_error, _compile_error, _native_stderr, check_supported
 
 # --- the per-pass history (`ttinspect passes`) ------------------------------------------------------
 
@@ -125,8 +125,11 @@ class _PassDumps:
             self.mark("begin", stage)
             out = run(src, metadata)
             # The pass managers mutate the module in place: after the llir stage `src` is the module in
-            # the LLVM dialect that the last pass left, before its translation to LLVM IR.
-            self.finals[stage] = str(src)
+            # the LLVM dialect that the last pass left, before its translation to LLVM IR. Triton 3.3
+            # frees that module inside make_llir (printing it crashes the process): there the last llir
+            # pass's result stays unknown.
+            if stage != "llir" or VERSION >= (3, 4):
+                self.finals[stage] = str(src)
             self.mark("end", stage)
             if stop and stage == "llir":
                 raise _StopAfterLLIR
@@ -162,8 +165,10 @@ class _PassDumps:
             if kind == "flush":
                 break
             inside = True
-            out.append(stage_marker(stage) if kind == "begin"
-                       else final_marker(stage) + self.finals.get(stage, "") + "\n")
+            if kind == "begin":
+                out.append(stage_marker(stage))
+            elif stage in self.finals:
+                out.append(final_marker(stage) + self.finals[stage] + "\n")
         return "".join(out)
 
 
@@ -209,22 +214,38 @@ def _marker_context():
 @contextlib.contextmanager
 def _stages_wrapped(wrap):
     """Wrap the NVIDIA backend's MLIR stage functions for one compile. `add_stages` takes
-    (stages, options) on 3.3 and (stages, options, language) later: the extra arguments pass through."""
+    (stages, options) on 3.3 and (stages, options, language) later: the extra arguments pass through.
+    Triton 3.3 loads its backends from their files as modules of their own, so the class a compile uses
+    (`triton.backends.backends["nvidia"].compiler`) is not the one `import` gives: both are wrapped."""
     from triton.backends.nvidia.compiler import CUDABackend
 
-    original = CUDABackend.add_stages
+    classes = {CUDABackend}
+    try:
+        from triton.backends import backends
 
-    def add_stages(self, stages, options, *rest, **kwargs):
-        original(self, stages, options, *rest, **kwargs)
-        for stage in _MLIR_STAGES:
-            if stage in stages:
-                stages[stage] = wrap(stage, stages[stage])
+        classes.add(backends["nvidia"].compiler)
+    except (ImportError, KeyError, AttributeError):
+        pass
+    originals = {cls: cls.__dict__.get("add_stages") for cls in classes}
 
-    CUDABackend.add_stages = add_stages
+    def wrapped(original):
+        def add_stages(self, stages, options, *rest, **kwargs):
+            original(self, stages, options, *rest, **kwargs)
+            for stage in _MLIR_STAGES:
+                if stage in stages:
+                    stages[stage] = wrap(stage, stages[stage])
+        return add_stages
+
+    for cls in classes:
+        cls.add_stages = wrapped(cls.add_stages)
     try:
         yield
     finally:
-        CUDABackend.add_stages = original
+        for cls, original in originals.items():
+            if original is None:
+                del cls.add_stages
+            else:
+                cls.add_stages = original
 
 
 @contextlib.contextmanager
