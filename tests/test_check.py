@@ -6,6 +6,7 @@ nor torch; Triton cache entries give findings or silence, never a crash."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -251,10 +252,15 @@ def finding(case: str, rule: str) -> Finding:
 
 def test_spills_below_the_register_cap_say_so_and_suggest_maxnreg():
     spill = finding("softmax_huge", "TTI003")
-    assert "at 32 registers" in spill.title
-    assert "only 32 of the 255" in spill.why and "not pressure at the register cap" in spill.why
-    assert "could not keep every live value" not in spill.why
-    assert "--set maxnreg=255" in spill.fix and "num_warps=8" in spill.fix and "ttinspect report" in spill.fix
+    registers = int(re.search(r"at (\d+) registers", spill.title)[1])
+    # Triton 3.9's ptxas spills this kernel at 32 registers; 3.6's at the cap (255): each gets its own why.
+    if registers <= 255 - 16:
+        assert f"at {registers} registers" in spill.title
+        assert f"only {registers} of the 255" in spill.why and "not pressure at the register cap" in spill.why
+        assert "could not keep every live value" not in spill.why
+        assert "--set maxnreg=255" in spill.fix and "num_warps=8" in spill.fix and "ttinspect report" in spill.fix
+    else:
+        assert "could not keep every live value" in spill.why and "not pressure at the register cap" not in spill.why
     assert "stages" not in spill.fix  # no loop, nothing pipelined: fewer stages cannot help
 
 
@@ -325,9 +331,12 @@ def test_unit_stride_advice_says_pass_it_as_one():
     narrow = [f for f in findings("mm_unhinted_spills") if f.id == "TTI005" and "line 20" in f.title]
     assert narrow, [f.title for f in findings("mm_unhinted_spills")]
     fix = narrow[0].fix
-    assert "stride_ak is the stride of the contiguous dimension" in fix and "pass it as 1" in fix
-    assert "stride_ak `i32:16`" not in fix
-    assert "stride_am `i32:16`" in fix  # the row stride: divisibility is the right hint
+    # Both strides are runtime values: Triton cannot know which is 1, so neither is named the contiguous
+    # one (its layout order is a guess that differs between releases); each gets both options.
+    for stride in ("stride_am", "stride_ak"):
+        assert f"{stride}: if it is 1 at launch (the contiguous dimension), pass it as 1" in fix
+        assert f"otherwise launch it divisible by 16 ({stride} `i32:16`)" in fix
+    assert "is the stride of the contiguous dimension" not in fix
 
 
 def test_size_not_a_multiple_of_16_given_by_value_is_not_told_to_declare_16():
@@ -359,7 +368,12 @@ def test_descriptors_on_sm80_are_named_whole_and_explained():
 def test_int8_accumulator_is_int32():
     from ttinspect.check.registers import _accumulator
 
-    report, _ = check_reference(f"{KERNELS}:int8_matmul", RefOptions({}, {}, CASES["int8_mm"][2], None, "sm_80"))
+    from ttinspect.errors import CompileError
+
+    try:
+        report, _ = check_reference(f"{KERNELS}:int8_matmul", RefOptions({}, {}, CASES["int8_mm"][2], None, "sm_80"))
+    except CompileError as error:  # Triton 3.6 cannot compile this int8 dot for sm_80 (an assertion inside it)
+        pytest.skip(f"this Triton cannot compile the int8 kernel: {error}")
     assert _accumulator(report.build)[3] == "int32"
     spill = [f for f in findings("int8_mm") if f.id == "TTI003"]
     for f in spill:

@@ -165,7 +165,13 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
                "passed as 1), or compile for sm_90+ where descriptors become TMA copies.")
         return Finding(ID, SLUG, "warning", title, tuple(evidence), why, fix)
     if missing:
-        advice = [_advice(a, hints, stages, stride_shapes, fastest, a in mask_only) for a in missing]
+        # Runtime strides scaling different dimensions: Triton knows none is 1, so its layout's order is
+        # its own guess (3.6 and 3.9 guess differently) and says nothing about which one is 1 at launch.
+        scaled = {a: {i for shape in stride_shapes.get(a, ()) for i, n in enumerate(shape) if n != 1}
+                  for a in missing}
+        unsure = len({frozenset(d) for d in scaled.values() if d}) > 1
+        advice = [_advice(a, hints, stages, stride_shapes, None if unsure else fastest, a in mask_only,
+                          unsure and bool(scaled[a])) for a in missing]
         declare = [text for text, declarable in advice if declarable]
         why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
         fix = " ".join(text for text, _ in advice) + f" Then each thread can move {bits // 8} bytes per access."
@@ -216,14 +222,20 @@ def _descriptor_of(name: str, descriptors) -> str | None:
     return head if head in descriptors else None
 
 
-def _advice(name: str, hints, stages, stride_shapes, fastest, mask_only) -> tuple[str, bool]:
-    """(what to do about one argument without its hint, whether declaring a hint is the fix)."""
+def _advice(name: str, hints, stages, stride_shapes, fastest, mask_only,
+            one_of_strides: bool = False) -> tuple[str, bool]:
+    """(what to do about one argument without its hint, whether declaring a hint is the fix).
+    `one_of_strides`: several runtime strides scale this access's dimensions and none is known to be 1."""
     plain = name.lstrip("%")
     kind = hints.get(name, ("",))[0]
     declared = _suggest(name, hints, stages.signature)
     if kind == "ptr":
         return (f"Launch {plain} 16-byte aligned (torch allocations are) and say so: {declared} "
                 "in --signature (through the API: `Pointer(dtype)`).", True)
+    if one_of_strides:
+        return (f"{plain}: if it is 1 at launch (the contiguous dimension), pass it as 1 (the JIT specializes an "
+                f"integer equal to 1 to a constant; `1` in --signature); otherwise launch it divisible by 16 "
+                f"({declared}).", True)
     shapes = stride_shapes.get(name, set())
     along = {i for shape in shapes for i, n in enumerate(shape) if n != 1}
     if shapes and fastest is not None and along == {fastest}:

@@ -245,7 +245,12 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
         raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
     if dumps is not None:
-        pass_dump["text"] = dumps.collect(native.get("text", ""))
+        from .pass_dumps import StepsElsewhere
+
+        try:
+            pass_dump["text"] = dumps.collect(native.get("text", ""))
+        except StepsElsewhere:  # left empty: the history is compiled again when asked, on fd 2
+            pass
     elif native.get("text"):  # what the compiler printed on success (rare): passed on as it was
         sys.stderr.write(native["text"])
     files = {}
