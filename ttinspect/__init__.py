@@ -13,12 +13,14 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Diff", "Change", "Fact", "build", "build_jit", "Build", "Artifacts",
+__all__ = ["inspect", "diff", "report_from_build", "diff_reports",
+           "Report", "Diff", "Change", "Fact", "build", "build_jit", "Build", "Artifacts",
            "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError",
            "offline_imports"]
 
 _EXPORTS = {
-    "inspect": "report", "Report": "report", "report_from_build": "report", "diff_reports": "compare", "diff": "compare", "Diff": "compare", "Change": "compare",
+    "inspect": "report", "Report": "report", "report_from_build": "report",
+    "diff_reports": "compare", "diff": "compare", "Diff": "compare", "Change": "compare",
     "Fact": "facts.model", "Pointer": "variants", "TensorDesc": "variants",
     "build": "engine", "build_jit": "engine", "Build": "engine", "Artifacts": "artifacts",
     "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,8 +60,20 @@ class Build:
     def header(self) -> str:
         meta = self.metadata
         knobs = " ".join(f"{k}={v}" for k, v in self.config.items())
-        return (f"ttinspect: {self.label} [{self.kernel}] target={self.target.header()} "
+        target = self.target.header()
+        ptx_target = self.ptx_target()
+        if ptx_target and ptx_target != self.target.name:  # Triton compiles 9.0+ as sm_90a, sm_100a, ...
+            target = f"{target[:-1]}; PTX .target {ptx_target})"
+        return (f"ttinspect: {self.label} [{self.kernel}] target={target} "
                 f"triton={meta.get('triton_version')} {knobs} shared={meta.get('shared')}B")
+
+    def ptx_target(self) -> str | None:
+        """The PTX's `.target` (e.g. sm_90a: the arch-specific variant Triton picks itself, which the
+        architecture name alone does not say); None when the build has no PTX."""
+        if not self.artifacts.has("ptx"):
+            return None
+        match = re.search(r"^\.target\s+([\w]+)", self.artifacts.text("ptx"), flags=re.M)
+        return match.group(1) if match else None
 
 
 @functools.lru_cache(maxsize=1)

@@ -54,7 +54,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("sm_121", 121, "DGX Spark (GB10)", 101376, 102400, 65536, 255, 48, 32),
 )}
 
-_ARCH_RE = re.compile(r"^(?:sm_?|cuda:)?(\d{2,3})a?$")
+_ARCH_RE = re.compile(r"^(?:sm_?|cuda:)?(\d{2,3})(a?)$")
 
 
 def parse_arch(text: str) -> Target:
@@ -62,7 +62,11 @@ def parse_arch(text: str) -> Target:
     if not text.strip():
         raise UsageError(f"empty arch; valid: {', '.join(TARGETS)}, native")
     match = _ARCH_RE.fullmatch(text.lower())
+    if match and match.group(2) and int(match.group(1)) < 90:
+        raise UsageError(f"{text}: arch-specific ('a') targets begin at sm_90; use sm_{match.group(1)}")
     if match and f"sm_{match.group(1)}" in TARGETS:
+        # sm_90a is sm_90 as Triton compiles it: for 9.0 and later it emits the arch-specific PTX target
+        # itself (the header names the PTX's .target)
         return TARGETS[f"sm_{match.group(1)}"]
     if match:
         from .versions import describe_unknown_target

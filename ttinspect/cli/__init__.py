@@ -12,6 +12,16 @@ import sys
 
 from . import cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, sweep_cmd, targets_cmd  # noqa: F401  (registers the commands)
 from .app import cli
+from .common import terminal_options
+from .completion import install as _install_completion
+from .help_text import apply as _apply_help
+
+_apply_help(cli)
+_install_completion(cli)
+
+# Every command takes --width/--color (after its own options in --help), and so does the group.
+for _command in (cli, *cli.commands.values()):
+    terminal_options(_command)
 
 __all__ = ["cli", "main"]
 

@@ -19,6 +19,9 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Click's usage errors in one line too (click prints usage, a hint and the error on three)."""
+        from ..render import term
+
+        term.reset()  # one process may run several commands (the API, CliRunner in tests)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:

@@ -103,3 +103,29 @@ def kernel_source(built) -> tuple[str, str]:
         raise UsageError(f"{built.label}: its source file {path} is not on this machine "
                          "(the kernel was compiled elsewhere); --source / --by-line need it")
     return str(path), path.read_text()
+
+
+def _set_width(ctx, param, value):
+    if value is not None:
+        from ..render import term
+
+        term.configure(width=value)
+    return value
+
+
+def _set_color(ctx, param, value):
+    if value is not None:
+        from ..render import term
+
+        term.configure(color=value)
+    return value
+
+
+def terminal_options(f):
+    """--width and --color, on the group and on every command (`ttinspect report opt --width 100`)."""
+    f = click.option("--color", type=click.Choice(("auto", "always", "never")), default=None, expose_value=False,
+                     callback=_set_color, help="Colour: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
+                                               "forces it), always or never.")(f)
+    return click.option("--width", type=click.IntRange(40, 1000), default=None, expose_value=False, metavar="N",
+                        callback=_set_width, help="Columns for tables (default: the terminal's, else COLUMNS, "
+                                                  "else 80). Code is never wrapped.")(f)

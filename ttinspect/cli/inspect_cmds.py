@@ -103,7 +103,8 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
     from ..render.highlight import highlight, should_color
 
     output = "\n".join(lines) + ("\n" if lines else "") + text
-    click.echo(highlight(output, stage, color=should_color(sys.stdout)), nl=False)
+    colored = should_color(sys.stdout)
+    click.echo(highlight(output, stage, color=colored), nl=False, color=colored)
 
 
 @cli.command(epilog=REF_HELP)
@@ -113,8 +114,9 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
 @click.option("--by-line", "by_line", is_flag=True,
               help="Instructions per Python line instead of the facts: whole kernel and main loop.")
 @click.option("--stage", default=None, metavar="STAGE", type=VALUE, help="With --by-line: the stage (default ptx).")
+@click.option("--explain", is_flag=True, help="Every fact (detail facts too), each with its full explanation.")
 def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
-           config: str | None, as_json: bool, by_line: bool, stage: str) -> None:
+           config: str | None, as_json: bool, by_line: bool, stage: str, explain: bool) -> None:
     """Facts about REF's compiled code, grouped like doc 003, each with its meaning. With `--config all`,
     one row per autotune config."""
     from ..refs import resolve, resolve_one
@@ -142,9 +144,9 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
     if as_json:
         emit_json(result.as_dict())
         return
-    from ..render.tables import report_table
+    from ..render.report_view import print_report
 
-    report_table(result)
+    print_report(result, explain=explain)
 
 
 def _report_by_line(built, stage: str, as_json: bool) -> None:
@@ -177,9 +179,11 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
 @click.option("--passes", "passes", is_flag=True,
               help="Also compare the two pass histories: the first pass after which a snapshot fact differs.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list the unchanged facts, and explain the detail facts that changed.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-                 signature: str | None, stage: str | None, passes: bool, as_json: bool) -> None:
+                 signature: str | None, stage: str | None, passes: bool, show_all: bool, as_json: bool) -> None:
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
@@ -199,7 +203,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
         from ..sweep.executors import resolve_pair
 
         builds = resolve_pair(a, b, options)
-    plain = not (as_json or stage or passes)
+    plain = not (as_json or stage or passes or show_all)
     from ..render.kept import echo_kept, render_and_keep
 
     if plain and echo_kept(builds):
@@ -223,17 +227,18 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
             data["passes"] = divergence.as_dict()
         emit_json(data)
         return
-    from ..render.tables import diff_table
+    from ..render.diff_view import print_diff
 
     if plain:
-        render_and_keep(builds, lambda: diff_table(result))
+        render_and_keep(builds, lambda: print_diff(result))
         return
-    diff_table(result)
+    print_diff(result, show_all=show_all)
     if text_diff is not None:
         from ..render.highlight import should_color
 
         click.echo()
-        click.echo(_color_diff(text_diff) if should_color(sys.stdout) else text_diff)
+        colored = should_color(sys.stdout)
+        click.echo(_color_diff(text_diff) if colored else text_diff, color=colored)
     if divergence is not None:
         from ..render.passes import divergence_text
 

@@ -46,7 +46,8 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
         from ..render.highlight import should_color
         from ..render.passes import pass_diff_text
 
-        click.echo(pass_diff_text(built.header(), result, color=should_color(sys.stdout)), nl=False)
+        colored = should_color(sys.stdout)
+        click.echo(pass_diff_text(built.header(), result, color=colored), nl=False, color=colored)
         return
     loop_counts = None
     if loop:

@@ -1,43 +1,19 @@
 """`ttinspect check` on a terminal: one block per finding — severity, id, title, the evidence lines with
 their Python line, why, the fix. Rich is imported only here.
 
-Width: the terminal's, or `COLUMNS` when set (also when piped); a pipe without `COLUMNS` gets 160. Title,
-why and fix are wrapped to it with a hanging indent; an evidence line longer than the width is cut with
-"…" (its stage:line and Python line are kept). `NO_COLOR` (any non-empty value, no-color.org) turns off
-every style, bold and dim included — not only colors."""
+Width and colour follow render/term.py (the terminal's width, else COLUMNS, else 80; NO_COLOR turns off
+every style, bold and dim included). Title, why and fix are wrapped to the width with a hanging indent; an
+evidence line longer than the width is cut with "…" (its stage:line and Python line are kept)."""
 
 from __future__ import annotations
 
-import os
-import sys
 import textwrap
 
 from rich.markup import escape
 
+from . import term
+
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
-_PIPE_WIDTH = 160
-
-
-def _width() -> int:
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) >= 40:
-        return int(columns)
-    if sys.stdout.isatty():
-        try:
-            return max(40, os.get_terminal_size(sys.stdout.fileno()).columns)
-        except OSError:
-            pass
-    return _PIPE_WIDTH
-
-
-def _console(width: int):
-    from rich.console import Console
-
-    plain = bool(os.environ.get("NO_COLOR"))
-    return Console(highlight=False, width=width, color_system=None if plain else "auto",
-                   no_color=plain, force_terminal=None if not plain else False)
-
-
 def _wrapped(label: str, text: str, width: int, indent: int) -> list[str]:
     """`label` + text wrapped to width, continuation lines indented by `indent`."""
     return textwrap.wrap(text, width=width, initial_indent=" " * len(label), subsequent_indent=" " * indent,
@@ -49,8 +25,8 @@ def _cut(text: str, room: int) -> str:
 
 
 def findings_view(report, findings, hidden: int, min_severity: str) -> None:
-    width = _width()
-    console = _console(width)
+    width = term.width()
+    console = term.console()
 
     def out(markup: str) -> None:
         console.print(markup, soft_wrap=True)

@@ -50,24 +50,27 @@ def profile_table(profiles, size: int) -> None:
 
 
 def ladder_table(data: Mapping[str, Any]) -> None:
+    """One row per step; its label only when it says more than the step's name; what changed one fact
+    per line, detail facts left out (the JSON has them all)."""
     from rich.table import Table
 
+    from .glance import DETAIL
+
     table = Table(title=f"doc 003 §7.1 ladder · {data['device']} · M=N=K={data['size']} · cuBLAS "
-                        f"{data['cublas']['tflops']:.0f} TFLOP/s", title_justify="left", show_lines=True)
-    for column in ("step", "TFLOP/s", "× previous", "× naive", "what changed (static facts)"):
-        table.add_column(column, overflow="fold")
+                        f"{data['cublas']['tflops']:.0f} TFLOP/s", title_justify="left")
+    for column in ("step", "TFLOP/s", "× prev", "× naive", "what changed (static facts)"):
+        table.add_column(column, overflow="fold", justify="left" if column[0] in "sw" else "right")
     for row in data["steps"]:
-        changes = "; ".join(f"{c['title']}: {_short(c['before'])} → {_short(c['after'])}"
-                            for c in row.get("changes", []))
-        extra = ""
+        changes = [f"{c['title']}: {_short(c['before'])} → {_short(c['after'])}"
+                   for c in row.get("changes", []) if c.get("key") not in DETAIL]
         if "profile" in row:
             p = row["profile"]
-            extra = (f"\n[dim]L2 hit {_fmt(p.get('l2_hit_rate_pct'), unit=' %')}, DRAM read "
-                     f"{_fmt(p.get('dram_read_bytes'), 1e6, 0, ' MB')}, tensor pipe "
-                     f"{_fmt(p.get('tensor_pipe_pct'), unit=' %')}[/dim]")
-        table.add_row(f"{row['step']}\n[dim]{row['label']}[/dim]", f"{row['tflops']:.0f}",
-                      f"{row.get('speedup_vs_previous', 1.0):.2f}×", f"{row['speedup_vs_naive']:.2f}×",
-                      (changes or "—") + extra)
+            changes.append(f"[dim]L2 hit {_fmt(p.get('l2_hit_rate_pct'), unit=' %')}, DRAM read "
+                           f"{_fmt(p.get('dram_read_bytes'), 1e6, 0, ' MB')}, tensor pipe "
+                           f"{_fmt(p.get('tensor_pipe_pct'), unit=' %')}[/dim]")
+        step = row["step"] if row["label"] == row["step"] else f"{row['step']}\n[dim]{row['label']}[/dim]"
+        table.add_row(step, f"{row['tflops']:.0f}", f"{row.get('speedup_vs_previous', 1.0):.2f}×",
+                      f"{row['speedup_vs_naive']:.2f}×", "\n".join(changes) or "—")
     _console().print(table)
 
 

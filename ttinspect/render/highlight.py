@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from ..errors import UsageError
+from . import term
 
 # Stage -> class name in .lexers. TTIR and TTGIR are both MLIR; LLIR and PTX are pygments' own
 # lexers, patched for what Triton emits (see .lexers).
@@ -21,8 +22,7 @@ _LEXERS = {
     "sass": "SassLexer",
 }
 
-COLOR_ENV = "TTINSPECT_COLOR"
-COLOR_MODES = ("auto", "always", "never")
+COLOR_ENV, COLOR_MODES = term.COLOR_ENV, term.COLOR_MODES
 
 
 def lexer_for(stage: str) -> Any:
@@ -40,29 +40,13 @@ def lexer_for(stage: str) -> Any:
 
 
 def should_color(stream: Any, *, mode: str | None = None) -> bool:
-    """Whether to write ANSI colors to `stream`.
-
-    `mode` ("auto", "always", "never"; the CLI's --color) wins; without it, TTINSPECT_COLOR does
-    (an unknown value counts as "auto"). "always"/"never" force the answer -- an explicit, per-tool
-    choice overrides NO_COLOR, as no-color.org asks of configuration and command-line flags. In "auto":
-    no color when NO_COLOR is set to anything but the empty string (no-color.org), when TERM is
-    "dumb", or when the stream is not a TTY (a pipe, a file, a closed stream)."""
+    """Whether to write ANSI colors to `stream`: `mode` ("auto", "always", "never") when given, else the
+    one rule every command follows (render/term.py: --color, TTINSPECT_COLOR, NO_COLOR, FORCE_COLOR, TTY)."""
     if mode is not None and mode not in COLOR_MODES:
         raise UsageError(f"unknown color mode {mode!r}; valid: {', '.join(COLOR_MODES)}")
-    if mode is None:
-        mode = os.environ.get(COLOR_ENV, "").strip().lower()
-    if mode == "always":
-        return True
-    if mode == "never":
-        return False
-    if os.environ.get("NO_COLOR", ""):
-        return False
-    if os.environ.get("TERM") == "dumb":
-        return False
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):  # no isatty, or a closed file
-        return False
+    if mode in ("always", "never"):
+        return mode == "always"
+    return term.color(stream)
 
 
 def _dark_background() -> bool:

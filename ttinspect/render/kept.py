@@ -19,7 +19,9 @@ def _rendered_key(builds) -> str | None:
 
     from .. import cache
 
-    if sys.stdout.isatty() or os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE"):
+    from . import term
+
+    if term.color() or sys.stdout.isatty():  # a terminal is rendered afresh; coloured text is not kept
         return None
     try:
         from ..report import facts_file_name
@@ -29,14 +31,15 @@ def _rendered_key(builds) -> str | None:
             return None
         root = Path(__file__).resolve().parent.parent
         code = hashlib.sha256()
-        for rel in ("compare.py", "explain.py", "facts/model.py", "render/tables.py", "render/kept.py"):
+        for rel in ("compare.py", "explain.py", "facts/model.py", "render/diff_view.py", "render/glance.py",
+                    "render/kept.py", "render/term.py"):
             code.update((root / rel).read_bytes())
         return cache.content_key({
             "rendered": "diff", "code": code.hexdigest(), "facts": facts,
             "entries": [str(x.artifacts.directory) for x in builds],
             "facts_digests": [(x.artifacts.directory / f"{facts}.sha256").read_text().strip() for x in builds],
             "labels": [(x.label, x.target.name, x.header()) for x in builds],
-            "env": {k: os.environ.get(k) for k in _RENDER_ENV}})
+            "env": {k: os.environ.get(k) for k in _RENDER_ENV}, "term": term.settings_key()})
     except (OSError, ValueError):
         return None
 

@@ -13,73 +13,38 @@ def _config_text(config: Mapping[str, Any]) -> str:
 
 
 def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
-    from rich.table import Table
+    """A variant per entry: name (aliases), seed and config on one line, its description wrapped under it —
+    readable at 80 columns, where a five-column table folds every cell."""
+    import textwrap
 
-    table = Table(title="ttinspect variants", show_lines=False)
-    for column in ("name", "aliases", "seed", "config", "description"):
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(row["name"], ", ".join(row["aliases"]), row["seed"], _config_text(row["config"]),
-                      row["description"])
-    _console().print(table)
+    from rich.text import Text
+
+    from . import term
+    from .glance import print_lines
+
+    rows = list(rows)
+    width = term.width()
+    names = [row["name"] + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "") for row in rows]
+    room = min(max(len(n) for n in names), width // 3)
+    lines = [Text(f"ttinspect variants ({len(rows)})", style="bold")]
+    for name, row in zip(names, rows, strict=True):
+        head = Text("  ")
+        head.append(name.ljust(room), style="bold")
+        head.append(f"  seed {row['seed']}  ")
+        head.append(_config_text(row["config"]))
+        if len(head.plain) <= width:
+            lines.append(head)
+        else:  # a long config at a narrow width: wrapped under the name
+            lines += [Text(p) for p in textwrap.wrap(head.plain, width=width, subsequent_indent=" " * (room + 4))]
+        lines += [Text(piece, style="dim") for piece in textwrap.wrap(
+            row["description"], width=width, initial_indent="      ", subsequent_indent="      ")]
+    print_lines(lines)
 
 
 def _console():
-    """A terminal gets its own width; a pipe or file gets a wide one, so tables are not folded to 80."""
-    import sys
+    from . import term
 
-    from rich.console import Console
-
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-
-
-def report_table(report) -> None:
-    """Facts grouped like doc 003: configuration, pipeline, memory traffic, tensor cores, ..."""
-    from rich.table import Table
-
-    table = Table(title=f"{report.label} · {report.target} · Triton {report.triton_version}",
-                  title_justify="left", show_lines=False)
-    table.add_column("fact", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    table.add_column("meaning", style="dim", overflow="fold")
-    for group, facts in report.by_group():
-        table.add_section()
-        table.add_row(f"[bold]{group}[/bold]", "", "")
-        for fact in facts:
-            value = fact.display()
-            style = "dim italic" if fact.value is None else ""
-            table.add_row(f"  {fact.title}", f"[{style}]{value}[/]" if style else value, fact.explanation)
-    _console().print(table)
-
-
-def diff_table(result) -> None:
-    """Facts side by side, changed ones highlighted, then one explanation per changed fact."""
-    from rich.table import Table
-
-    a, b = result.a, result.b
-    table = Table(title=f"{a.label}@{a.target}  vs  {b.label}@{b.target}", title_justify="left")
-    table.add_column("fact", no_wrap=True)
-    table.add_column(f"{a.label}@{a.target}", overflow="fold")
-    table.add_column(f"{b.label}@{b.target}", overflow="fold")
-    from ..facts.model import GROUPS
-
-    group = None
-    for fa, fb in sorted(result.rows, key=lambda row: GROUPS.index(row[0].group)):
-        if fa.group != group:
-            group = fa.group
-            table.add_section()
-            table.add_row(f"[bold]{group}[/bold]", "", "")
-        changed = fa.value != fb.value
-        style = "bold yellow" if changed else ""
-        table.add_row(f"  {fa.title}", fa.display(), fb.display(), style=style)
-    console = _console()
-    console.print(table)
-    if result.changes:
-        console.print("[bold]What changed, and what it means[/bold]")
-        for change in result.changes:
-            console.print(f"• [yellow]{change.title}[/yellow]: {change.explanation}")
-    else:
-        console.print("No fact differs.")
+    return term.console()
 
 
 def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:

@@ -1,0 +1,62 @@
+"""Shell completion through click's own mechanism (`_TTINSPECT_COMPLETE=bash_source ttinspect`, see
+docs/terminal.md): commands and options come from click; this module adds the values — kernel
+references (shipped variants, then files and `FILE.py:` kernels), stages, targets. Nothing heavy is
+imported: a completion runs on every Tab."""
+
+from __future__ import annotations
+
+import os
+
+from click.shell_completion import CompletionItem
+
+STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+
+
+def complete_ref(ctx, param, incomplete: str) -> list[CompletionItem]:
+    if ":" in incomplete and incomplete.split(":", 1)[0].endswith(".py"):
+        return _kernels_in_file(incomplete)
+    if "/" in incomplete or incomplete.startswith(".") or incomplete.endswith(".py"):
+        return [CompletionItem(incomplete, type="file")]
+    from ..variants import all_variants
+
+    names = sorted({n for v in all_variants() for n in (v.name, *v.aliases)})
+    items = [CompletionItem(n) for n in names if n.startswith(incomplete)]
+    items += [CompletionItem(f) for f in sorted(os.listdir(".")) if f.endswith(".py") and f.startswith(incomplete)]
+    return items
+
+
+def _kernels_in_file(incomplete: str) -> list[CompletionItem]:
+    """`my.py:` → the @triton.jit functions the file defines, read from its text (never imported: Tab must
+    not run the user's code)."""
+    import re
+
+    path, prefix = incomplete.split(":", 1)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        return []
+    names = re.findall(r"^@triton\.(?:jit|autotune|heuristics)[\s\S]*?^def\s+(\w+)", text, flags=re.M)
+    return [CompletionItem(f"{path}:{n}") for n in dict.fromkeys(names) if n.startswith(prefix)]
+
+
+def complete_stage(ctx, param, incomplete: str) -> list[CompletionItem]:
+    return [CompletionItem(s) for s in STAGES if s.startswith(incomplete)]
+
+
+def complete_arch(ctx, param, incomplete: str) -> list[CompletionItem]:
+    from ..targets import TARGETS
+
+    return [CompletionItem(t) for t in (*TARGETS, "native") if t.startswith(incomplete)]
+
+
+def install(group) -> None:
+    """Attach the completers by parameter name, so every command that takes a REF or --arch gets them."""
+    by_name = {"ref": complete_ref, "refs": complete_ref, "a": complete_ref, "b": complete_ref,
+               "variants": complete_ref, "variant": complete_ref, "stage": complete_stage, "arch": complete_arch}
+    for command in group.commands.values():
+        for param in command.params:
+            completer = by_name.get(param.name or "")
+            if completer is not None:
+                # click keeps a parameter's completer here; its constructor argument sets the same field
+                param._custom_shell_complete = completer

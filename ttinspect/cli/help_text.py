@@ -1,0 +1,55 @@
+"""Every command's one-line description (the `ttinspect --help` list: whole, never cut with "...") and
+the real examples its own --help ends with. One table, so a test can check that no command lacks either."""
+
+from __future__ import annotations
+
+import click
+
+SHORT = {
+    "list": "The shipped variants, or the kernels in your file",
+    "dump": "Print one compiled stage (ttir, ttgir, llir, ptx, sass)",
+    "report": "The facts about a kernel's compiled code",
+    "diff": "Compare two kernels' facts, each change explained",
+    "check": "What is wrong with a kernel: evidence, why, the fix",
+    "passes": "Every compiler pass: what it changed, facts it made",
+    "html": "One self-contained HTML page about one or two kernels",
+    "sweep": "Compile a grid of configs x targets, a row of facts each",
+    "targets": "NVIDIA targets, their limits, which Tritons compile them",
+    "cache": "The kernels in Triton's cache (torch.compile's too)",
+    "cache-info": "ttinspect's own cache: where, how big, --clear",
+    "bench": "TFLOP/s of variants beside cuBLAS (GPU)",
+    "profile": "Nsight Compute metrics of one launch each (GPU)",
+    "ladder": "Doc 003's optimisation steps, each measured (GPU)",
+    "autotune": "Time every autotune config, save the winner (GPU)",
+}
+
+EXAMPLES = {
+    "list": ["ttinspect list", "ttinspect list my_kernels.py", "ttinspect list --json"],
+    "dump": ["ttinspect dump opt --stage ptx --arch sm_90", "ttinspect dump opt --stage ttgir --loop",
+             "ttinspect dump my.py:kern --signature \"*fp16:16, *fp16:16, i32:16\" --stage sass"],
+    "report": ["ttinspect report opt --arch sm_90", "ttinspect report opt --arch sm_90 --explain",
+               "ttinspect report my.py:matmul --config all"],
+    "diff": ["ttinspect diff naive opt", "ttinspect diff opt opt:num_stages=1 --arch sm_90 --passes",
+             "ttinspect diff opt@sm_80 opt@sm_90 --stage ptx"],
+    "check": ["ttinspect check tileon --arch sm_90", "ttinspect check opt --arch sm_90 --fail-on warning"],
+    "passes": ["ttinspect passes opt --arch sm_90", "ttinspect passes opt --arch sm_90 --show tritongpu-pipeline"],
+    "html": ["ttinspect html opt --arch sm_90 -o opt.html", "ttinspect html naive opt -o naive-vs-opt.html"],
+    "sweep": [],  # its epilog has them (cli/sweep_cmd.py)
+    "targets": ["ttinspect targets", "ttinspect targets --json"],
+    "cache": ["ttinspect cache", "ttinspect cache ~/.triton/cache --sort registers",
+              "ttinspect report cache:3fa9c2"],
+    "cache-info": ["ttinspect cache-info", "ttinspect cache-info --clear"],
+    "bench": ["ttinspect bench naive opt", "ttinspect bench opt --sizes 1024,4096"],
+    "profile": ["ttinspect profile naive opt --size 4096"],
+    "ladder": ["ttinspect ladder --size 4096", "ttinspect ladder --json"],
+    "autotune": ["ttinspect autotune opt --size 4096", "ttinspect report opt --config best"],
+}
+
+
+def apply(group: click.Group) -> None:
+    for name, command in group.commands.items():
+        command.short_help = SHORT[name]
+        if command.epilog and "Examples:" in command.epilog:  # written beside the command already
+            continue
+        examples = "\b\nExamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
+        command.epilog = f"{command.epilog}\n\n{examples}" if command.epilog else examples

@@ -1,0 +1,97 @@
+"""`ttinspect diff` as text: the facts that changed first (grouped, side by side), one explanation per
+change, and the unchanged facts folded into a count — `--all` lists them and explains the detail facts
+(glance.DETAIL) that changed, which the short view only names."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+
+from ..facts.model import GROUPS
+from .glance import CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded, group_line, row
+
+
+def _side(fact) -> tuple[str, str]:
+    return fact.display(), UNKNOWN_STYLE if fact.value is None else ""
+
+
+def _changed(fa, fb) -> bool:
+    return fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown)
+
+
+def _label(report) -> str:
+    return f"{report.label}@{report.target}"
+
+
+def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
+    a, b = result.a, result.b
+    order = sorted(result.rows, key=lambda pair: GROUPS.index(pair[0].group))
+    changed = [(fa, fb) for fa, fb in order if _changed(fa, fb)]
+    headline = [(fa, fb) for fa, fb in changed if show_all or fa.key not in DETAIL]
+    detail = [fa.title for fa, fb in changed if not show_all and fa.key in DETAIL]
+    same = [(fa, fb) for fa, fb in order if not _changed(fa, fb)]
+    shown = headline + (same if show_all else [])
+    values = [[_side(fa)[0] for fa, _ in shown] + [_label(a)], [_side(fb)[0] for _, fb in shown] + [_label(b)]]
+    cols = Columns.fit(width, [fa.title for fa, _ in shown], values, meaning=False)
+    versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
+    lines = [Text(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
+                  style="bold")]
+    if not changed:
+        lines.append(Text("No fact differs."))
+        return lines
+    lines += row(cols, "", [(_label(a), "bold"), (_label(b), "bold")])
+    lines += _grouped(cols, headline, changed_style=CHANGED_STYLE)
+    if detail:
+        lines += folded("detail facts also differ", detail, width)
+    lines.append(Text("What changed, and what it means", style="bold"))
+    for change in result.changes:
+        if not show_all and change.key in DETAIL:
+            continue
+        head = f"• {change.title}: "
+        body = textwrap.wrap(head + _without_values(change, result), width=width, subsequent_indent="  ",
+                             break_on_hyphens=False)
+        for k, piece in enumerate(body):
+            line = Text()
+            if k == 0:
+                line.append(piece[:len(head)], style=CHANGED_STYLE)
+                line.append(piece[len(head):])
+            else:
+                line.append(piece)
+            lines.append(line)
+    if show_all:
+        if same:
+            lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
+            lines += _grouped(cols, same)
+    else:
+        more = f"; {len(detail)} detail changes explained" if detail else ""
+        lines.append(Text(f"{len(same)} facts are the same — --all lists them{more}", style=MEANING_STYLE))
+    return lines
+
+
+def _without_values(change, result) -> str:
+    """The generic explanation starts `before → after: `; the table above already shows both values."""
+    from ..facts.model import format_value
+
+    def text(value):
+        return format_value(value) if value is not None else "n/a"
+
+    prefix = f"{text(change.before)} → {text(change.after)}: "
+    return change.explanation[len(prefix):] if change.explanation.startswith(prefix) else change.explanation
+
+
+def _grouped(cols: Columns, pairs, changed_style: str = "") -> list[Text]:
+    lines, group = [], None
+    for fa, fb in pairs:
+        if fa.group != group:
+            group = fa.group
+            lines.append(group_line(group))
+        lines += row(cols, fa.title, [_side(fa), _side(fb)], title_style=changed_style)
+    return lines
+
+
+def print_diff(result, *, show_all: bool = False) -> None:
+    from . import term
+    from .glance import print_lines
+
+    print_lines(diff_lines(result, term.width(), show_all=show_all))

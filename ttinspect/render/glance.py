@@ -1,0 +1,139 @@
+"""The short view of a set of facts, read at a glance: one line per fact that says something, the rest
+folded into a line per group. Shared by `report` and `diff`; pure text layout (rich `Text` lines), no I/O.
+
+What is folded, by rules that hold for every kernel (never per kernel):
+- facts that found nothing (0, none, no, an empty tally) — one "none:" line per group naming them;
+- facts that do not apply ("n/a: …") — one line per group and reason;
+- detail facts (DETAIL below): whole-kernel totals whose per-iteration counterpart is shown, and IR op
+  tallies. They are one flag away (`--explain` / `--all`), counted at the foot.
+A fact that is unknown is never folded: its reason is the line's meaning.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from rich.text import Text
+
+# Detail, not headline: each is implied by a shown fact (threads = 32 × num_warps; a kernel-wide count
+# beside its per-iteration count; warps per SM beside CTAs per SM) or is a raw tally of IR operations.
+DETAIL = frozenset({
+    "threads", "commit_groups", "async_copies", "setp", "rem_div", "ttg_ops", "ttgir_loop_ops", "layouts",
+    "warps_per_sm", "sass_mma", "sass_loop_tensor_core_ops", "sass_ldgsts", "sass_ldgdepbar", "sass_bar_sync",
+    "sass_tcgen05_ops", "sass_mbarrier_ops", "sass_tma", "sass_global_loads", "sass_local_memory",
+    # the SASS form of a synchronisation the pipeline / tensor-core groups show from the PTX, one for one
+    "sass_loop_ldgdepbar", "sass_loop_depbar", "sass_drain_depbar", "sass_loop_bar_sync",
+    "sass_loop_warpgroup_arrive", "sass_loop_warpgroup_wait",
+})
+
+GROUP_STYLE, UNKNOWN_STYLE, MEANING_STYLE, CHANGED_STYLE = "bold", "italic", "dim", "yellow"
+
+
+def is_nothing(value) -> bool:
+    """0, none, no, an empty tally: the fact looked and found nothing."""
+    return value is not None and (value is False or (not isinstance(value, bool) and value in (0, (), "", "none")))
+
+
+def not_applicable(fact) -> bool:
+    return fact.value is None and bool(fact.unknown) and fact.unknown.startswith("not applicable")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Widths of the columns of a fact table; `meaning` is 0 when the width leaves no useful room."""
+
+    title: int
+    values: tuple[int, ...]
+    meaning: int
+
+    @classmethod
+    def fit(cls, width: int, titles, values_per_column, meaning: bool = True) -> Columns:
+        longest_title = max((len(t) for t in titles), default=8)
+        n = len(values_per_column)
+        caps = [max((len(v) for v in column), default=4) for column in values_per_column]
+        share = max(10, int(width * (0.27 if n == 1 else 0.24)))
+        widths = [max(4, min(cap, share)) for cap in caps]
+        title = min(longest_title, max(16, int(width * 0.36)))
+        rest = width - 2 - title - sum(w + 2 for w in widths) - 2
+        if meaning and rest >= 28:
+            return cls(title, tuple(widths), rest)
+        # No room for a useful meaning (about 100 columns or fewer): whole titles, wider values.
+        title = min(longest_title, max(16, int(width * 0.45)))
+        room = width - 2 - title - sum(w + 2 for w in widths)
+        if room < 0:
+            widths = [max(4, w + room // n - 1) for w in widths]
+        else:
+            widths = [min(cap, w + room // n) for w, cap in zip(widths, caps, strict=True)]
+        return cls(title, tuple(widths), 0)
+
+
+def brief(explanation: str) -> str:
+    """The first clause of an explanation: what fits on one line of a glance."""
+    for mark in ("; ", ". "):
+        explanation = explanation.split(mark, 1)[0]
+    return explanation
+
+
+def cut(text: str, room: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= room else text[:max(0, room - 1)] + "…"
+
+
+def wrap(text: str, room: int) -> list[str]:
+    """Values break after a comma (a tally's items stay whole) and only inside an item when it must."""
+    return textwrap.wrap(text, width=max(4, room), break_on_hyphens=False) or [""]
+
+
+def row(cols: Columns, title: str, values: list[tuple[str, str]], meaning: str = "", *,
+        indent: str = "  ", title_style: str = "") -> list[Text]:
+    """One fact: title, its value column(s) (each wrapped in its column), then the meaning on the first
+    line, cut to one line."""
+    wrapped = [wrap(value, w) for (value, _), w in zip(values, cols.values, strict=True)]
+    height = max(len(w) for w in wrapped)
+    lines = []
+    for i in range(height):
+        line = Text(indent)
+        line.append(cut(title, cols.title).ljust(cols.title) if i == 0 else " " * cols.title,
+                    style=title_style if i == 0 else "")
+        for (_, style), column, w in zip(values, wrapped, cols.values, strict=True):
+            line.append("  ")
+            line.append((column[i] if i < len(column) else "").ljust(w), style=style)
+        if i == 0 and cols.meaning and meaning:
+            line.append("  ")
+            line.append(cut(meaning, cols.meaning), style=MEANING_STYLE)
+        line.rstrip()
+        lines.append(line)
+    return lines
+
+
+def folded(label: str, titles: list[str], width: int, indent: str = "  ") -> list[Text]:
+    """`none: a, b, c` wrapped to the width with a hanging indent."""
+    head = f"{indent}{label}: "
+    lines = textwrap.wrap(", ".join(titles), width=width, initial_indent=head,
+                          subsequent_indent=" " * len(head), break_on_hyphens=False)
+    out = []
+    for k, text in enumerate(lines):
+        line = Text()
+        if k == 0:
+            line.append(head, style=MEANING_STYLE)
+            line.append(text[len(head):], style=MEANING_STYLE)
+        else:
+            line.append(text, style=MEANING_STYLE)
+        out.append(line)
+    return out
+
+
+def group_line(name: str, note: str = "") -> Text:
+    line = Text(name, style=GROUP_STYLE)
+    if note:
+        line.append(f"  {note}", style=MEANING_STYLE)
+    return line
+
+
+def print_lines(lines: list[Text]) -> None:
+    from . import term
+
+    console = term.console()
+    for line in lines:
+        console.print(line, no_wrap=True, overflow="ignore", crop=False, soft_wrap=True)

@@ -1,0 +1,80 @@
+"""`ttinspect report` as text: the short view (a line per fact that says something, see glance.py) or,
+with --explain, every fact with its whole explanation under it. Pure layout; `print_report` prints."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+
+from .glance import (DETAIL, brief, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded, group_line, is_nothing,
+                     not_applicable, row)
+
+
+def title_line(report) -> Text:
+    line = Text(f"{report.label} · {report.target} · Triton {report.triton_version}", style="bold")
+    return line
+
+
+def _value(fact) -> tuple[str, str]:
+    if fact.value is None and not not_applicable(fact):
+        return "unknown", UNKNOWN_STYLE
+    return fact.display(), ""
+
+
+def _meaning(fact) -> str:
+    if fact.value is None and fact.unknown and not not_applicable(fact):
+        return fact.unknown  # the reason is what the reader needs on that line
+    return brief(fact.explanation)
+
+
+def short_lines(report, width: int) -> list[Text]:
+    groups = report.by_group()
+    shown = {g: [f for f in facts if f.key not in DETAIL and not is_nothing(f.value) and not not_applicable(f)]
+             for g, facts in groups}
+    everything = [f for facts in shown.values() for f in facts]
+    cols = Columns.fit(width, [f.title for f in everything], [[_value(f)[0] for f in everything]])
+    lines = [title_line(report)]
+    hidden = 0
+    for group, facts in groups:
+        lines.append(group_line(group))
+        for fact in shown[group]:
+            lines += row(cols, fact.title, [_value(fact)], _meaning(fact))
+        nothing = [f.title for f in facts if f.key not in DETAIL and is_nothing(f.value)]
+        if nothing:
+            lines += folded("none", nothing, width)
+        reasons: dict[str, list[str]] = {}
+        for f in facts:
+            if f.key not in DETAIL and not_applicable(f):
+                reasons.setdefault(f.display(), []).append(f.title)
+        for reason, titles in reasons.items():
+            lines += folded(reason, titles, width)
+        hidden += sum(1 for f in facts if f.key in DETAIL)
+    more = f"{hidden} more facts and " if hidden else ""
+    lines.append(Text(f"--explain: {more}every fact's full explanation", style=MEANING_STYLE))
+    return lines
+
+
+def explained_lines(report, width: int) -> list[Text]:
+    """Every fact: title and value, then its explanation wrapped under it."""
+    facts = list(report.facts)
+    cols = Columns.fit(width, [f.title for f in facts], [[_value(f)[0] for f in facts]], meaning=False)
+    lines = [title_line(report)]
+    for group, group_facts in report.by_group():
+        lines.append(group_line(group))
+        for fact in group_facts:
+            lines += row(cols, fact.title, [_value(fact)])
+            text = fact.explanation
+            if fact.value is None and fact.unknown:
+                text = f"{fact.display()}. {text}"
+            for piece in textwrap.wrap(text, width=max(20, width - 6), break_on_hyphens=False):
+                lines.append(Text(f"      {piece}", style=MEANING_STYLE))
+    return lines
+
+
+def print_report(report, *, explain: bool = False) -> None:
+    from . import term
+    from .glance import print_lines
+
+    width = term.width()
+    print_lines(explained_lines(report, width) if explain else short_lines(report, width))
