@@ -1,16 +1,42 @@
-"""Shared test set-up: an isolated artifact cache, and GPU tests skipped (not failed) without a GPU."""
+"""Shared test set-up: caches of our own, GPU tests skipped (not failed) without a GPU.
+
+The suite never touches the user's caches: ttinspect's (TTINSPECT_CACHE_DIR, else $XDG_CACHE_HOME/ttinspect)
+and Triton's (TRITON_CACHE_DIR, TRITON_HOME/.triton) point into one temporary directory for the session,
+removed when it ends. At the end the session warns if ~/.cache/ttinspect or ~/.triton changed meanwhile
+(another process may have done it: a warning, not a failure); tests/test_isolation.py proves the rule with
+a HOME of its own. TTINSPECT_TEST_CACHE_DIR keeps ttinspect's test cache somewhere of your choosing (to reuse it
+between runs); a TTINSPECT_CACHE_DIR you exported for your own use is not used by the tests.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
-# Tests never touch the user's cache. A session shares one cache (compiles are the slow part);
-# TTINSPECT_CACHE_DIR set by the caller (CI) wins.
-os.environ.setdefault("TTINSPECT_CACHE_DIR", tempfile.mkdtemp(prefix="ttinspect-test-cache-"))
+_SESSION = Path(tempfile.mkdtemp(prefix="ttinspect-tests-"))
+os.environ["TTINSPECT_CACHE_DIR"] = os.environ.get("TTINSPECT_TEST_CACHE_DIR") or str(_SESSION / "ttinspect")
+os.environ["TRITON_CACHE_DIR"] = str(_SESSION / "triton-cache")
+os.environ["TRITON_HOME"] = str(_SESSION)  # Triton's dump/override directories live under it
+os.environ["XDG_CACHE_HOME"] = str(_SESSION / "xdg-cache")  # a test that unsets TTINSPECT_CACHE_DIR lands here
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+_HOME = Path.home()
+_WATCHED = (_HOME / ".cache" / "ttinspect", _HOME / ".triton")
+
+
+def _snapshot(root: Path) -> tuple:
+    """Names and modification times of everything under root (at most a few thousand entries)."""
+    if not root.exists():
+        return ()
+    return tuple(sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*")
+                        if not p.is_symlink()))
+
+
+_BEFORE = {root: _snapshot(root) for root in _WATCHED}
 
 
 def _has_cuda() -> bool:
@@ -28,6 +54,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    touched = [str(root) for root in _WATCHED if _snapshot(root) != _BEFORE[root]]
+    shutil.rmtree(_SESSION, ignore_errors=True)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if touched and reporter is not None:
+        reporter.write_line(f"warning: {', '.join(touched)} changed during the test session "
+                            "(the tests point every cache elsewhere: another process?)", yellow=True)
 
 
 from golden_option import pytest_addoption  # noqa: E402,F401  (--update-golden)

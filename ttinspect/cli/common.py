@@ -31,6 +31,22 @@ class _Value(click.ParamType):
 VALUE = _Value()
 
 
+class _Stage(_Value):
+    """A text stage, checked while parsing (so `--help`-level checks, completion and the docs runner see a
+    wrong stage too), refused with the same one line as before."""
+
+    name = "stage"
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if isinstance(value, str) and value not in STAGE_NAMES:
+            self.fail(f"unknown stage {value!r}; valid: {', '.join(STAGE_NAMES)}", param, ctx)
+        return value
+
+
+STAGE = _Stage()
+
+
 def emit_json(data) -> None:
     from ..render.jsonout import dumps
 

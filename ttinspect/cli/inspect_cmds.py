@@ -8,7 +8,7 @@ import click
 
 from ..errors import UsageError
 from .app import cli
-from .common import (REF_HELP, STAGE_NAMES, VALUE, arch_option, args_options, check_stage, emit_json, kernel_source,
+from .common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
                      options_from, ref_options, settings_option)
 
 @cli.command("list")
@@ -42,7 +42,7 @@ def list_command(file: str | None, as_json: bool) -> None:
 
 @cli.command(epilog=REF_HELP)
 @click.argument("ref", metavar="REF")
-@click.option("--stage", default=None, metavar="STAGE", type=VALUE,
+@click.option("--stage", default=None, metavar="STAGE", type=STAGE,
               help=f"One of {', '.join(STAGE_NAMES)} (default ptx).")
 @ref_options
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
@@ -113,7 +113,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--by-line", "by_line", is_flag=True,
               help="Instructions per Python line instead of the facts: whole kernel and main loop.")
-@click.option("--stage", default=None, metavar="STAGE", type=VALUE, help="With --by-line: the stage (default ptx).")
+@click.option("--stage", default=None, metavar="STAGE", type=STAGE, help="With --by-line: the stage (default ptx).")
 @click.option("--explain", is_flag=True, help="Every fact (detail facts too), each with its full explanation.")
 def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...], signature: str | None,
            config: str | None, as_json: bool, by_line: bool, stage: str, explain: bool) -> None:
@@ -175,7 +175,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @arch_option
 @settings_option
 @args_options
-@click.option("--stage", default=None, metavar="STAGE", type=VALUE,
+@click.option("--stage", default=None, metavar="STAGE", type=STAGE,
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
 @click.option("--passes", "passes", is_flag=True,
               help="Also compare the two pass histories: the first pass after which a snapshot fact differs.")

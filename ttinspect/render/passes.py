@@ -39,15 +39,20 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     from ..passes.snapshot_facts import explanation, title
 
     console = _console()
-    console.print(f"[dim]# {escape(header)}[/dim]")
+    console.print(f"[dim]# {escape(header)}[/dim]", soft_wrap=True)  # one line, like every stage's header
     table = Table(title_justify="left", show_lines=False)
     loop = loop_counts is not None
+    # Below 120 columns the op tallies leave the facts no room: the facts stay, the ops go (--show PASS has
+    # them); below 160 fewer op kinds per row.
+    with_ops = console.width >= 120
+    limit = _MAX_OPS if console.width >= 160 else 3
     # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
-    for column, options in (("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
-                            ("lines (main loop)" if loop else "lines", {"justify": "right"}),
-                            ("ops (whole module)" if loop else "ops", {"overflow": "fold"}),
-                            ("facts that changed (whole module)" if loop else "facts that changed",
-                             {"overflow": "fold"})):
+    columns = [("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
+               ("lines (main loop)" if loop else "lines", {"justify": "right"})]
+    if with_ops:
+        columns.append(("ops (whole module)" if loop else "ops", {"overflow": "fold"}))
+    columns.append(("facts that changed (whole module)" if loop else "facts that changed", {"overflow": "fold"}))
+    for column, options in columns:
         table.add_column(column, **options)
     used: list[str] = []
     for row in history.passes if show_all else history.rows:
@@ -58,12 +63,13 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
             lines = "?" if row.lines_added is None else f"+{row.lines_added} -{row.lines_removed}"
         name = escape(row.label) + (f" [dim]+ {escape(row.folded)}[/dim]" if row.nested else "")
         style = "dim" if row.changed is False else ""
-        table.add_row(str(row.index), name, row.stage, lines, escape(ops_text(row.ops_added, row.ops_removed)),
+        ops = [escape(ops_text(row.ops_added, row.ops_removed, limit))] if with_ops else []
+        table.add_row(str(row.index), name, row.stage, lines, *ops,
                       f"[bold]{escape(facts_text(row.changed_facts))}[/bold]" if row.changed_facts else "",
                       style=style)
         for step in row.steps:
-            table.add_row("", f"  ↳ {step.name}", "", "", escape(ops_text(step.ops_added, step.ops_removed)),
-                          escape(facts_text(step.changed_facts)), style="dim")
+            ops = [escape(ops_text(step.ops_added, step.ops_removed, limit))] if with_ops else []
+            table.add_row("", f"  ↳ {step.name}", "", "", *ops, escape(facts_text(step.changed_facts)), style="dim")
         used += [c.key for c in row.changed_facts if c.key not in used]
     console.print(table)
     if not show_all:
