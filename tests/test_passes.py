@@ -264,7 +264,8 @@ def test_loop_is_the_main_loop_of_the_rest_of_the_tool():
     data = history_json_args(*common)
     loop = json.loads(ok(*common, "--loop", "--json"))["loop_lines"]
     assert loop[str(row(data, "tritongpu-pipeline")["index"])]["added"] > 0
-    text = ok(*common, "--loop", "--width", "200")  # the loop's lines, the module's ops and facts: the columns say which
+    # the loop's lines, the module's ops and facts: the columns say which (wide enough for the ops column)
+    text = ok(*common, "--loop", "--width", "200")
     assert "lines (main loop)" in text and "ops (whole module)" in text and text.count("(whole module)") == 2
 
 
