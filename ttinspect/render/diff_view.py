@@ -9,7 +9,7 @@ import textwrap
 from rich.text import Text
 
 from ..facts.model import GROUPS
-from .glance import CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded, group_line, row
+from .glance import CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded, group_line, heading, row
 
 
 def _side(fact) -> tuple[str, str]:
@@ -35,8 +35,8 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     values = [[_side(fa)[0] for fa, _ in shown] + [_label(a)], [_side(fb)[0] for _, fb in shown] + [_label(b)]]
     cols = Columns.fit(width, [fa.title for fa, _ in shown], values, meaning=False)
     versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
-    lines = [Text(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
-                  style="bold")]
+    lines = heading(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
+                    width)
     if not changed:
         lines.append(Text("No fact differs."))
         return lines
@@ -44,7 +44,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     lines += _grouped(cols, headline, changed_style=CHANGED_STYLE)
     if detail:
         lines += folded("detail facts also differ", detail, width)
-    lines.append(Text("What changed, and what it means", style="bold"))
+    lines += heading("What changed, and what it means", width)
     for change in result.changes:
         if not show_all and change.key in DETAIL:
             continue
@@ -65,7 +65,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             lines += _grouped(cols, same)
     else:
         more = f"; {len(detail)} detail changes explained" if detail else ""
-        lines.append(Text(f"{len(same)} facts are the same — --all lists them{more}", style=MEANING_STYLE))
+        lines += heading(f"{len(same)} facts are the same — --all lists them{more}", width, MEANING_STYLE)
     return lines
 
 

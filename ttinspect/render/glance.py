@@ -124,6 +124,12 @@ def folded(label: str, titles: list[str], width: int, indent: str = "  ") -> lis
     return out
 
 
+def heading(text: str, width: int, style: str = "bold") -> list[Text]:
+    """A title line, wrapped (never wider than the width, whatever the labels)."""
+    return [Text(piece, style=style) for piece in textwrap.wrap(text, width=width, subsequent_indent="  ",
+                                                                break_on_hyphens=False)]
+
+
 def group_line(name: str, note: str = "") -> Text:
     line = Text(name, style=GROUP_STYLE)
     if note:

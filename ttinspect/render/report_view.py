@@ -7,13 +7,12 @@ import textwrap
 
 from rich.text import Text
 
-from .glance import (DETAIL, brief, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded, group_line, is_nothing,
+from .glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded, group_line, is_nothing,
                      not_applicable, row)
 
 
-def title_line(report) -> Text:
-    line = Text(f"{report.label} · {report.target} · Triton {report.triton_version}", style="bold")
-    return line
+def title_lines(report, width: int) -> list[Text]:
+    return heading(f"{report.label} · {report.target} · Triton {report.triton_version}", width)
 
 
 def _value(fact) -> tuple[str, str]:
@@ -34,7 +33,7 @@ def short_lines(report, width: int) -> list[Text]:
              for g, facts in groups}
     everything = [f for facts in shown.values() for f in facts]
     cols = Columns.fit(width, [f.title for f in everything], [[_value(f)[0] for f in everything]])
-    lines = [title_line(report)]
+    lines = title_lines(report, width)
     hidden = 0
     for group, facts in groups:
         lines.append(group_line(group))
@@ -51,7 +50,7 @@ def short_lines(report, width: int) -> list[Text]:
             lines += folded(reason, titles, width)
         hidden += sum(1 for f in facts if f.key in DETAIL)
     more = f"{hidden} more facts and " if hidden else ""
-    lines.append(Text(f"--explain: {more}every fact's full explanation", style=MEANING_STYLE))
+    lines += heading(f"--explain: {more}every fact's full explanation", width, MEANING_STYLE)
     return lines
 
 
@@ -59,7 +58,7 @@ def explained_lines(report, width: int) -> list[Text]:
     """Every fact: title and value, then its explanation wrapped under it."""
     facts = list(report.facts)
     cols = Columns.fit(width, [f.title for f in facts], [[_value(f)[0] for f in facts]], meaning=False)
-    lines = [title_line(report)]
+    lines = title_lines(report, width)
     for group, group_facts in report.by_group():
         lines.append(group_line(group))
         for fact in group_facts:
