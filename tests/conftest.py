@@ -47,7 +47,19 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
+# The edit-test loop (`pytest -m "not slow"`, docs/testing.md): modules of pure functions — parsers, lexers,
+# layout, tables, the CLI's option checks, the docs' commands parsed. Every other module compiles kernels
+# and counts as slow; inside these, a test that compiles or spawns processes is marked slow itself.
+QUICK_MODULES = {"test_parse_ptx", "test_parse_mlir", "test_parse_llir", "test_parse_sass", "test_lexers",
+                 "test_render_text", "test_loops", "test_versions", "test_fuzz", "test_cli_bad_values",
+                 "test_specialize", "test_docs", "test_terminal", "test_resources", "test_source"}
+
+
 def pytest_collection_modifyitems(config, items):
+    slow = pytest.mark.slow
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] not in QUICK_MODULES:
+            item.add_marker(slow)
     if _has_cuda():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")

@@ -98,6 +98,7 @@ def _seconds(stage: str, text: str) -> float:
     return best
 
 
+@pytest.mark.slow  # times parsers on 1-50 MB inputs
 @pytest.mark.parametrize("stage", STAGES)
 def test_time_grows_linearly(stage):
     """50x the input within 2 x 50x the time (at 40 KB -> 2 MB; 1 MB -> 50 MB is the benchmark)."""

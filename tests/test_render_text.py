@@ -126,6 +126,7 @@ def test_list(request, width):
     check_golden(request, f"list-{width}", result.output)
 
 
+@pytest.mark.slow  # compiles
 def test_live_report_fits(tmp_path):
     """The installed Triton's own facts: the short report of opt on sm_90 fits 60 lines at 120 columns and
     nothing is wider than 80 at 80."""

@@ -67,6 +67,7 @@ def test_offline_registers_match_the_h100(variant):
     assert (report.registers, report.spills) == H100_TRITON36[variant]
 
 
+@pytest.mark.slow  # compiles
 def test_resource_facts_in_report():
     report = inspect("naive", arch="sm_90")
     assert report.blocks_per_sm == 8 and report["occupancy_limit"] == "registers"

@@ -288,6 +288,7 @@ def kernel_file_of(result) -> str:
     return module_source_path(result.metadata["ttinspect"]["kernel"].split(":")[0])
 
 
+@pytest.mark.slow  # compiles
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("variant", ["naive", "opt"])
 def test_fresh_build_every_stage(builds, variant: str, arch: str):
@@ -323,6 +324,7 @@ def _installed_cdiv_line() -> int:
     return start + next(i for i, text in enumerate(lines) if text.strip().startswith("return"))
 
 
+@pytest.mark.slow  # compiles
 def test_fresh_llir_inlined_cdiv(builds):
     result = builds["opt", "sm_80"]
     lines = source.line_map("llir", result.artifacts.text("llir"), kernel_file_of(result))
@@ -330,6 +332,7 @@ def test_fresh_llir_inlined_cdiv(builds):
     assert inlined and {a.source_line for a in inlined} == cdiv_lines("opt")
 
 
+@pytest.mark.slow  # compiles
 def test_fresh_sass_with_call_sites(builds, tmp_path):
     """nvdisasm -gi prints `inlined at` marks when the cubin has them (Triton 3.9's PTX passes
     inlined_at to ptxas; 3.6's does not): then nothing stays unattributed."""
@@ -348,6 +351,7 @@ def test_fresh_sass_with_call_sites(builds, tmp_path):
     assert counts(sass)[dot_line("opt")].family("HMMA") == 16
 
 
+@pytest.mark.slow  # compiles
 def test_no_line_info(monkeypatch):
     """TRITON_DISABLE_LINE_INFO=1 (part of the cache key): every stage all None, with a reason."""
     from ttinspect.engine import build
@@ -385,6 +389,7 @@ def nested_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 '''
 
 
+@pytest.mark.slow  # compiles
 def test_nested_inlining_goes_to_the_outermost_kernel_line(tmp_path, monkeypatch):
     """standard.py:43 inlined into helper (line 7) inlined into the kernel at line 14: line 14, in
     every stage (3.9 PTX chains two .loc directives, 3.6 writes `@[ k.py:7:22 @[ k.py:14:18 ] ]`)."""

@@ -60,7 +60,7 @@ def piped(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(CLI + args, env=env, capture_output=True, text=True, timeout=300)
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def warm():
     """Compile once, so that every case below reads the cache."""
     for args in (["report", "opt", "--arch", "sm_90"], ["diff", "naive", "opt"]):
@@ -70,8 +70,9 @@ def warm():
 TABLES = [["report", "opt", "--arch", "sm_90"], ["diff", "naive", "opt"], ["list"], ["dump", "opt", "--arch", "sm_90"]]
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 @pytest.mark.parametrize("args", TABLES, ids=lambda a: a[0])
-def test_terminal_gets_colour_and_its_width(args):
+def test_terminal_gets_colour_and_its_width(warm, args):
     code, out = on_pty(args, base_env(), columns=100)
     assert code == 0, out
     assert ESCAPE.search(out), "a terminal gets colour"
@@ -80,6 +81,7 @@ def test_terminal_gets_colour_and_its_width(args):
         assert max(len(line) for line in plain.splitlines()) <= 100
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 @pytest.mark.parametrize("args", TABLES, ids=lambda a: a[0])
 @pytest.mark.parametrize("how", ["NO_COLOR", "--color never", "TERM=dumb"])
 def test_no_colour_means_no_escape_at_all(args, how):
@@ -96,6 +98,7 @@ def test_no_colour_means_no_escape_at_all(args, how):
     assert not ESCAPE.search(out), f"{how}: {out.count(chr(27))} escape codes (bold and dim count too)"
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 @pytest.mark.parametrize("args", TABLES, ids=lambda a: a[0])
 def test_pipe_is_plain_unless_forced(args):
     assert not ESCAPE.search(piped(args, base_env()).stdout)
@@ -104,6 +107,7 @@ def test_pipe_is_plain_unless_forced(args):
     assert not ESCAPE.search(piped(args, base_env(FORCE_COLOR="1", NO_COLOR="1")).stdout)
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 @pytest.mark.parametrize("args", TABLES[:3], ids=lambda a: a[0])
 def test_pipe_width_is_columns_else_80(args):
     for env, width in ((base_env(), 80), (base_env(COLUMNS="100"), 100), (base_env(COLUMNS="200"), 200)):
@@ -124,6 +128,7 @@ CLOSED_PIPE = [
 ]
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 @pytest.mark.parametrize("args", CLOSED_PIPE, ids=" ".join)
 def test_closed_pipe_is_exit_0_and_silent(args):
     """The reader has gone before the first byte (`| head -0`): exit 0, nothing on stderr."""
@@ -136,6 +141,7 @@ def test_closed_pipe_is_exit_0_and_silent(args):
     assert done.returncode == 0 and done.stderr == b"", done.stderr.decode()
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 def test_head_reads_one_line():
     done = subprocess.run(" ".join(shlex.quote(a) for a in CLI) + " diff naive opt --stage ptx | head -1",
                           shell=True, executable="/bin/bash", env=base_env(), capture_output=True, text=True,
@@ -176,6 +182,7 @@ def complete(words: str) -> list[str]:
     return [line.split(",", 1)[1] for line in done.stdout.splitlines() if "," in line]
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 def test_shell_completion():
     assert "report" in complete("ttinspect rep")
     assert {"opt", "opt_tma"} <= set(complete("ttinspect report op"))
@@ -184,6 +191,7 @@ def test_shell_completion():
     assert "--explain" in complete("ttinspect report opt --ex")
 
 
+@pytest.mark.slow  # subprocesses (a real terminal, real pipes) or a compile
 def test_arch_specific_names():
     result = CliRunner().invoke(cli, ["dump", "opt", "--arch", "sm_90a"], catch_exceptions=False)
     assert result.exit_code == 0

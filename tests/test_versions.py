@@ -84,6 +84,7 @@ def test_turing_occupancy_uses_turings_limits():
     assert "KB reserved" not in report.fact("blocks_per_sm").explanation
 
 
+@pytest.mark.slow  # compiles
 def test_turing_pipeline_is_what_the_ptx_shows():
     """Turing has no cp.async: the loop loads with plain ld.global, and the depth says so."""
     if TRITON < (3, 4):
