@@ -91,7 +91,7 @@ def _grown(stage: str, target_bytes: int) -> str:
 
 def _seconds(stage: str, text: str) -> float:
     best = float("inf")
-    for _ in range(2):
+    for _ in range(3):
         start = time.perf_counter()
         analyze(stage, text)
         best = min(best, time.perf_counter() - start)
@@ -101,8 +101,10 @@ def _seconds(stage: str, text: str) -> float:
 @pytest.mark.slow  # times parsers on 1-50 MB inputs
 @pytest.mark.parametrize("stage", STAGES)
 def test_time_grows_linearly(stage):
-    """50x the input within 2 x 50x the time (at 40 KB -> 2 MB; 1 MB -> 50 MB is the benchmark)."""
+    """50x the input within 3 x 50x the time (at 40 KB -> 2 MB; 1 MB -> 50 MB is the benchmark)."""
     small, large = _grown(stage, 40_000), _grown(stage, 2_000_000)
     ratio = len(large) / len(small)
     t_small, t_large = _seconds(stage, small), _seconds(stage, large)
-    assert t_large <= 2 * ratio * max(t_small, 0.002), (stage, t_small, t_large)
+    # 3x headroom: a busy 2-core machine (GC, a neighbour) moves a 3 ms measurement by half; a quadratic
+    # parser would still be 'ratio' times over (here ~22x)
+    assert t_large <= 3 * ratio * max(t_small, 0.003), (stage, t_small, t_large)
