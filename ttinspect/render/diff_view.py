@@ -64,7 +64,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
             lines += _grouped(cols, same)
     else:
-        more = f"; {len(detail)} detail changes explained" if detail else ""
+        more = f" and explains the {len(detail)} detail changes" if detail else ""
         lines += heading(f"{len(same)} facts are the same — --all lists them{more}", width, MEANING_STYLE)
     return lines
 
