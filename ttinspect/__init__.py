@@ -11,12 +11,11 @@ The public API is imported lazily so that `import ttinspect` (and so the CLI) st
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["inspect", "diff", "report_from_build", "diff_reports",
-           "Report", "Diff", "Change", "Fact", "build", "build_jit", "Build", "Artifacts",
-           "Pointer", "TensorDesc", "all_variants", "get_variant", "TTInspectError", "CompileError", "UsageError",
-           "offline_imports"]
+__all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Diff", "Change", "Fact", "build",
+           "build_jit", "Build", "Artifacts", "Pointer", "TensorDesc", "all_variants", "get_variant",
+           "TTInspectError", "CompileError", "UsageError", "offline_imports"]
 
 _EXPORTS = {
     "inspect": "report", "Report": "report", "report_from_build": "report",
@@ -26,6 +25,17 @@ _EXPORTS = {
     "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",
     "CompileError": "errors", "UsageError": "errors", "offline_imports": "compile",
 }
+
+
+if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports each name on first use
+    from .artifacts import Artifacts
+    from .compare import Change, Diff, diff, diff_reports
+    from .compile import offline_imports
+    from .engine import Build, build, build_jit
+    from .errors import CompileError, TTInspectError, UsageError
+    from .facts.model import Fact
+    from .report import Report, inspect, report_from_build
+    from .variants import Pointer, TensorDesc, all_variants, get_variant
 
 
 def __getattr__(name: str) -> Any:

@@ -60,8 +60,9 @@ class Artifacts:
 
     def data(self, stage: str) -> bytes:
         spec = get_stage(stage)
-        if spec.derived_from is not None:
-            return self._derived(f"kernel.{spec.name}", lambda: tools.disassemble(self.data(spec.derived_from)))
+        source = spec.derived_from  # a local: the lambda below must see it as a str, not str | None
+        if source is not None:
+            return self._derived(f"kernel.{spec.name}", lambda: tools.disassemble(self.data(source)))
         if not self.has(stage):
             raise MissingStage(stage, self.directory)
         return self._read(self._name(stage))

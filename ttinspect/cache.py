@@ -173,6 +173,7 @@ def manifest(entry: Path) -> dict[str, str]:
 def read(entry: Path, name: str) -> bytes:
     """A file of an entry, checked against the digest it was stored with (the manifest, or for a
     derived file its `.sha256` beside it). Raises Damaged, never returns bytes that were not stored."""
+    expected: str | None
     try:
         expected = (entry / f"{name}.sha256").read_text().strip()  # a derived file
     except FileNotFoundError:

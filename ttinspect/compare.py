@@ -9,19 +9,43 @@ from dataclasses import dataclass
 from typing import Any
 
 from .explain import explain_change
-from .facts.model import Fact
+from .facts.model import Fact, change_text, value_text
 from .errors import UsageError
 from .report import Report
 
 
 @dataclass(frozen=True)
 class Change:
+    """One fact that differs. `before`/`after` are the facts' values as they are (None: unknown);
+    `before_text`/`after_text` the same as plain text, and `str(change)` one line,
+    `block sizes / constexprs: BLOCK_SIZE_M 64 → 128, ...` (of a mapping, only the entries that differ)."""
+
     key: str
     title: str
     group: str
     before: Any
     after: Any
     explanation: str
+
+    @property
+    def before_text(self) -> str:
+        """`before` as the tables show it (`BLOCK_SIZE_M=64, ...`, `cg.16B×4`, `yes`); None as `unknown`."""
+        return value_text(self.before)
+
+    @property
+    def after_text(self) -> str:
+        return value_text(self.after)
+
+    @property
+    def delta_text(self) -> str:
+        """What changed, without the title: `4 → 5`, `BLOCK_SIZE_M 64 → 128, GROUP_SIZE_M absent → 8`."""
+        return change_text(self.before, self.after)
+
+    def __str__(self) -> str:
+        return f"{self.title}: {self.delta_text}"
+
+    def __repr__(self) -> str:  # the dataclass's own would print the raw tuples and the explanation
+        return f"Change({self.key}: {self.delta_text})"
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,14 @@ class Diff:
     b: Report
     rows: tuple[tuple[Fact, Fact], ...]  # every fact, side by side, in report order
     changes: tuple[Change, ...]
+
+    def __repr__(self) -> str:  # `Diff(naive@sm_89 vs opt@sm_89: 23 changes)`
+        count = len(self.changes)
+        return f"Diff({_side(self.a)} vs {_side(self.b)}: {count} change{'s' * (count != 1)})"
+
+    def __str__(self) -> str:
+        """The summary line, then one line per change (`str(change)`)."""
+        return "\n".join([repr(self)] + [f"  {change}" for change in self.changes])
 
     def change(self, key: str) -> Change | None:
         return next((c for c in self.changes if c.key == key), None)
@@ -45,8 +77,13 @@ class Diff:
                              "explanation": c.explanation} for c in self.changes]}
 
 
+def _side(report: Report) -> str:
+    return f"{report.label}@{report.target}"
+
+
 def diff_reports(a: Report, b: Report) -> Diff:
-    rows, changes = [], []
+    rows: list[tuple[Fact, Fact]] = []
+    changes: list[Change] = []
     b_facts = {f.key: f for f in b.facts}
     for fa in a.facts:
         fb = b_facts.get(fa.key)

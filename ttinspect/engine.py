@@ -16,7 +16,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from . import cache
 from .artifacts import Artifacts
@@ -155,7 +155,7 @@ def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None
                   {"variant": spec.name, "problem": _jsonable(resolved.problem)}, path, check)
 
 
-def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
+def build_jit(fn: Any, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
               arch: str | Target | None = None) -> Build:
     """Compile any @triton.jit function. `args` are the runtime arguments by name as a launch would
     pass them (torch tensors or `Pointer("fp16")`, ints, floats); `config` the constexprs and compile
@@ -166,7 +166,7 @@ def build_jit(fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = No
     return build_function(fn, fn.__name__, args, config, resolve_target(arch))
 
 
-def build_function(fn, label: str, args: Mapping[str, Any], config: Mapping[str, Any] | None,
+def build_function(fn: Any, label: str, args: Mapping[str, Any], config: Mapping[str, Any] | None,
                    target: Target, *, check: bool = True) -> Build:
     """A loaded @triton.jit function, keyed by its file's content (and its siblings'). `check=False`
     keeps a build whose shared memory would not launch (a table of configs shows it as not fitting)."""
@@ -182,7 +182,7 @@ def build_function(fn, label: str, args: Mapping[str, Any], config: Mapping[str,
 USER_MODULE_PREFIX = "ttinspect_user_"
 
 
-def _build(label: str, kernel: str, digest: dict[str, str], load, args: dict[str, Any],
+def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], Any], args: dict[str, Any],
            config: dict[str, Any], target: Target, extra: dict[str, Any], source_file: str | None,
            check: bool = True) -> Build:
     key = cache.content_key({
@@ -238,7 +238,7 @@ _cached_only = False
 
 
 @contextlib.contextmanager
-def cached_only():
+def cached_only() -> Iterator[None]:
     """Within it, a build that is not in the cache raises NotCached instead of compiling: a sweep or a
     diff learns which of its kernels are warm (and gets those) without paying for a compile here."""
     global _cached_only
@@ -259,7 +259,7 @@ _ready_pass_dumps: dict[str, str] = {}
 
 
 @contextlib.contextmanager
-def compile_with_pass_dumps():
+def compile_with_pass_dumps() -> Iterator[None]:
     """Within it, a kernel compiled for its artifacts also keeps its per-pass dumps."""
     global _compile_with_pass_dumps
     saved, _compile_with_pass_dumps = _compile_with_pass_dumps, True

@@ -101,7 +101,8 @@ def _tensor_ops(a, b, before, after) -> str | None:
             "(wgmma m64nNk16): count = tile / (shape × warps or warpgroups)")
 
 
-EXPLAINERS: dict[str, Callable[..., str]] = {
+# An explainer returns None where its reading does not apply (explain_change then says what changed).
+EXPLAINERS: dict[str, Callable[..., str | None]] = {
     "shared_memory": _shared,
     "pipeline_depth": _depth,
     "num_stages": _num_stages,

@@ -14,9 +14,15 @@ Line numbers are 1-based and inclusive, counted over `text.split("\\n")`; `slice
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .parse.cfg import MainLoop
+
+if TYPE_CHECKING:  # imported where used: a caller slicing MLIR needs no PTX/LLIR/SASS parser
+    from .parse.llir import LlFunction
+    from .parse.ptx import PtxFunction
+    from .parse.sass import SassFunction
 
 LOOP_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 
@@ -56,23 +62,21 @@ def main_loop_slice(stage: str, text: str, *, strict: bool = False) -> LoopSlice
     UsageError for a stage that has no loops to find (cubin)."""
     if stage in ("ttir", "ttgir"):
         return _mlir(stage, text, strict)
+    function: PtxFunction | LlFunction | SassFunction | None
     if stage == "ptx":
         from .parse.ptx import parse_ptx
 
-        module = parse_ptx(text)
-        function = module.kernel
+        function = parse_ptx(text).kernel
         what = "no .entry function in this PTX"
     elif stage == "llir":
         from .parse.llir import parse_llir
 
-        module = parse_llir(text)
-        function = module.kernel
+        function = parse_llir(text).kernel
         what = "no function definition in this LLVM IR"
     elif stage == "sass":
         from .parse.sass import parse_sass
 
-        module = parse_sass(text)
-        function = module.kernel
+        function = parse_sass(text).kernel
         what = "no function in this SASS"
     else:
         raise UsageError(f"no loops to find in stage {stage!r}; use one of {', '.join(LOOP_STAGES)}")

@@ -18,12 +18,13 @@ fixture. See docs/testing.md.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Generator, Mapping
 
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compare import Diff
+    from .facts.model import Fact
     from .report import Report
 
 __all__ = ["expect", "ExpectationFailed", "TTInspectFixture"]
@@ -32,7 +33,7 @@ __all__ = ["expect", "ExpectationFailed", "TTInspectFixture"]
 ALIASES = {"tensor_core_ops_per_iteration": "loop_tensor_core_ops", "wait_group": "loop_wait_group"}
 BUDGET_PREFIXES = {"max_": "<=", "min_": ">="}
 
-_REPORTS = pytest.StashKey[list]()  # the Reports a test's `ttinspect` fixture produced or checked
+_REPORTS = pytest.StashKey["list[Report]"]()  # the Reports a test's `ttinspect` fixture produced or checked
 
 
 class ExpectationFailed(AssertionError):
@@ -100,7 +101,7 @@ def _matches(actual: Any, expected: Any) -> bool:
     return actual == expected
 
 
-def _describe(fact) -> str:
+def _describe(fact: Fact) -> str:
     text = f"{fact.title}: {fact.explanation} [read from {fact.source}]"
     if fact.value is not None and fact.display() != repr(fact.value):
         text += f" (shown as: {fact.display()})"
@@ -137,10 +138,11 @@ def expect(report: Any, **expected: Any) -> Report:
     max_severity = expected.pop("max_severity", None)
     if not expected and max_severity is None:
         raise UsageError("expect() needs at least one key=value, e.g. expect(report, pipeline_depth=3)")
-    resolved = {name: _resolve_key(report, name) for name in expected}
-    bad = [name for name, r in resolved.items() if r is None]
+    found = {name: _resolve_key(report, name) for name in expected}
+    bad = [name for name, r in found.items() if r is None]
     if bad:
         raise UsageError(_unknown_keys_message(report, bad))
+    resolved = {name: r for name, r in found.items() if r is not None}
 
     mismatches: list[str] = []
     for name, want in expected.items():
@@ -195,7 +197,7 @@ class TTInspectFixture:
     """What the `ttinspect` fixture returns. Every report it produces (or checks with `expect`) is
     remembered for the test: if the test fails, their summaries are appended to the failure report."""
 
-    def __init__(self, reports: list | None = None):
+    def __init__(self, reports: list[Report] | None = None):
         self.reports: list[Report] = reports if reports is not None else []
 
     def _keep(self, report: Report) -> Report:
@@ -210,7 +212,7 @@ class TTInspectFixture:
 
         return self._keep(inspect(kernel, arch, **options))
 
-    def inspect_jit(self, fn, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
+    def inspect_jit(self, fn: Any, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
                     arch: str | None = None) -> Report:
         """Any `@triton.jit` function: `args` as a launch would pass them (`Pointer("fp16")`, ints),
         `config` the constexprs and options (num_warps, num_stages). See `ttinspect.build_jit`."""
@@ -219,7 +221,7 @@ class TTInspectFixture:
 
         return self._keep(report_from_build(build_jit(fn, args, config, arch)))
 
-    def diff(self, a, b, arch: str | None = None, **options: Any) -> Diff:
+    def diff(self, a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:
         """`ttinspect.diff` of two references or kernel objects (with `args=`, `config=`, overrides), or
         of two Reports already made."""
         from .compare import diff
@@ -229,7 +231,7 @@ class TTInspectFixture:
         self._keep(result.b)
         return result
 
-    def expect(self, report: Report, **expected: Any) -> Report:
+    def expect(self, report: Any, **expected: Any) -> Report:
         """`ttinspect.pytest_plugin.expect` (see there); also remembers the report for this test."""
         __tracebackhide__ = True
         from .report import Report
@@ -244,7 +246,7 @@ class TTInspectFixture:
 
 
 @pytest.fixture
-def ttinspect(request) -> TTInspectFixture:
+def ttinspect(request: pytest.FixtureRequest) -> TTInspectFixture:
     """ttinspect: compile Triton kernels offline (no GPU) and assert on the facts.
 
     `ttinspect.inspect(variant, arch=None, **overrides)`, `ttinspect.inspect_jit(fn, args, config,
@@ -252,20 +254,20 @@ def ttinspect(request) -> TTInspectFixture:
     max_shared_memory=49152, ...)`. When the test fails, the facts and main-loop PTX of every report
     it produced are appended to the failure output.
     """
-    reports: list = []
+    reports: list[Report] = []
     request.node.stash[_REPORTS] = reports  # fresh per run of the test (reruns included)
     return TTInspectFixture(reports)
 
 
 # --- hooks -------------------------------------------------------------------------------------
 
-def _reports_of(item) -> list:
+def _reports_of(item: pytest.Item) -> list[Report]:
     """The reports to show for a failed test that used the fixture: the fixture's, then Reports
     (or Diffs) that other fixtures handed the test."""
     reports = list(item.stash.get(_REPORTS, ()))
     report_mod, diff_mod = sys.modules.get("ttinspect.report"), sys.modules.get("ttinspect.diff")
     for value in getattr(item, "funcargs", {}).values():
-        found = []
+        found: list[Report] = []
         if report_mod is not None and isinstance(value, report_mod.Report):
             found = [value]
         elif diff_mod is not None and isinstance(value, diff_mod.Diff):
@@ -277,7 +279,7 @@ def _reports_of(item) -> list:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     if call.when != "call" or _REPORTS not in item.stash:
         return
@@ -293,7 +295,7 @@ def pytest_runtest_makereport(item, call):
         rep.sections.append((f"ttinspect: {report.label} on {report.target}", report.summary()))
 
 
-def pytest_assertrepr_compare(config, op, left, right):
+def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
     """`assert report_a == report_b`: list the facts that differ instead of two long reprs."""
     report_mod = sys.modules.get("ttinspect.report")
     if op != "==" or report_mod is None:

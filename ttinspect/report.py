@@ -13,12 +13,15 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .engine import Build, build
 from .errors import TTInspectError, UsageError
 from .facts.model import GROUPS, Counts, Fact, known, unknown
 from .variants import OPTION_KEYS, parse_ref
+
+if TYPE_CHECKING:
+    from .parse.cfg import KernelModule
 
 # The parsers and fact extractors are imported where facts are computed: a warm report reads them
 # back from the entry (`kernel.facts-*.json`), and a warm `diff` need not import them at all.
@@ -38,7 +41,7 @@ class Report:
     build: Build | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:  # short: pytest prints it in every failing assert's "where" line
-        return f"<Report {self.label} on {self.target} (Triton {self.triton_version}): {len(self.facts)} facts>"
+        return f"Report({self.label}@{self.target}, Triton {self.triton_version}, {len(self.facts)} facts)"
 
     def fact(self, key: str) -> Fact:
         for fact in self.facts:
@@ -143,7 +146,7 @@ def _config_facts(result: Build) -> list[Fact]:
     ]
 
 
-def _main_loop_text(text: str, module) -> str | None:
+def _main_loop_text(text: str, module: KernelModule) -> str | None:
     loop = module.main_loop
     if loop is None:
         return None

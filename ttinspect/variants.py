@@ -84,15 +84,15 @@ class Variant:
     def settable_keys(self) -> tuple[str, ...]:
         return tuple(self.config) + tuple(k for k in self.problem if k not in self.config)
 
-    def load_kernel(self):
+    def load_kernel(self) -> Any:
         """Import the kernel's module (this imports triton) and return the JIT function."""
         return _resolve(self.kernel)
 
-    def load_launcher(self):
+    def load_launcher(self) -> Callable[..., Any]:
         return _resolve(self.launcher)
 
 
-def _resolve(ref: str):
+def _resolve(ref: str) -> Any:
     module, _, attr = ref.partition(":")
     return getattr(importlib.import_module(module), attr)
 
@@ -113,7 +113,7 @@ class Resolved:
     config: Mapping[str, Any]
     problem: Mapping[str, Any]
 
-    def args(self) -> dict:
+    def args(self) -> dict[str, Any]:
         return self.variant.make_args(self.problem, self.config)
 
     def label(self) -> str:

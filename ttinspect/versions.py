@@ -100,7 +100,8 @@ def describe_unknown_target(target: str) -> str:
 
 def target_rows() -> list[dict]:
     """Every target ttinspect knows or that some release compiles: its limits and its Tritons."""
-    measured = COMPILES_FOR.get(installed())  # None: this release was not measured
+    here = installed()
+    measured = COMPILES_FOR.get(here) if here is not None else None  # None: this release was not measured
     rows = []
     names = list(TARGETS) + [n for n in NO_LIMITS if n not in TARGETS]
     for name in sorted(names, key=lambda n: int(n[3:])):

@@ -14,7 +14,7 @@ import re
 import sys
 import tempfile
 import warnings
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import triton
 import triton.language as tl
@@ -29,7 +29,7 @@ from ..targets import Target, from_capability
 from ..variants import TlDtype
 from ..versions import release
 
-VERSION = release(triton.__version__)
+VERSION: tuple[int, int] = release(triton.__version__)  # annotated: pass_dumps imports it in a cycle
 # Triton 3.3 typed bools as i1; 3.4 and later as u1 (docs/versions.md).
 BOOL_TYPE = "i1" if VERSION < (3, 4) else "u1"
 # Triton runs `ptxas -v` on every compile; from 3.5 on it prints the report when asked
@@ -57,7 +57,7 @@ def check_supported(fn, spec: Specialization) -> None:
 
 
 @contextlib.contextmanager
-def offline_imports():
+def offline_imports() -> Iterator[None]:
     """Import a user's file on a machine without a GPU. Triton 3.3's @triton.autotune asks the GPU
     driver for its benchmarker when the decorator runs, so the import itself fails without a GPU; a
     stand-in driver answers that one question (benchmarking needs a GPU and is never done here)."""
@@ -120,7 +120,8 @@ def unwrap(obj) -> tuple[Any, Any, list]:
     """A kernel object -> (its JIT function, the Autotuner around it or None, the Heuristics from the
     outside in). Heuristics may sit above or below the autotuner (flash-linear-attention stacks them
     above); their values are computed after the config is chosen either way."""
-    autotuner, heuristics = None, []
+    autotuner: Any = None
+    heuristics: list[Any] = []
     while True:
         kind = kernel_kind(obj)
         if kind == "jit":
@@ -199,7 +200,7 @@ def specialize_for(fn, args: Mapping[str, Any], constexprs: Mapping[str, Any]) -
     if missing:
         raise UsageError(f"no value for constexpr parameter(s) {', '.join(missing)} of {fn.__name__}")
     annotations = {p.name: p.annotation_type for p in fn.params
-                   if not p.is_constexpr and getattr(p, "annotation_type", "")}
+                   if not p.is_constexpr and getattr(p, "annotation_type", None)}
     return specialize(names, args, values, do_not_specialize=no_spec,
                       do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE, annotations=annotations)
 
@@ -244,7 +245,7 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
         raise _compile_error(fn, exc) from exc
     except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
         raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
-    if dumps is not None:
+    if dumps is not None and pass_dump is not None:  # both or neither: the second test is for mypy
         from .pass_dumps import StepsElsewhere
 
         try:
@@ -343,13 +344,13 @@ def _kernel_location(fn) -> tuple[str, int]:
 def _compile_error(fn, exc: CompilationError) -> CompileError:
     """Triton's reason (the innermost message) and the line in the user's kernel it points at."""
     file, first_line = _kernel_location(fn)
-    node = getattr(exc, "node", None)
-    line = first_line + node.lineno - 1 if getattr(node, "lineno", None) else None
+    node_line = getattr(getattr(exc, "node", None), "lineno", None)  # the line in Triton's AST of the kernel
+    line = first_line + node_line - 1 if node_line else None
     source_line = None
-    if line is not None and exc.src:
+    if node_line and exc.src:
         lines = exc.src.split("\n")
-        if 0 < node.lineno <= len(lines):
-            source_line = lines[node.lineno - 1]
+        if 0 < node_line <= len(lines):
+            source_line = lines[node_line - 1]
     reason = _innermost_reason(exc)
     return CompileError(reason + _known_meaning(reason, None), file=file, line=line, source_line=source_line)
 

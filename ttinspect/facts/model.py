@@ -24,6 +24,12 @@ class Fact:
     source: str  # where it was read: "ptx", "ttir", "ttgir", "metadata", "ptx main loop"
     unknown: str | None = None  # why value is None
 
+    def __repr__(self) -> str:  # `Fact(pipeline_depth=4)`: the dataclass's own would print every field
+        return f"Fact({self.key}={value_text(self.value)})"
+
+    def __str__(self) -> str:  # `pipeline depth (num_stages): 4`
+        return f"{self.title}: {self.display()}"
+
     @property
     def known(self) -> bool:
         return self.value is not None
@@ -53,6 +59,34 @@ def format_value(value: Any) -> str:
             return ", ".join(f"{k}{sep}{format_value(v)}" for k, v in value)
         return ", ".join(format_value(v) for v in value) if value else "none"
     return str(value)
+
+
+def value_text(value: Any) -> str:
+    """A fact's value as plain text; None (unknown, whatever the reason) as `unknown`."""
+    return "unknown" if value is None else format_value(value)
+
+
+def _pairs(value: Any) -> bool:
+    """A value that is a mapping rendered as a tuple of (name, value) pairs (a Counts, block sizes)."""
+    return isinstance(value, tuple) and (isinstance(value, Counts) or all(
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value))
+
+
+def change_text(before: Any, after: Any) -> str:
+    """`old → new`; for two mappings only the entries that differ, as `name old → new, ...` (a name one
+    side lacks is 0 in a multiset, else `absent` there)."""
+    if _pairs(before) and _pairs(after) and (before or after):
+        old, new = dict(before), dict(after)
+        missing = 0 if isinstance(before, Counts) or isinstance(after, Counts) else None
+        changed = [(k, old.get(k, missing), new.get(k, missing)) for k in dict.fromkeys([*old, *new])
+                   if old.get(k, missing) != new.get(k, missing)]
+        if changed:  # else the same entries in another order: the whole values say so
+            return ", ".join(f"{k} {_entry(a)} → {_entry(b)}" for k, a, b in changed)
+    return f"{value_text(before)} → {value_text(after)}"
+
+
+def _entry(value: Any) -> str:
+    return "absent" if value is None else format_value(value)
 
 
 def _jsonable(value: Any) -> Any:

@@ -53,9 +53,9 @@ def pipeline_depth(view: PtxView) -> Fact:
                      f"{EXPLANATION}. Read here from {inits} mbarrier.init before the loop: TMA "
                      "pipelines keep one barrier per stage", "ptx")
     if commits and waits:
-        if None in waits or len(set(waits)) != 1:
-            return fail(f"the loop's cp.async.wait_group immediates differ ({sorted(set(map(str, waits)))})")
         wait = waits[0]
+        if wait is None or len(set(waits)) != 1:  # all equal and the first known: none is None
+            return fail(f"the loop's cp.async.wait_group immediates differ ({sorted(set(map(str, waits)))})")
         if wait % commits:
             return fail(f"wait_group {wait} is not a multiple of the {commits} commit groups per iteration")
         depth = wait // commits + 2

@@ -57,18 +57,18 @@ def autotune(variant_name: str, size: int = 4096) -> dict[str, Any]:
             continue
         cublas_runs.append(time_ms(lambda: torch.matmul(a, b)))
         rows.append(TunedConfig(index, config, run_variant(ref, a, b), None))
-    ran = [r for r in rows if r.timing]
+    ran = [(r, r.timing) for r in rows if r.timing]
     if not ran:
         raise UsageError(f"no autotune config of {variant.name} fits this GPU")
     cublas_ms = statistics.median(cublas_runs)
-    best = min(ran, key=lambda r: r.timing.ms)
+    best, best_timing = min(ran, key=lambda pair: pair[1].ms)
     cublas_tflops = 2 * size ** 3 / cublas_ms / 1e9
     data = {
         "variant": variant.name, "device": torch.cuda.get_device_name(), "triton": triton.__version__,
         "torch": torch.__version__, "size": size, "date": datetime.date.today().isoformat(),
         "cublas": {"ms": cublas_ms, "tflops": cublas_tflops},
-        "best": {"index": best.index, "config": dict(best.config), "ms": best.timing.ms,
-                 "tflops": best.timing.tflops, "ratio_to_cublas": best.timing.tflops / cublas_tflops},
+        "best": {"index": best.index, "config": dict(best.config), "ms": best_timing.ms,
+                 "tflops": best_timing.tflops, "ratio_to_cublas": best_timing.tflops / cublas_tflops},
         "results": [{"index": r.index, "config": dict(r.config), "skipped": r.skipped,
                      **({"ms": r.timing.ms, "tflops": r.timing.tflops,
                          "ratio_to_cublas": r.timing.tflops / cublas_tflops} if r.timing else {})}

@@ -77,17 +77,17 @@ def gather(item: Any, options=None, *, with_passes: bool = False, stages: tuple[
     from ..engine import Build
     from ..report import Report, report_from_build
 
-    if isinstance(item, Report) and item.build is not None:
+    if isinstance(item, Report):
         report = item
     elif isinstance(item, Build):
         report = report_from_build(item)
-    elif isinstance(item, Report):
-        raise TTInspectError(f"{item.label}: this Report keeps no build, so its stages cannot be shown")
     else:
         from ..check import check_reference
 
         report, _ = check_reference(item, options)
     built = report.build
+    if built is None:
+        raise TTInspectError(f"{report.label}: this Report keeps no build, so its stages cannot be shown")
     source_file = built.source_file
     source_text, source_missing = _read_source(built)
     stage_data = tuple(_stage_data(built, stage, source_file) for stage in stages)

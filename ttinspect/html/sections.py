@@ -101,7 +101,7 @@ def facts_two(a: KernelData, b: KernelData, only_group: str | None = None) -> tu
 def facts_section(kernels: Sequence[KernelData]) -> str:
     if len(kernels) == 1:
         return f'<section id="facts"><h2>Facts</h2>{facts_one(kernels[0])}</section>'
-    table, changed = facts_two(*kernels)
+    table, changed = facts_two(kernels[0], kernels[1])
     # A checkbox and a CSS rule: "only changed rows" works with JavaScript off.
     return (f'<section id="facts"><h2>Facts</h2><p>{changed} of the facts differ (highlighted). '
             '<input type="checkbox" id="only-changed"><label for="only-changed">show only those</label></p>'
@@ -112,7 +112,7 @@ def resources_section(kernels: Sequence[KernelData]) -> str:
     if len(kernels) == 1:
         table = facts_one(kernels[0], RESOURCES_GROUP)
     else:
-        table, _ = facts_two(*kernels, only_group=RESOURCES_GROUP)
+        table, _ = facts_two(kernels[0], kernels[1], only_group=RESOURCES_GROUP)
     return f'<section id="resources"><h2>Registers and occupancy</h2>{table}</section>'
 
 
@@ -163,6 +163,7 @@ def loop_diff_section(a: KernelData, b: KernelData) -> str:
         if why:
             body, summary = f'<p class="none">no loop diff: {esc(why)}</p>', "no diff"
         else:
+            assert sa.text is not None and sb.text is not None  # _no_loop gave a reason otherwise
             text = loop_text_diff(stage, slice_text(sa.text, sa.loop), slice_text(sb.text, sb.loop),
                                   f"{names[0]} ({stage} main loop)", f"{names[1]} ({stage} main loop)")
             lines = text.split("\n") if text else []
@@ -180,7 +181,7 @@ def loop_diff_section(a: KernelData, b: KernelData) -> str:
 
 def _no_loop(stage_data) -> str | None:
     if stage_data.text is None:
-        return stage_data.missing
+        return stage_data.missing or "the stage is missing"
     if stage_data.loop is None:
         return stage_data.loop_error or "its main loop could not be read"
     return None if stage_data.loop_lines else stage_data.loop.reason
@@ -285,6 +286,7 @@ def _aligned_passes(a: KernelData, b: KernelData) -> str:
         marker = ('<br><b class="mark">◀ first fact difference</b>' if pair == part
                   else '<br><b class="mark">◀ first output text difference</b>' if pair == first_text else "")
         shown = ra or rb
+        assert shown is not None  # keys neither side has were skipped above
         cells = []
         for row in (ra, rb):
             if row is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
 
 
 @dataclass(frozen=True)
@@ -318,8 +318,14 @@ class CFGFunction(Generic[Ins]):
     `TENSOR_CORE_OPS` for the main loop's reason."""
 
     cfg: CFG
-    instructions: Sequence[Ins]
     TENSOR_CORE_OPS: ClassVar[str]
+
+    if TYPE_CHECKING:
+        # Read-only to the readers: a subclass holds it as a dataclass field or computes it
+        # (PtxFunction decodes on demand). Declared only for mypy: a real property here would shadow
+        # the subclasses' fields, which a frozen dataclass then cannot set.
+        @property
+        def instructions(self) -> Sequence[Ins]: ...
 
     @property
     def blocks(self) -> tuple[Block, ...]:

@@ -313,10 +313,10 @@ def parse_mlir(text: str, *, stage: str = "ttgir") -> MlirModule:
         if m is None:
             raise ParseError(f"cannot read this op: {s[:60]!r}", line=no, stage=stage)
         if s.endswith("{") and REGION_LABEL_RE.match(s):  # `default {` / `partition0(...) {`
-            owner = previous if previous is not None else (
+            region_of = previous if previous is not None else (
                 ops[-1].index if ops and ops[-1].depth == len(stack) else None)
-            if owner is not None:
-                stack.append(owner)  # another region of the op before
+            if region_of is not None:
+                stack.append(region_of)  # another region of the op before
                 continue
         index = len(ops)
         ops.append(MlirOp(index, no, no, m[2] or m[3], m[1], len(stack), stack[-1] if stack else None,

@@ -60,7 +60,8 @@ def split_dump(text: str) -> list[Dump]:
     form are not snapshots: the latter stay part of the snapshot they interrupt."""
     out: list[Dump] = []
     stage: str | None = None
-    pending: tuple | None = None  # the header whose text runs up to the next header
+    # The header whose text runs up to the next header: a Dump's fields but its text.
+    pending: tuple[str, str | None, str, str, str, str, str | None] | None = None
     start = 0
     for match in _HEADER.finditer(text):
         parsed = _parse_header(match[1])

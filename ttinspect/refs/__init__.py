@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import TTInspectError, UsageError
+
+if TYPE_CHECKING:  # the engine is imported where a build starts (it loads Triton)
+    from ..engine import Build
 
 CACHE_PREFIX = "cache:"
 
@@ -117,7 +120,7 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
         if not variant.autotune_configs:
             raise UsageError(f"--config all: {variant.name} has no autotune configs")
         count = len(variant.autotune_configs)
-        out = []
+        out: list[Build | Failed] = []
         for number in range(1, count + 1):
             note = f"autotune config {number} of {count}"
             try:
@@ -228,7 +231,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     bound.update(args)
     bound.update(extra_args)
     target = resolve_target(arch)
-    out = []
+    out: list[Build | Failed] = []
     for launch in plan(obj, name, bound, settings, which, label):
         try:
             built = build_function(fn, launch.label, launch.args, launch.config, target, check=not keep_going)

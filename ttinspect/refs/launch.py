@@ -62,6 +62,7 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
                          f"ignores a value given for it — give the arguments it reads instead (--arg NAME=VALUE)")
 
     which = selector(which)
+    configs: list[tuple[int | None, dict[str, Any]]]  # (the config's number in the autotune list, config)
     if autotuner is None:
         if which is not None:
             raise UsageError(f"{name} is not @triton.autotune'd: --config picks one of an autotuned kernel's configs")
@@ -137,14 +138,16 @@ class _KnownByTypeOnly:
 
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __floordiv__ = _refuse
-    __hash__ = None
+    # None marks a class unhashable (the data model); typeshed types object.__hash__ as a method only,
+    # so mypy needs telling (typeshed's own list/dict do the same).
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
     from ..variants import Pointer, Scalar
 
     known = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in known.items()}
-    out = {}
+    out: dict[str, Any] = {}
     for key, rule in heuristics.values.items():
         try:
             out[key] = rule({**known, **out})

@@ -131,8 +131,10 @@ def _where(error: BaseException, path: Path) -> str:
     of where it was raised."""
     frames = traceback.extract_tb(error.__traceback__)
     mine = [f for f in frames if Path(f.filename) == path]
-    frame = (mine or frames or [None])[-1]
-    return f"{frame.filename}:{frame.lineno}" if frame else str(path)
+    chosen = mine or frames
+    if not chosen:
+        return str(path)
+    return f"{chosen[-1].filename}:{chosen[-1].lineno}"
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,9 @@ def describe_kernel(name: str, obj: Any) -> KernelInfo:
     from ..compile import kernel_kind, unwrap
 
     fn, autotuner, _ = unwrap(obj)
-    return KernelInfo(name, kernel_kind(obj), tuple(fn.arg_names),
+    kind = kernel_kind(obj)
+    assert kind is not None  # unwrap raised for anything but a kernel
+    return KernelInfo(name, kind, tuple(fn.arg_names),
                       tuple(p.name for p in fn.params if p.is_constexpr), _def_line(fn.fn),
                       len(autotuner.configs) if autotuner is not None else 0)
 
@@ -207,6 +211,7 @@ def _example(name: str, spec: Any, kernels: Mapping[str, Any], path: Path) -> Ex
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; keys: {', '.join(EXAMPLE_KEYS)}")
     kernel = spec.get("kernel")
+    kernel_name: str | None
     if isinstance(kernel, str):
         if kernel not in kernels:
             raise UsageError(f"{where}: no kernel {kernel!r} in the file; kernels: {', '.join(kernels) or 'none'}")

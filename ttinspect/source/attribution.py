@@ -276,7 +276,7 @@ def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
     for function in module.functions:
         for ins in function.instructions:
             if ins.dbg not in cache:
-                chain = []
+                chain: list[tuple[str, int, int]] = []  # (file, line, column), innermost first
                 loc = module.location(ins.dbg)
                 while loc is not None and len(chain) < 64:
                     chain.append((loc.file or "", loc.line, loc.col))

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 Job = tuple[int, str, Mapping[str, Any], "str | None", Mapping[str, Any]]  # index, ref, overrides, arch, options
 
@@ -32,7 +35,7 @@ class LocalPool:
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
-        self._executor = None
+        self._executor: ProcessPoolExecutor | None = None  # while `run` runs
 
     def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None) -> Iterator[tuple[int, dict]]:
         import multiprocessing
@@ -44,9 +47,9 @@ class LocalPool:
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if context.get_start_method() == "forkserver":
             context.set_forkserver_preload(["ttinspect.sweep.task"])
-        self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1, mp_context=context,
-                                             initializer=_ignore_sigint)
-        futures = {self._executor.submit(compile_point, ref, overrides, arch, options, driver): index
+        executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
+                                                        mp_context=context, initializer=_ignore_sigint)
+        futures = {executor.submit(compile_point, ref, overrides, arch, options, driver): index
                    for index, ref, overrides, arch, options in jobs}
         pending = set(futures)
         try:

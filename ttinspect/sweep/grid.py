@@ -101,7 +101,7 @@ def parse_arch_list(text: str | None) -> list[str | None]:
     archs = [a.strip() for a in text.split(",")]
     if not all(archs):
         raise UsageError(f"--arch {text}: an empty target in the list")
-    unique = list(dict.fromkeys(archs))
+    unique: list[str | None] = list(dict.fromkeys(archs))
     return unique
 
 

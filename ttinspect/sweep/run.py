@@ -55,6 +55,8 @@ def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
         from ..refs.userfile import Example, find, load_module, parse_file_ref
 
         parsed = parse_file_ref(ref)
+        if parsed.name is None:  # as building it would say
+            raise UsageError(f"{ref}: name a kernel or an example, as {ref.rstrip(':')}:NAME")
         found = find(load_module(parsed.path), parsed.path, parsed.name)
         kernel = found.kernel if isinstance(found, Example) else found
         autotuner = unwrap(kernel)[1]

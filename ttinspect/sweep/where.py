@@ -43,13 +43,15 @@ class WhereError(UsageError):
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
-    tokens, pos = [], 0
+    tokens: list[tuple[str, str]] = []
+    pos = 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None:
             raise WhereError(f"--where: unexpected {text[pos]!r} at position {pos + 1} in {text!r} (only comparisons, "
                              "and/or/not, parentheses, numbers, quoted strings and fact names)")
         kind = match.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
         if kind != "space":
             tokens.append((kind, match.group()))
         pos = match.end()
@@ -132,12 +134,12 @@ class _Parser:
     def atom(self):
         kind, text = self.take()
         if kind == "number":
-            value = float(text[:-1]) if text.endswith("%") else (float(text) if any(c in text for c in ".eE")
-                                                                 else int(text))
-            return lambda row: value
+            number = float(text[:-1]) if text.endswith("%") else (float(text) if any(c in text for c in ".eE")
+                                                                  else int(text))
+            return lambda row: number
         if kind == "string":
-            value = text[1:-1]
-            return lambda row: value
+            string = text[1:-1]
+            return lambda row: string
         if kind == "op" and text == "(":
             inner = self.or_()
             if self.take() != ("op", ")"):
