@@ -121,6 +121,8 @@ def _parse_error(command: Command) -> str | None:
             parse(command.argv)
     except click.exceptions.Exit as done:  # --help, --version: parsed, and they would exit
         return None if done.exit_code == 0 else f"exits {done.exit_code}"
+    except click.exceptions.NoArgsIsHelpError:  # a bare `ttinspect`: prints the help, as intended
+        return None
     except click.UsageError as error:
         return " ".join(error.format_message().split())
     return None
@@ -204,6 +206,8 @@ def _sweep_points(params: dict) -> int | None:
 
 def skip_reason(command: Command, triton_cache: Path) -> str | None:
     """Why `command` is not run here, or None. The reasons are the module docstring's."""
+    if command.block.skip_reason:  # a block marked <!-- docs: skip: ... -->: parsed, not run
+        return command.block.skip_reason
     if command.after == "&&" and command.previous is not None and command.previous.program == "ttinspect":
         before = skip_reason(command.previous, triton_cache)
         if before:

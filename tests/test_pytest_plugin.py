@@ -279,3 +279,17 @@ def test_unknown_keys_list_the_valid_ones(opt3):
         expect(opt3)
     with pytest.raises(UsageError, match="not a kernel reference"):
         expect({"pipeline_depth": 3}, pipeline_depth=3)
+
+
+def test_a_diff_from_another_fixture_is_shown_on_failure():
+    """A Diff handed to the test by another fixture contributes both its reports to the failure output."""
+    from types import SimpleNamespace
+
+    from test_render_text import fixture_report
+
+    from ttinspect.compare import diff_reports
+    from ttinspect.pytest_plugin import _reports_of
+
+    a, b = fixture_report("naive-sm_89"), fixture_report("opt-sm_89")
+    item = SimpleNamespace(stash={}, funcargs={"d": diff_reports(a, b), "other": 3})
+    assert _reports_of(item) == [a, b]

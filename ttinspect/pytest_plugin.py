@@ -265,7 +265,7 @@ def _reports_of(item: pytest.Item) -> list[Report]:
     """The reports to show for a failed test that used the fixture: the fixture's, then Reports
     (or Diffs) that other fixtures handed the test."""
     reports = list(item.stash.get(_REPORTS, ()))
-    report_mod, diff_mod = sys.modules.get("ttinspect.report"), sys.modules.get("ttinspect.diff")
+    report_mod, diff_mod = sys.modules.get("ttinspect.report"), sys.modules.get("ttinspect.compare")
     for value in getattr(item, "funcargs", {}).values():
         found: list[Report] = []
         if report_mod is not None and isinstance(value, report_mod.Report):

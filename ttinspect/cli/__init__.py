@@ -30,15 +30,15 @@ def main() -> None:
     """A reader that leaves early (`ttinspect dump ... | head`) is not an error: exit 0, say nothing —
     whether the pipe closed while click wrote (click then exits 1), while rich wrote (rich points stdout
     at /dev/null and exits 1), or at the final flush."""
-    import click.utils
-
     to_pipe = _is_pipe()
+    code: int | str | None = 0
     try:
         cli(prog_name="ttinspect")
-        code = 0
     except SystemExit as done:
         code = done.code
-    closed = isinstance(sys.stdout, click.utils.PacifyFlushWrapper) or (to_pipe and _is_devnull())
+    # click wraps stdout in its PacifyFlushWrapper once a write hit a closed pipe (by class name: click 8.5
+    # deprecates the public alias)
+    closed = type(sys.stdout).__name__.endswith("PacifyFlushWrapper") or (to_pipe and _is_devnull())
     try:
         sys.stdout.flush()
     except BrokenPipeError:

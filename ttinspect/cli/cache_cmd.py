@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .app import cli
@@ -23,7 +25,7 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
     from ..cache_listing import list_cache
     from ..tritoncache import default_dir
 
-    root = directory or default_dir()
+    root = Path(directory) if directory else default_dir()
     rows = list_cache(root, name=name_glob, sort=sort)
     if as_json:
         emit_json([row.as_dict() for row in rows])

@@ -46,8 +46,8 @@ def cache_table(rows, root: str) -> None:
             if key in ("source",) or not reason.startswith("not applicable"):
                 reasons[(key, reason)] = reasons.get((key, reason), 0) + 1
         if row.missing:
-            key = ("stages", f"missing {', '.join(row.missing)}")
-            reasons[key] = reasons.get(key, 0) + 1
+            missing = ("stages", f"missing {', '.join(row.missing)}")
+            reasons[missing] = reasons.get(missing, 0) + 1
     for (key, reason), count in sorted(reasons.items()):
         console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
     from ..tritoncache import default_dir

@@ -237,7 +237,7 @@ class TritonPtxLexer(PtxLexer):
     `mbarrier.try_wait.parity.shared::cta.b64`) and `elect.sync %r89|%p13, -1;`."""
 
     name = "PTX (Triton)"
-    aliases = []
+    aliases: list[str] = []
 
     tokens = {
         "root": [
@@ -263,7 +263,7 @@ class TritonLlvmLexer(LlvmLexer):
     `memory(none)`, `range(i32 0, 1024)`, `nofree`, ..."""
 
     name = "LLVM (Triton)"
-    aliases = []
+    aliases: list[str] = []
 
     tokens = {
         "root": [

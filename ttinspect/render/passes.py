@@ -47,8 +47,9 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     with_ops = console.width >= 120
     limit = _MAX_OPS if console.width >= 160 else 3
     # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
-    columns = [("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
-               ("lines (main loop)" if loop else "lines", {"justify": "right"})]
+    columns: list[tuple[str, dict[str, Any]]] = [
+        ("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
+        ("lines (main loop)" if loop else "lines", {"justify": "right"})]
     if with_ops:
         columns.append(("ops (whole module)" if loop else "ops", {"overflow": "fold"}))
     columns.append(("facts that changed (whole module)" if loop else "facts that changed", {"overflow": "fold"}))
