@@ -232,6 +232,8 @@ def _check_value(variant: Variant, key: str, value: Any) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if "GROUP" in key else 1):
             least = "a non-negative" if "GROUP" in key else "a positive"
             raise UsageError(f"--set {key}={value}: must be {least} integer")
+        if value >= 2 ** 63:  # Triton types an int as i32 or i64; beyond, it fails with "Nonrepresentable integer"
+            raise UsageError(f"--set {key}={_short(value)}: must fit in a signed 64-bit integer")
     elif isinstance(default, bool) and not isinstance(value, bool):
         raise UsageError(f"--set {key}={value}: must be true or false")
     elif isinstance(default, TlDtype) and not isinstance(value, TlDtype):
