@@ -16,7 +16,8 @@ _REF = ["", " ", "nonexistent", "opt:", "opt:=", "opt:=3", "opt:num_stages", "op
         LONG, *UNICODE]
 _ARCH = ["", " ", "sm_999", "sm_88", "sm_110", "gfx942", "sm", "90.0", "sm_90\n", LONG, *UNICODE]
 _STAGE = ["", " ", "PTX2", "cubin", "asm", "ttgir ", LONG, *UNICODE]
-_SET = ["", "=", "x", "=3", "num_stages=", "num_stages=abc", "num_stages=-1", "num_stages=999999999999", "GROUP_SIZE_M=99999999999999999999", "M=99999999999999999999",
+_SET = ["", "=", "x", "=3", "num_stages=", "num_stages=abc", "num_stages=-1", "num_stages=999999999999",
+        "GROUP_SIZE_M=99999999999999999999", "M=99999999999999999999",
         "num_stages=1.5", "num_warps=3", "num_warps=0", "num_warps=64", "BLOCK_SIZE_M=0", "BLOCK_SIZE_M=-64",
         "BLOCK_SIZE_M=12345678901234567890", "BLOCK_SIZE_M=abc", "unknown=1", "名前=1", f"{LONG}=1",
         f"num_stages={LONG}", "num_stages=\U0001F600"]
