@@ -14,8 +14,8 @@ UNICODE = ["é", "sm_９０", "名前", "\u202e", "\U0001F600"]
 _REF = ["", " ", "nonexistent", "opt:", "opt:=", "opt:=3", "opt:num_stages", "opt:num_stages=abc", "opt@",
         "opt@sm_999", "opt@@sm_90", "opt::", "/no/such/file.py:k", "no_such.py", "cache:", "cache:zzzz",
         LONG, *UNICODE]
-_ARCH = ["", " ", "sm_999", "sm_88", "sm_110", "gfx942", "sm", "90.0", "sm_90\n", LONG, *UNICODE]
-_STAGE = ["", " ", "PTX2", "cubin", "asm", "ttgir ", LONG, *UNICODE]
+_ARCH = ["", " ", "sm_999", "sm_88", "sm_110", "gfx1030", "sm", "90.0", "sm_90\n", LONG, *UNICODE]
+_STAGE = ["", " ", "PTX2", "cubin", "hsaco", "ttgir ", LONG, *UNICODE]
 _SET = ["", "=", "x", "=3", "num_stages=", "num_stages=abc", "num_stages=-1", "num_stages=999999999999",
         "GROUP_SIZE_M=99999999999999999999", "M=99999999999999999999",
         "num_stages=1.5", "num_warps=3", "num_warps=0", "num_warps=64", "BLOCK_SIZE_M=0", "BLOCK_SIZE_M=-64",

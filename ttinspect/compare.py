@@ -54,6 +54,8 @@ class Diff:
     b: Report
     rows: tuple[tuple[Fact, Fact], ...]  # every fact, side by side, in report order
     changes: tuple[Change, ...]
+    # Across vendors (sm_90 vs gfx942), the facts that do not compare, per side: (a's, b's)
+    one_side: tuple[tuple[Fact, ...], tuple[Fact, ...]] = ((), ())
 
     def __repr__(self) -> str:  # `Diff(naive@sm_89 vs opt@sm_89: 23 changes)`
         count = len(self.changes)
@@ -74,26 +76,50 @@ class Diff:
                 "facts": {fa.key: {"a": _jsonable(fa.value), "b": _jsonable(fb.value),
                                    "changed": fa.value != fb.value} for fa, fb in self.rows},
                 "changes": [{"key": c.key, "title": c.title, "a": _jsonable(c.before), "b": _jsonable(c.after),
-                             "explanation": c.explanation} for c in self.changes]}
+                             "explanation": c.explanation} for c in self.changes],
+                "one_side": {"a": {f.key: _jsonable(f.value) for f in self.one_side[0]},
+                             "b": {f.key: _jsonable(f.value) for f in self.one_side[1]}}}
 
 
 def _side(report: Report) -> str:
     return f"{report.label}@{report.target}"
 
 
+# Facts that mean the same on NVIDIA and AMD (the configuration, the IR, and these): what a diff across
+# vendors aligns. The others (PTX's cp.async, AMDGCN's s_waitcnt, ...) are listed per side.
+CROSS_VENDOR = frozenset({
+    "pipeline_depth", "tensor_core_path", "loop_tensor_core_ops", "registers", "spills", "blocks_per_sm",
+    "occupancy", "occupancy_limit",
+})
+_CONFIG_AND_IR = ("configuration", "program order", "ir")
+
+
+def _compares(fact: Fact) -> bool:
+    return fact.key in CROSS_VENDOR or fact.group in _CONFIG_AND_IR or fact.source in ("ttir", "ttgir")
+
+
+def _backend(report: Report) -> str | None:
+    return report.build.target.backend if report.build is not None else None
+
+
 def diff_reports(a: Report, b: Report) -> Diff:
     rows: list[tuple[Fact, Fact]] = []
     changes: list[Change] = []
     b_facts = {f.key: f for f in b.facts}
+    across = _backend(a) != _backend(b)
+    one_side: tuple[tuple[Fact, ...], tuple[Fact, ...]] = ((), ())
+    if across:
+        one_side = (tuple(f for f in a.facts if not _compares(f)), tuple(f for f in b.facts if not _compares(f)))
+        b_facts = {k: f for k, f in b_facts.items() if _compares(f)}
     for fa in a.facts:
         fb = b_facts.get(fa.key)
-        if fb is None:
+        if fb is None or (across and not _compares(fa)):
             continue
         rows.append((fa, fb))
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):
             changes.append(Change(fa.key, fa.title, fa.group, fa.value, fb.value,
                                   explain_change(fa.key, a, b, fa.value, fb.value, fb.explanation)))
-    return Diff(a, b, tuple(rows), tuple(changes))
+    return Diff(a, b, tuple(rows), tuple(changes), one_side)
 
 
 def diff(a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:

@@ -20,11 +20,12 @@ from .errors import UsageError
 from .parse.cfg import MainLoop
 
 if TYPE_CHECKING:  # imported where used: a caller slicing MLIR needs no PTX/LLIR/SASS parser
+    from .parse.amdgcn import AmdgcnFunction
     from .parse.llir import LlFunction
     from .parse.ptx import PtxFunction
     from .parse.sass import SassFunction
 
-LOOP_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+LOOP_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def main_loop_slice(stage: str, text: str, *, strict: bool = False) -> LoopSlice
     UsageError for a stage that has no loops to find (cubin)."""
     if stage in ("ttir", "ttgir"):
         return _mlir(stage, text, strict)
-    function: PtxFunction | LlFunction | SassFunction | None
+    function: PtxFunction | LlFunction | SassFunction | AmdgcnFunction | None
     if stage == "ptx":
         from .parse.ptx import parse_ptx
 
@@ -78,6 +79,11 @@ def main_loop_slice(stage: str, text: str, *, strict: bool = False) -> LoopSlice
 
         function = parse_sass(text).kernel
         what = "no function in this SASS"
+    elif stage == "amdgcn":  # the loop from the assembly's own branch structure (s_cbranch_* / s_branch)
+        from .parse.amdgcn import parse_amdgcn
+
+        function = parse_amdgcn(text).kernel
+        what = "no function in this AMDGCN assembly"
     else:
         raise UsageError(f"no loops to find in stage {stage!r}; use one of {', '.join(LOOP_STAGES)}")
     if function is None:

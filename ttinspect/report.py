@@ -210,7 +210,7 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
         return _computed_report(result, sass)
     # The stages the facts come from are still read (digest-checked), so a damaged entry is found and
     # compiled again exactly as when the facts are computed; only parsing them is saved.
-    for stage in ("ttir", "ttgir", "ptx"):
+    for stage in ("ttir", "ttgir", "ptx", "amdgcn"):
         if result.artifacts.has(stage):
             result.artifacts.data(stage)
     result.artifacts.extra("ptxas_log")
@@ -295,31 +295,59 @@ def _decode_report(data: bytes, result: Build) -> Report | None:
                   dict(result.config), facts, record.get("main_loop_ptx"), result)
 
 
+def _amd_facts(result: Build) -> tuple[list[Fact], str | None]:
+    """An AMD target's assembly facts (facts/amd.py) and its main loop's text."""
+    from .facts.amd import amd_facts
+    from .parse.amdgcn import parse_amdgcn
+
+    text, missing = _stage_text(result, "amdgcn")
+    module = parse_amdgcn(text)
+    meta = result.metadata
+    facts = amd_facts(module, _stage_text(result, "ttgir")[0], result.target, shared=meta.get("shared") or 0,
+                      num_warps=meta.get("num_warps") or 4, num_stages=meta.get("num_stages"))
+    if not missing and module.kernel is None:
+        missing = "the amdgcn has no function, so facts read from it are unknown"
+    return _all_unknown(facts, missing), (_main_loop_text(text, module) if not missing else None)
+
+
 def _computed_report(result: Build, sass: bool) -> Report:
-    from .facts.ir import ttgir_facts, ttir_facts
+    if result.target.amd is not None:
+        return _computed_ir_report(result, *_amd_facts(result))
     from .facts.pipeline import pipeline_depth
     from .facts.ptx import PtxView, ptx_facts
-    from .parse.mlir import parse_mlir
     from .parse.ptx import parse_ptx
 
     ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
     facts = _config_facts(result) + _all_unknown([pipeline_depth(view)] + ptx_facts(view), ptx_missing)
-    # Triton 3.3 names the kernel's arguments %arg0, %arg1, ... in the IR; later versions by the
-    # Python parameter names. The signature recorded at compile time gives the names back.
-    signature = (result.metadata.get("ttinspect") or {}).get("signature") or {}
-    arg_names = [name for name, ty in signature.items() if not str(ty).startswith("=")]
-    text, missing = _stage_text(result, "ttir")
-    facts += _all_unknown(ttir_facts(parse_mlir(text, stage="ttir"), arg_names), missing)
-    text, missing = _stage_text(result, "ttgir")
-    facts += _all_unknown(ttgir_facts(parse_mlir(text, stage="ttgir")), missing)
-    facts += _resource_facts(result)
+    facts += _ir_facts(result) + _resource_facts(result)
     if sass:
         facts += _sass_facts(result)
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
                   _main_loop_text(ptx_text, ptx) if not ptx_missing else None, result)
+
+
+def _ir_facts(result: Build) -> list[Fact]:
+    """The TTIR and TTGIR facts: the same for every vendor."""
+    from .facts.ir import ttgir_facts, ttir_facts
+    from .parse.mlir import parse_mlir
+
+    # Triton 3.3 names the kernel's arguments %arg0, %arg1, ... in the IR; later versions by the
+    # Python parameter names. The signature recorded at compile time gives the names back.
+    signature = (result.metadata.get("ttinspect") or {}).get("signature") or {}
+    arg_names = [name for name, ty in signature.items() if not str(ty).startswith("=")]
+    text, missing = _stage_text(result, "ttir")
+    facts = _all_unknown(ttir_facts(parse_mlir(text, stage="ttir"), arg_names), missing)
+    text, missing = _stage_text(result, "ttgir")
+    return facts + _all_unknown(ttgir_facts(parse_mlir(text, stage="ttgir")), missing)
+
+
+def _computed_ir_report(result: Build, own: list[Fact], loop_text: str | None) -> Report:
+    facts = _config_facts(result) + own + _ir_facts(result)
+    return Report(result.label, result.kernel, result.target.name, str(result.metadata.get("triton_version")),
+                  dict(result.config), tuple(facts), loop_text, result)
 
 
 def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,

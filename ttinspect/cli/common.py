@@ -6,7 +6,8 @@ import click
 
 from ..errors import UsageError
 
-STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass")  # the text stages (stages.TEXT_STAGES)
+# the text stages (stages.TEXT_STAGES), and `asm`: the target's assembly (ptx or amdgcn)
+STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
 
 REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel or declared example in your
 file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`)."""
@@ -56,6 +57,13 @@ def emit_json(data) -> None:
 def check_stage(stage: str) -> None:
     if stage not in STAGE_NAMES:
         raise UsageError(f"unknown stage {stage!r}; valid: {', '.join(STAGE_NAMES)}")
+
+
+def stage_for(stage: str, built) -> str:
+    """The stage as the build's target has it: `asm` -> ptx / amdgcn; the other vendor's stage refused."""
+    from ..stages import for_target
+
+    return for_target(stage, built.target.backend, built.target.name)
 
 
 def settings_option(f):

@@ -45,9 +45,9 @@ def complete_stage(ctx, param, incomplete: str) -> list[CompletionItem]:
 
 
 def complete_arch(ctx, param, incomplete: str) -> list[CompletionItem]:
-    from ..targets import TARGETS
+    from ..targets import all_names
 
-    return [CompletionItem(t) for t in (*TARGETS, "native") if t.startswith(incomplete)]
+    return [CompletionItem(t) for t in (*all_names(), "native") if t.startswith(incomplete)]
 
 
 def install(group) -> None:

@@ -9,7 +9,7 @@ import click
 from ..errors import UsageError
 from .app import cli
 from .common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
-                     options_from, ref_options, settings_option)
+                     options_from, ref_options, settings_option, stage_for)
 
 @cli.command("list")
 @click.argument("file", required=False)
@@ -43,7 +43,7 @@ def list_command(file: str | None, as_json: bool) -> None:
 @cli.command(epilog=REF_HELP)
 @click.argument("ref", metavar="REF")
 @click.option("--stage", default=None, metavar="STAGE", type=STAGE,
-              help=f"One of {', '.join(STAGE_NAMES)} (default ptx).")
+              help=f"One of {', '.join(STAGE_NAMES)} (default asm: ptx, or amdgcn for an AMD target).")
 @ref_options
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
 @click.option("--source", "with_source", is_flag=True,
@@ -74,9 +74,10 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
         for path in written:
             click.echo(str(path))
         return
-    stage = stage or "ptx"
+    stage = stage or "asm"
     check_stage(stage)
     result = resolve_one(ref, options_from(arch, settings, args, signature, config))
+    stage = stage_for(stage, result)
     full = result.artifacts.text(stage)
     text = full
     comment = get_stage(stage).comment
@@ -138,7 +139,7 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
         return
     built = resolve_one(ref, options)
     if by_line:
-        _report_by_line(built, stage or "ptx", as_json)
+        _report_by_line(built, stage_for(stage or "asm", built), as_json)
         return
     result = report_from_build(built)
     if as_json:
@@ -251,7 +252,10 @@ def _loop_diff(stage: str, builds) -> str:
     from ..loops import main_loop_slice, slice_text
 
     texts = []
+    if len({r.target.backend for r in builds}) > 1 and stage not in ("ttir", "ttgir", "llir"):
+        return f"(no loop diff: {stage} exists for one vendor only; ttir, ttgir and llir compare across vendors)"
     for result in builds:
+        stage = stage_for(stage, result)
         text = result.artifacts.text(stage)
         found = main_loop_slice(stage, text)
         if found.start_line is None:

@@ -1,4 +1,4 @@
-"""`ttinspect targets`: the NVIDIA targets, their limits, and which Tritons compile for them."""
+"""`ttinspect targets`: the NVIDIA and AMD targets, their limits, and which Tritons compile for them."""
 
 from __future__ import annotations
 
@@ -34,3 +34,4 @@ def targets_command(as_json: bool) -> None:
         click.echo(f"{row['target']:<8} {row['gpus'][:26]:<26} {kib(row['max_shared_per_block']):>10} "
                    f"{kib(row['shared_per_sm']):>8} {row['max_warps_per_sm'] or '—':>5} "
                    f"{row['max_blocks_per_sm'] or '—':>6}  {usable:<12} {row['tritons']}")
+    click.echo("AMD (gfx*): smem = LDS, SM = CU, warps = waves (64 lanes on CDNA, 32 on RDNA), blocks = workgroups")

@@ -95,8 +95,12 @@ def native_target() -> Target:
         target = triton.runtime.driver.active.get_current_target()
     except Exception as exc:  # no driver, no GPU: Triton raises several different things
         raise NoGPUError("--arch native needs a CUDA GPU; name a target instead, e.g. --arch sm_90") from exc
+    if target.backend == "hip":
+        from .amd import native_amd_target
+
+        return native_amd_target(str(target.arch))
     if target.backend != "cuda":
-        raise NoGPUError(f"--arch native found a {target.backend} device; ttinspect targets NVIDIA GPUs")
+        raise NoGPUError(f"--arch native found a {target.backend} device; ttinspect targets NVIDIA and AMD GPUs")
     return from_capability(int(target.arch))
 
 
@@ -151,7 +155,9 @@ def option_names() -> frozenset[str]:
     """The compile options the NVIDIA backend accepts (what a launch passes through `**kwargs`)."""
     from triton.backends.nvidia.compiler import CUDAOptions
 
-    return frozenset(CUDAOptions.__dataclass_fields__)
+    from .amd import hip_option_names  # an option of either backend: each drops the other's
+
+    return frozenset(CUDAOptions.__dataclass_fields__) | hip_option_names()
 
 
 def split_options(fn, config: Mapping[str, Any]) -> dict[str, Any]:
@@ -219,9 +225,12 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     """Compile; return ({stage: file content}, metadata as JSON-ready data). With `pass_dump` (a dict),
     the same compile also prints MLIR's per-pass dumps, kept in pass_dump["text"] (as compile_pass_dump
     returns them): `ttinspect passes` on a cold cache then compiles once, not twice."""
+    from .amd import check_backend, gpu_target
+
     check_supported(fn, spec)
+    check_backend(target, VERSION, triton.__version__)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
-    gpu = GPUTarget("cuda", target.capability, target.warp_size)
+    gpu = gpu_target(target)
     log = io.StringIO()
     native: dict[str, str] = {}
     dumping = contextlib.ExitStack()

@@ -14,7 +14,6 @@ import warnings
 from typing import Any, Mapping
 
 import triton
-from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.compiler.errors import CompilationError
 
@@ -38,7 +37,9 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
     printed *before* each pass). The dumps go to C++'s fd 2; they are captured, never shown."""
     check_supported(fn, spec)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
-    gpu = GPUTarget("cuda", target.capability, target.warp_size)
+    from .amd import gpu_target
+
+    gpu = gpu_target(target)
     native: dict[str, str] = {}
     dumps = _PassDumps()
     with tempfile.TemporaryDirectory(prefix="ttinspect-passes-") as scratch, \

@@ -181,6 +181,10 @@ def ttgir_facts(module: MlirModule) -> list[Fact]:
                      if layout.kind.startswith("ttg."))
     mma = [layout for layout in module.layouts.values() if layout.kind.endswith("nvidia_mma")]
     versions = tuple(sorted({dict(layout.params).get("versionMajor", "?") for layout in mma}))
+    if not versions:  # AMD: #ttg.amd_mfma<{version = 3, ...}> (the CDNA generation), #ttg.amd_wmma<{version = 1}>
+        amd = [layout for layout in module.layouts.values() if layout.kind.endswith(("amd_mfma", "amd_wmma"))]
+        versions = tuple(sorted({f"{layout.kind.split('.')[-1]} v{dict(layout.params).get('version', '?')}"
+                                 for layout in amd}))
     buffers = tuple(f"{m[1]}x{m[2]}" for op in module.ops if op.name == "ttg.local_alloc"
                     for m in [_MEMDESC_RE.search(module.text(op))] if m)
     loop = module.main_loop
@@ -189,7 +193,8 @@ def ttgir_facts(module: MlirModule) -> list[Fact]:
               "TritonGPU layout attributes: blocked (registers), nvidia_mma (MMA accumulators), "
               "shared (shared-memory tiles)", "ttgir"),
         known("mma_version", "MMA layout version", "tensor cores", versions or None,
-              "versionMajor of #nvidia_mma: 2 = mma.sync (Ampere/Ada), 3 = wgmma (Hopper), 5 = tcgen05",
+              "versionMajor of #nvidia_mma: 2 = mma.sync (Ampere/Ada), 3 = wgmma (Hopper), 5 = tcgen05; "
+              "on AMD the #amd_mfma / #amd_wmma version (mfma v3 = CDNA3's instructions)",
               "ttgir") if versions else
         unknown("mma_version", "MMA layout version", "tensor cores", "no #nvidia_mma layout (no dot, or "
                 "Blackwell's tensor-memory layout)", "versionMajor of #nvidia_mma", "ttgir"),

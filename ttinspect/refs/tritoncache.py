@@ -13,16 +13,18 @@ from ..errors import UsageError
 def entry_build(entry):
     from ..artifacts import Artifacts
     from ..engine import Build
-    from ..targets import TARGETS
+    from ..targets import all_names, lookup
     from ..tritoncache import derived_dir
 
     arch = entry.arch
-    if entry.backend != "cuda":
+    if entry.backend not in ("cuda", "hip"):
         raise UsageError(f"cache:{entry.id[:10]} ({entry.name}) was compiled for {arch}; ttinspect reads NVIDIA "
-                         "(cuda) entries")
-    if arch not in TARGETS:
+                         "(cuda) and AMD (hip) entries")
+    arch = arch.removeprefix("hip:").split(":")[0]  # "hip:gfx942" -> "gfx942" (a feature suffix dropped)
+    target = lookup(arch)
+    if target is None:
         raise UsageError(f"cache:{entry.id[:10]} ({entry.name}) was compiled for {arch}, a target ttinspect does "
-                         f"not know; known: {', '.join(TARGETS)}")
+                         f"not know; known: {', '.join(all_names())}")
     meta = entry.metadata
     config = {k: meta[k] for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
               if isinstance(meta.get(k), int) and not (k == "num_ctas" and meta[k] == 1)}
@@ -32,7 +34,7 @@ def entry_build(entry):
                           derived=derived_dir(entry), verified=False)
     missing = entry.missing()
     note = f"Triton cache entry {entry.id}" + (f"; missing: {', '.join(missing)}" if missing else "")
-    return Build(f"cache:{entry.id[:10]}", kernel, TARGETS[arch], config, artifacts,
+    return Build(f"cache:{entry.id[:10]}", kernel, target, config, artifacts,
                  location[0] if location else None, note)
 
 

@@ -95,3 +95,10 @@ def print_diff(result, *, show_all: bool = False) -> None:
     from .glance import print_lines
 
     print_lines(diff_lines(result, term.width(), show_all=show_all))
+    for report, facts in zip((result.a, result.b), result.one_side, strict=True):
+        if facts:  # across vendors: what only one side's assembly has
+            import click
+
+            known = [f"{f.title} {f.display()}" for f in facts if f.value not in (None, 0, (), "none")]
+            click.echo(f"only {report.label}@{report.target} ({len(facts)} facts of its own): "
+                       + "; ".join(known[:6]) + (" ..." if len(known) > 6 else ""))

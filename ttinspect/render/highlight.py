@@ -20,6 +20,7 @@ _LEXERS = {
     "llir": "TritonLlvmLexer",
     "ptx": "TritonPtxLexer",
     "sass": "SassLexer",
+    "amdgcn": "AmdgcnLexer",
 }
 
 COLOR_ENV, COLOR_MODES = term.COLOR_ENV, term.COLOR_MODES

@@ -29,7 +29,9 @@ from pygments.lexers import LlvmLexer, PtxLexer
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
                             Whitespace)
 
-__all__ = ["TritonMLIRLexer", "SassLexer", "TritonPtxLexer", "TritonLlvmLexer"]
+from .lexer_amdgcn import AmdgcnLexer
+
+__all__ = ["TritonMLIRLexer", "SassLexer", "TritonPtxLexer", "TritonLlvmLexer", "AmdgcnLexer"]
 
 
 def _pop_silently(lexer, match):

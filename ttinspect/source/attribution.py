@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ..errors import UsageError
 from ..stages import get_stage
 
-SOURCE_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+SOURCE_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn")
 
 # 	.loc	2 43 17                         // standard.py:43:17 @[ doc003.py:63:27 @[ k.py:9:4 ] ]
 PTX_LOC_RE = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:[^/]*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -59,6 +59,7 @@ NO_LOCATIONS = {
     "ptx": "this PTX has no .loc directives: compiled with TRITON_DISABLE_LINE_INFO=1?",
     "sass": "this SASS has no //## File line marks: a cubin without line info (TRITON_DISABLE_LINE_INFO=1), "
             "or disassembled by cuobjdump or by nvdisasm without -g",
+    "amdgcn": "this AMDGCN assembly has no .loc directives: compiled with TRITON_DISABLE_LINE_INFO=1?",
 }
 
 # ops that only hold others: not counted by `by_line`
@@ -226,6 +227,10 @@ def _plural(stage: str, count: int = 2) -> str:
 
 
 def _named_files(stage: str, text: str) -> list[str]:
+    if stage == "amdgcn":
+        from .amdgcn_lines import named_files
+
+        return named_files(text)
     if stage == "ptx":
         found = re.findall(r'^\s*\.file\s+\d+\s+"((?:[^"\\]|\\.)*)"', text, re.M)
     elif stage == "sass":
@@ -374,5 +379,11 @@ def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
     "ttir": _map_mlir("ttir"), "ttgir": _map_mlir("ttgir"), "llir": _map_llir, "ptx": _map_ptx,
-    "sass": _map_sass,
+    "sass": _map_sass, "amdgcn": lambda text, kernel_file: _map_amdgcn(text, kernel_file),
 }
+
+
+def _map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
+    from .amdgcn_lines import map_amdgcn  # a module of its own; it imports this one
+
+    return map_amdgcn(text, kernel_file)

@@ -202,5 +202,12 @@ def _count_kernel(module: Any, loop_only: bool, family: Callable[[Any], str]) ->
 
 
 _COUNTERS = {"ttir": _count_mlir("ttir"), "ttgir": _count_mlir("ttgir"), "llir": _count_llir,
-             "ptx": _count_ptx, "sass": _count_sass}
+             "ptx": _count_ptx, "sass": _count_sass,
+             "amdgcn": lambda text, loop_only: _count_amdgcn(text, loop_only)}
+
+
+def _count_amdgcn(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
+    from .amdgcn_lines import count_amdgcn
+
+    return count_amdgcn(text, loop_only)
 

@@ -1,0 +1,70 @@
+"""The AMDGCN assembly's line map (`dump --source`, `report --by-line`): LLVM's AsmPrinter writes a
+`.loc FILE LINE COL` before the instructions it covers, with the inlining chain only in its comment:
+
+	.file	2 "/venv/lib/python3.11/site-packages/triton/language" "standard.py"
+	.loc	2 43 13                         ; standard.py:43:13 @[ doc003.py:64:17 ]
+
+The `.file` directive names directory and file apart (the PTX form names one path); the callers in the
+comment are named by basename, as in Triton 3.6's PTX. Pure: text in, attributions out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .attribution import LineAttribution, _attribute, _Files
+
+# 	.file	1 "/work/main/kernels" "doc003.py"       (also the one-path form: .file 1 "/k/doc003.py")
+FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?', re.M)
+# 	.loc	1 83 13 is_stmt 0               ; doc003.py:83:13
+LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
+# ; standard.py:43:13 @[ doc003.py:64:17 @[ k.py:9:4 ] ]
+CALLER_RE = re.compile(r"@\[\s*([^\s@\]]+?):(\d+):(\d+)")
+
+
+def named_files(text: str) -> list[str]:
+    out = []
+    for _, first, second in FILE_RE.findall(text):
+        out.append(f"{first}/{second}" if second else first)
+    return list(dict.fromkeys(out))
+
+
+def map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
+    from ..parse.amdgcn import parse_amdgcn
+
+    module = parse_amdgcn(text)
+    table = {int(n): (f"{a}/{b}" if b else a) for n, a, b in FILE_RE.findall(text)}
+    files = _Files(kernel_file, table.values())
+    code: set[int] = set()
+    starts: set[int] = set()
+    for function in module.functions:
+        starts.add(function.start_line)
+        code.update(ins.line for ins in function.instructions)
+    out: list[LineAttribution] = []
+    current: LineAttribution | None = None
+    for no, raw in enumerate(text.split("\n"), 1):
+        if no in starts:
+            current = None
+        if no in code:
+            a = current
+            out.append(LineAttribution(no, a.source_line, a.column, a.site, a.inlined, True)
+                       if a is not None else LineAttribution(no, None, code=True))
+            continue
+        out.append(LineAttribution(no, None))
+        m = LOC_RE.match(raw)
+        if m is None:
+            continue
+        chain = [(table.get(int(m[1]), ""), int(m[2]), int(m[3]))]
+        comment = raw.find(";")
+        if comment >= 0:
+            chain.extend((f, int(ln), int(c)) for f, ln, c in CALLER_RE.findall(raw[comment:]))
+        current = _attribute(no, chain, files)
+    return tuple(out)
+
+
+def count_amdgcn(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
+    """(line, mnemonic) of each instruction (of the main loop with `loop_only`), as counting.py wants."""
+    from ..parse.amdgcn import parse_amdgcn
+    from .counting import _count_kernel
+
+    return _count_kernel(parse_amdgcn(text), loop_only, lambda ins: ins.mnemonic)
