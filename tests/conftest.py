@@ -52,7 +52,8 @@ def _has_cuda() -> bool:
 # and counts as slow; inside these, a test that compiles or spawns processes is marked slow itself.
 QUICK_MODULES = {"test_parse_ptx", "test_parse_mlir", "test_parse_llir", "test_parse_sass", "test_lexers",
                  "test_render_text", "test_loops", "test_versions", "test_fuzz", "test_cli_bad_values",
-                 "test_specialize", "test_docs", "test_terminal", "test_resources", "test_source"}
+                 "test_specialize", "test_docs", "test_terminal", "test_resources", "test_source",
+                 "test_parse_amdgcn"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -146,3 +146,24 @@ def summarize_mlir(module) -> dict:
                                            and op.name.endswith(("dot", "mma"))).items())),
             "loc": None if loc is None else [Path(loc.kernel_site.file).name, loc.kernel_site.line]},
     }
+
+
+def summarize_amdgcn(module) -> dict:
+    kernel = module.kernel
+    out = {"kernel": module.kernel_name, "target": module.target, "functions": len(module.functions),
+           "report": {k: module.report.get(k) for k in ("NumVgprs", "NumAgprs", "TotalNumVgprs", "TotalNumSgprs",
+                                                          "ScratchSize", "Occupancy")},
+           "notes": {k: module.notes.get(k) for k in ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count",
+                                                      "sgpr_spill_count", "private_segment_fixed_size",
+                                                      "wavefront_size")}}
+    if kernel is None:
+        return out
+    main = kernel.main_loop
+    out.update(instructions=len(kernel.instructions), blocks=len(kernel.blocks), loops=_loops(kernel),
+               main_loop=_main(main))
+    if main is not None:
+        ops = Counter(i.mnemonic for i in kernel.loop_instructions(main.loop)
+                      if i.is_tensor_core or i.mnemonic.startswith(("s_waitcnt", "global_load", "buffer_load",
+                                                                     "ds_read", "ds_write")))
+        out["main_loop_ops"] = dict(sorted(ops.items()))
+    return out

@@ -85,7 +85,10 @@ def _pipeline_depth(module: AmdgcnModule, ttgir: str, target: Target, num_stages
     buffers = sorted({int(b) for b in _MULTI_BUFFER_RE.findall(ttgir)})
     offset = _BUFFER_OFFSET.get(target.name)
     if not buffers:
-        if "ttg.local_alloc" in ttgir and num_stages == 1:
+        if "ttg.local_alloc" not in ttgir:
+            return unknown(key, title, PIPE, "not applicable: the loop stages no tiles through LDS (no "
+                           "ttg.local_alloc)", explanation, "ttgir")
+        if num_stages == 1:
             return known(key, title, PIPE, 1, explanation + ". Read here: no multi-buffered LDS alloc, the tiles "
                          "go through LDS once per iteration (not pipelined)", "ttgir")
         return unknown(key, title, PIPE, "no multi-buffered ttg.local_alloc in the TTGIR and no verified rule "
@@ -163,7 +166,8 @@ def _register_facts(module: AmdgcnModule, target: Target, *, shared: int, num_wa
         facts.append(unknown(key, title, REGS, why, explanation, source) if value is None
                      else known(key, title, REGS, value, explanation, source))
 
-    total, why_total = _two(report.get("TotalNumVgprs"), note("vgpr_count"), "the VGPRs")
+    # RDNA has no AGPRs and LLVM writes no TotalNumVgprs line there: NumVgprs is the total
+    total, why_total = _two(report.get("TotalNumVgprs", report.get("NumVgprs")), note("vgpr_count"), "the VGPRs")
     add("registers", "VGPRs per lane (arch + AGPR)", total, why_total,
         "vector registers one lane holds (ArchVGPRs, then AccVGPRs from the 4-aligned AccumOffset): LLVM's "
         "TotalNumVgprs = the notes' .vgpr_count; what limits waves per SIMD")
@@ -210,8 +214,9 @@ def _occupancy(llvm: int | None, vgprs: int | None, sgprs: int | None, target: T
                f"the two witnesses disagree")
         return [unknown(k, t, REGS, why, explanation[k], "derived") for k, t in keys]
     waves_per_group_per_simd = -(-num_warps // limits.simds_per_cu)
+    # LLVM's number is VGPR-limited only below the SIMD's wave slots; at the cap, the slots limit
     groups = {
-        "VGPRs": (llvm // waves_per_group_per_simd) if waves_per_group_per_simd else limits.max_workgroups_per_cu,
+        ("VGPRs" if llvm < limits.max_waves_per_simd else "waves"): (llvm // waves_per_group_per_simd) if waves_per_group_per_simd else limits.max_workgroups_per_cu,
         "LDS": limits.lds_per_cu // shared if shared else limits.max_workgroups_per_cu,
         "workgroups": limits.max_workgroups_per_cu,
     }
