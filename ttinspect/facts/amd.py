@@ -216,7 +216,7 @@ def _occupancy(llvm: int | None, vgprs: int | None, sgprs: int | None, target: T
     waves_per_group_per_simd = -(-num_warps // limits.simds_per_cu)
     # LLVM's number is VGPR-limited only below the SIMD's wave slots; at the cap, the slots limit
     groups = {
-        ("VGPRs" if llvm < limits.max_waves_per_simd else "waves"): (llvm // waves_per_group_per_simd) if waves_per_group_per_simd else limits.max_workgroups_per_cu,
+        ("VGPRs" if llvm < limits.max_waves_per_simd else "waves"): llvm // waves_per_group_per_simd,
         "LDS": limits.lds_per_cu // shared if shared else limits.max_workgroups_per_cu,
         "workgroups": limits.max_workgroups_per_cu,
     }
