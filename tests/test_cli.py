@@ -89,7 +89,7 @@ def test_unknown_variant_names_the_nearest():
 
 
 def test_unknown_stage_lists_valid_ones():
-    assert_one_line_error(run("dump", "opt", "--stage", "asm"), 2, "unknown stage", "ttir", "sass")
+    assert_one_line_error(run("dump", "opt", "--stage", "gcn"), 2, "unknown stage", "ttir", "sass", "amdgcn", "asm")
 
 
 def test_unknown_arch_lists_valid_ones():
