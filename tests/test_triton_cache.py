@@ -156,7 +156,8 @@ def test_partial_damaged_and_foreign_entries(real_cache, tmp_path):
     p = rows[partial.name]
     assert p["missing"] == ["ptx", "cubin"] and p["registers"] is None and p["depth"] is None
     assert "has no cubin" in p["unknown"]["registers"] and "has no ptx" in p["unknown"]["depth"]
-    assert rows["AMDENTRY"]["target"] == "hip:gfx942" and "NVIDIA" in rows["AMDENTRY"]["unknown"]["registers"]
+    # an AMD entry is read like any other; its stub assembly has no function, so its facts are unknown
+    assert rows["AMDENTRY"]["target"] == "hip:gfx942" and "no function" in rows["AMDENTRY"]["unknown"]["registers"]
     assert "cannot be read" in rows["BROKENJSON"]["unknown"]["*"]
     env = {"TRITON_CACHE_DIR": str(root)}
     report = json.loads(ok("report", f"cache:{partial.name[:10]}", "--json", env=env))
