@@ -143,3 +143,18 @@ def print_lines(lines: list[Text]) -> None:
     console = term.console()
     for line in lines:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, soft_wrap=True)
+
+
+def columns_that_fit(natural: list[int], width: int, priority: list[int]) -> set[int]:
+    """Which columns of a boxed table fit in `width`: each takes its natural width plus 3 (padding and
+    its border); columns are added in `priority` order while they fit. A table narrower than its cells
+    is folded into unreadable slivers by rich; dropping the least important columns (named under the
+    table) keeps the rest whole."""
+    kept: set[int] = set()
+    used = 1  # the left border
+    for index in priority:
+        need = natural[index] + 3
+        if used + need <= width or not kept:
+            kept.add(index)
+            used += need
+    return kept
