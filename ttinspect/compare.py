@@ -96,20 +96,27 @@ def diff_reports(a: Report, b: Report) -> Diff:
     return Diff(a, b, tuple(rows), tuple(changes))
 
 
-def diff(a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:
+def diff(a: Any, b: Any, arch: str | None = None, *, triton: str | tuple[str | None, str | None] | None = None,
+         **options: Any) -> Diff:
     """Compare two kernels: anything `inspect` takes (a variant with overrides and target
     `opt:num_stages=3@sm_90`, `my_mm.py:small`, `cache:3fa9c2`, a kernel object) or a Report already
-    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides."""
+    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides.
+    `triton`: the Triton release of both sides ("3.5.1") or of each (`("3.5.1", "3.9.0")`; None = the
+    installed one), each compiled in its toolchain — "what did the upgrade change?"."""
     from .report import Report, inspect
 
-    def side(ref: Any) -> Report:
-        if isinstance(ref, Report):
-            if arch is not None or options:
-                raise UsageError("diff(): a Report is already compiled; arch and overrides do not apply to it")
-            return ref
-        return inspect(ref, arch, **options)
+    versions = triton if isinstance(triton, tuple) else (triton, triton)
+    if len(versions) != 2:
+        raise UsageError("diff(triton=...): one release, or a pair (a's, b's)")
 
-    return diff_reports(side(a), side(b))
+    def side(ref: Any, version: str | None) -> Report:
+        if isinstance(ref, Report):
+            if arch is not None or options or version is not None:
+                raise UsageError("diff(): a Report is already compiled; arch, triton and overrides do not apply")
+            return ref
+        return inspect(ref, arch, triton=version, **options)
+
+    return diff_reports(side(a, versions[0]), side(b, versions[1]))
 
 
 # --- text diff of main loops -------------------------------------------------------------------

@@ -15,6 +15,8 @@ SHORT = {
     "html": "One self-contained HTML page about one or two kernels",
     "sweep": "Compile a grid of configs x targets, a row of facts each",
     "targets": "NVIDIA targets, their limits, which Tritons compile them",
+    "toolchains": "Other Triton releases to compile with (@triton=X.Y.Z)",
+    "versions": "One kernel under several Tritons: a row of facts each",
     "cache": "The kernels in Triton's cache (torch.compile's too)",
     "cache-info": "ttinspect's own cache: where, how big, --clear",
     "bench": "TFLOP/s of variants beside cuBLAS (GPU)",
@@ -36,6 +38,9 @@ EXAMPLES = {
     "html": ["ttinspect html opt --arch sm_90 -o opt.html", "ttinspect html naive opt -o naive-vs-opt.html"],
     "sweep": [],  # its epilog has them (cli/sweep_cmd.py)
     "targets": ["ttinspect targets", "ttinspect targets --json"],
+    "toolchains": ["ttinspect toolchains", "ttinspect toolchains --add 3.5.1",
+                   "ttinspect toolchains --add 3.6.0 --python /opt/venv-3.6/bin/python"],
+    "versions": ["ttinspect versions opt --arch sm_90", "ttinspect versions opt --triton 3.5.1,3.9.0 --arch sm_90"],
     "cache": ["ttinspect cache", "ttinspect cache ~/.triton/cache --sort registers",
               "ttinspect report cache:3fa9c2"],
     "cache-info": ["ttinspect cache-info", "ttinspect cache-info --clear"],

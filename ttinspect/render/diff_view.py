@@ -20,8 +20,12 @@ def _changed(fa, fb) -> bool:
     return fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown)
 
 
-def _label(report) -> str:
-    return f"{report.label}@{report.target}"
+def _label(report, other=None) -> str:
+    """`opt@sm_90`; with the Triton release when the two sides were compiled by different ones."""
+    label = f"{report.label}@{report.target}"
+    if other is not None and other.triton_version != report.triton_version:
+        label += f" · {report.triton_version}"
+    return label
 
 
 def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
@@ -32,7 +36,8 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     detail = [fa.title for fa, fb in changed if not show_all and fa.key in DETAIL]
     same = [(fa, fb) for fa, fb in order if not _changed(fa, fb)]
     shown = headline + (same if show_all else [])
-    values = [[_side(fa)[0] for fa, _ in shown] + [_label(a)], [_side(fb)[0] for _, fb in shown] + [_label(b)]]
+    la, lb = _label(a, b), _label(b, a)
+    values = [[_side(fa)[0] for fa, _ in shown] + [la], [_side(fb)[0] for _, fb in shown] + [lb]]
     cols = Columns.fit(width, [fa.title for fa, _ in shown], values, meaning=False)
     versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
     lines = heading(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
@@ -40,7 +45,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     if not changed:
         lines.append(Text("No fact differs."))
         return lines
-    lines += row(cols, "", [(_label(a), "bold"), (_label(b), "bold")])
+    lines += row(cols, "", [(la, "bold"), (lb, "bold")])
     lines += _grouped(cols, headline, changed_style=CHANGED_STYLE)
     if detail:
         lines += folded("detail facts also differ", detail, width)

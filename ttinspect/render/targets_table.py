@@ -3,14 +3,14 @@ whether the installed Triton compiles for it first), the rest named under the ta
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 
 def _kib(value: int | None) -> str:
     return "—" if value is None else f"{value // 1024} KB"
 
 
-def targets_table(rows: list[Mapping[str, Any]], here: str) -> None:
+def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
     from rich.table import Table
 
     from .glance import columns_that_fit
