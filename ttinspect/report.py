@@ -344,7 +344,8 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
             raise UsageError("inspect(triton=...): give a reference (a variant, \"my.py:kern\"), "
                              "not a kernel object")
         kernel = f"{kernel}@triton={triton}"
-    plain_variant = kind_of(kernel) == "variant" and args is None and signature is None
+    plain_variant = (kind_of(kernel) == "variant" and "@triton=" not in kernel and args is None
+                     and signature is None)
     if triton is None and plain_variant and not isinstance(config, (int, str)):
         return _inspect_variant(kernel, arch, {**(config or {}), **overrides})
     settings = dict(config) if isinstance(config, Mapping) else {}

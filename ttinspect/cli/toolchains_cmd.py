@@ -3,8 +3,6 @@ ttinspect/toolchains/)."""
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ..errors import UsageError
@@ -41,27 +39,13 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
             done = toolchains.prepare(version, log=log)
         click.echo(f"Triton {done.version}: {done.python}"
                    + (f" ({done.seconds:.0f} s)" if done.seconds is not None else ""), err=True)
-    rows = toolchain_rows()
+    rows = toolchains.rows()
     if as_json:
         emit_json(rows)
         return
     from ..render.versions_table import toolchains_table
 
     toolchains_table(rows)
-
-
-def toolchain_rows() -> list[dict]:
-    from .. import toolchains
-
-    rows = []
-    here = toolchains.installed_version()
-    if here:
-        rows.append({"version": here, "kind": "installed", "python": sys.executable, "size": None, "seconds": None,
-                     "status": "ok"})
-    for t in toolchains.all_toolchains():
-        rows.append({"version": t.version, "kind": "managed" if t.managed else "registered", "python": t.python,
-                     "size": t.size(), "seconds": t.seconds, "status": t.problem() or "ok"})
-    return rows
 
 
 @cli.command("versions", epilog=REF_HELP)

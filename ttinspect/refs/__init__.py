@@ -65,16 +65,17 @@ def split_triton(ref: str) -> tuple[str, str | None]:
     """`opt:num_stages=3@sm_90@triton=3.5.1` -> (`opt:num_stages=3@sm_90`, "3.5.1")."""
     if TRITON_MARK not in ref:
         return ref, None
+    if ref.count(TRITON_MARK) > 1:
+        raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
     head, _, rest = ref.partition(TRITON_MARK)
     version, sep, tail = rest.partition("@")
-    from ..toolchains import check_version
+    from ..toolchains import check_format, check_version
 
     try:
-        check_version(version)
+        check_format(version)
     except UsageError:
         raise UsageError(f"kernel reference {ref!r}: @triton= takes a release X.Y.Z, e.g. opt@triton=3.5.1") from None
-    if TRITON_MARK in tail:
-        raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
+    check_version(version)
     return head + (f"@{tail}" if sep else ""), version
 
 

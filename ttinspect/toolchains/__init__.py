@@ -34,9 +34,19 @@ def root() -> Path:
     return cache_root() / "toolchains"
 
 
-def check_version(text: str) -> str:
+OLDEST = (3, 3)  # the oldest release ttinspect drives (docs/versions.md)
+
+
+def check_format(text: str) -> str:
     if not VERSION_RE.fullmatch(text or ""):
         raise UsageError(f"Triton version {text!r}: expected X.Y.Z, e.g. 3.5.1")
+    return text
+
+
+def check_version(text: str) -> str:
+    check_format(text)
+    if tuple(int(x) for x in text.split(".")[:2]) < OLDEST:
+        raise UsageError(f"Triton {text}: ttinspect drives Triton {OLDEST[0]}.{OLDEST[1]} and later (docs/versions.md)")
     return text
 
 
@@ -167,7 +177,7 @@ def _create(where: Path, version: str, log) -> None:
     else:
         commands = [[sys.executable, "-m", "venv", "--without-pip", str(where)],
                     [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     "--target", str(_site_packages(where)), "--no-deps", f"triton=={version}"]]
+                     "--target", str(_site_packages(where)), f"triton=={version}"]]
     for command in commands:
         if log:
             log(" ".join(command))
@@ -190,7 +200,7 @@ def _pip_reason(text: str) -> str:
 
 
 def remove(version: str) -> Toolchain:
-    toolchain = find(check_version(version))
+    toolchain = find(check_format(version))
     if toolchain is None:
         raise UsageError(f"Triton {version}: no such toolchain (`ttinspect toolchains` lists them)")
     _record(version).unlink(missing_ok=True)
@@ -210,3 +220,16 @@ def ready(version: str) -> Toolchain:
                          f"`ttinspect toolchains --remove {version} --add {version}`")
     print(f"ttinspect: preparing Triton {version} (once; `ttinspect toolchains` lists them)", file=sys.stderr)
     return prepare(version)
+
+
+def rows() -> list[dict]:
+    """The installed Triton, then every toolchain: what `ttinspect toolchains` shows."""
+    out: list[dict] = []
+    here = installed_version()
+    if here:
+        out.append({"version": here, "kind": "installed", "python": sys.executable, "size": None,
+                    "seconds": None, "status": "ok"})
+    for t in all_toolchains():
+        out.append({"version": t.version, "kind": "managed" if t.managed else "registered", "python": t.python,
+                    "size": t.size(), "seconds": t.seconds, "status": t.problem() or "ok"})
+    return out
