@@ -58,21 +58,25 @@ def _memo_key(version: str, ref: str, raw: tuple, keep_going: bool) -> str:
                      "sources": _sources_digest(ref), "cwd": os.getcwd() if ":" in ref else ""})
 
 
+# entry directory name -> (version, reference, options): how to ask the toolchain for a build again
+# (its pass history needs the kernel's source loaded, which only a resolve in the worker does)
+_ORIGINS: dict[str, tuple[str, str, tuple]] = {}
+
+
 def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -> list:
     from ..refs import memo
 
     key = _memo_key(version, ref, raw, keep_going)
-    if not keep_going:
-        found = memo.load(key)
-        if found:
-            return found
-    from . import ready
+    builds = memo.load(key) if not keep_going else None
+    if not builds:
+        from . import ready
 
-    toolchain = ready(version)
-    records = _run_worker(toolchain, ref, raw, keep_going)
-    builds = _builds(records, version)
-    if not any(_is_failed(b) for b in builds):
-        memo.save(key, builds)
+        builds = _builds(_run_worker(ready(version), ref, raw, keep_going), version)
+        if not any(_is_failed(b) for b in builds):
+            memo.save(key, builds)
+    for built in builds:
+        if not _is_failed(built):
+            _ORIGINS[built.artifacts.directory.name] = (version, ref, raw)
     return builds
 
 
@@ -98,11 +102,24 @@ def _builds(records: list, version: str) -> list:
     return out
 
 
-def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool) -> list:
+def compute_history(version: str, build) -> None:
+    """The pass history of a build another Triton made, computed by that Triton (its worker resolves
+    the reference again and compiles once more with per-pass dumps), kept in the build's entry."""
+    from . import ready
+
+    origin = _ORIGINS.get(build.artifacts.directory.name)
+    if origin is None:
+        raise TTInspectError(f"{build.label}: made by Triton {version}; its pass history is computed when it is "
+                             f"named by its reference (REF@triton={version})")
+    _, ref, raw = origin
+    _run_worker(ready(version), ref, raw, False, extra={"history": True})
+
+
+def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None) -> list:
     with tempfile.TemporaryDirectory(prefix="ttinspect-worker-") as scratch:
         result_path = Path(scratch) / "result.json"
         request = {"ref": ref, "options": list(raw), "keep_going": keep_going, "kernels": _kernels_dir(),
-                   "result": str(result_path)}
+                   "result": str(result_path), **(extra or {})}
         command = [toolchain.python, "-c", _BOOT.format(root=str(_package_root()))]
         try:
             done = subprocess.run(command, input=json.dumps(request), capture_output=True, text=True)

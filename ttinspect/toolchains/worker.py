@@ -34,7 +34,16 @@ def run(request: dict) -> dict:
     settings, args, signature, config, arch = request["options"]
     try:
         options = RefOptions.from_cli(tuple(settings), tuple(args), signature, config, arch)
-        builds = resolve(request["ref"], options, keep_going=request.get("keep_going", False))
+        if request.get("history"):  # the pass history, kept in each build's entry for the caller to read
+            from ttinspect.engine import compile_with_pass_dumps
+            from ttinspect.passes import history
+
+            with compile_with_pass_dumps():
+                builds = resolve(request["ref"], options)
+            for built in builds:
+                history(built)
+        else:
+            builds = resolve(request["ref"], options, keep_going=request.get("keep_going", False))
     except TTInspectError as error:
         return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code}
     out = []
