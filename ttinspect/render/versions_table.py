@@ -54,7 +54,7 @@ def toolchains_table(rows) -> None:
         table.add_column(head, overflow="fold", justify="right" if head in ("size", "prepared in") else "left")
     for row in rows:
         size = "—" if row["size"] is None else f"{row['size'] / 2**20:.0f} MiB"
-        took = "—" if row["seconds"] is None else f"{row['seconds']:.0f} s"
+        took = "—" if row["seconds"] is None else f"{row['seconds']:.0f} s ({row.get('tool') or '?'})"
         table.add_row(row["version"], row["kind"], size, took, row["status"], row["python"])
     console.print(table)
     console.print("[dim]add one: ttinspect toolchains --add X.Y.Z (or --add X.Y.Z --python PATH to register an "

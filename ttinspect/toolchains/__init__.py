@@ -70,6 +70,7 @@ class Toolchain:
     python: str  # the interpreter whose environment holds that Triton
     managed: bool  # created by ttinspect (removed with it) or registered (only forgotten)
     seconds: float | None = None  # how long preparing it took
+    tool: str | None = None  # what prepared it: uv or pip
 
     @property
     def directory(self) -> Path:
@@ -94,7 +95,8 @@ def _record(version: str) -> Path:
 def find(version: str) -> Toolchain | None:
     try:
         data = json.loads(_record(version).read_text())
-        return Toolchain(data["version"], data["python"], bool(data["managed"]), data.get("seconds"))
+        return Toolchain(data["version"], data["python"], bool(data["managed"]), data.get("seconds"),
+                         data.get("tool"))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -154,13 +156,13 @@ def prepare(version: str, *, log=None) -> Toolchain:
     shutil.rmtree(staging, ignore_errors=True)
     start = time.perf_counter()
     try:
-        _create(staging, version, log)
+        tool = _create(staging, version, log)
         final = root() / version
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)
         # a venv's scripts name their own directory: the interpreter is found through the moved path
         toolchain = Toolchain(version, str(final / "bin" / "python"), managed=True,
-                              seconds=round(time.perf_counter() - start, 1))
+                              seconds=round(time.perf_counter() - start, 1), tool=tool)
         if triton_of(toolchain.python) != version:
             raise UsageError(f"Triton {version}: the environment was created but does not import it")
         _write(toolchain)
@@ -169,21 +171,31 @@ def prepare(version: str, *, log=None) -> Toolchain:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _create(where: Path, version: str, log) -> None:
+def _create(where: Path, version: str, log) -> str:
+    """uv when it is on PATH (it reads its own index settings: UV_INDEX_URL, ...), else — or when uv cannot
+    find the release — venv + pip (pip's configuration and cache). Returns which one did it."""
+    attempts = []
     uv = shutil.which("uv")
     if uv:
-        commands = [[uv, "venv", "--quiet", "--python", sys.executable, str(where)],
-                    [uv, "pip", "install", "--quiet", "--python", str(where / "bin" / "python"), f"triton=={version}"]]
-    else:
-        commands = [[sys.executable, "-m", "venv", "--without-pip", str(where)],
-                    [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     "--target", str(_site_packages(where)), f"triton=={version}"]]
-    for command in commands:
-        if log:
-            log(" ".join(command))
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise UsageError(f"Triton {version}: cannot be installed here ({_pip_reason(done.stderr + done.stdout)})")
+        attempts.append(("uv", [[uv, "venv", "--quiet", "--python", sys.executable, str(where)],
+                                [uv, "pip", "install", "--quiet", "--python", str(where / "bin" / "python"),
+                                 f"triton=={version}"]]))
+    attempts.append(("pip", [[sys.executable, "-m", "venv", "--without-pip", str(where)],
+                             [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                              "--target", str(_site_packages(where)), f"triton=={version}"]]))
+    reason = "no installer"
+    for tool, commands in attempts:
+        shutil.rmtree(where, ignore_errors=True)
+        for command in commands:
+            if log:
+                log(" ".join(command))
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode != 0:
+                reason = _pip_reason(done.stderr + done.stdout)
+                break
+        else:
+            return tool
+    raise UsageError(f"Triton {version}: cannot be installed here ({reason})")
 
 
 def _site_packages(venv: Path) -> Path:
@@ -228,8 +240,8 @@ def rows() -> list[dict]:
     here = installed_version()
     if here:
         out.append({"version": here, "kind": "installed", "python": sys.executable, "size": None,
-                    "seconds": None, "status": "ok"})
+                    "seconds": None, "tool": None, "status": "ok"})
     for t in all_toolchains():
         out.append({"version": t.version, "kind": "managed" if t.managed else "registered", "python": t.python,
-                    "size": t.size(), "seconds": t.seconds, "status": t.problem() or "ok"})
+                    "size": t.size(), "seconds": t.seconds, "tool": t.tool, "status": t.problem() or "ok"})
     return out

@@ -69,8 +69,11 @@ def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -
     key = _memo_key(version, ref, raw, keep_going)
     builds = memo.load(key) if not keep_going else None
     if not builds:
+        from .. import engine
         from . import ready
 
+        if engine._cached_only:  # a diff asking what is warm: this side needs its toolchain
+            raise engine.NotCached(ref)
         builds = _builds(_run_worker(ready(version), ref, raw, keep_going), version)
         if not any(_is_failed(b) for b in builds):
             memo.save(key, builds)
@@ -130,8 +133,13 @@ def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict |
         try:
             result = json.loads(result_path.read_text())
         except (OSError, ValueError):
-            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise TTInspectError(f"Triton {toolchain.version} worker failed: {tail}") from None
+            if done.returncode < 0:  # killed by a signal: Triton's C++ crashed (or ran out of memory)
+                import signal
+
+                why = f"it crashed ({signal.Signals(-done.returncode).name})"
+            else:
+                why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}, no output"])[-1]
+            raise TTInspectError(f"Triton {toolchain.version} worker failed: {why}") from None
     if "error" in result:
         kind = {"UsageError": UsageError, "CompileError": CompileError}.get(result.get("type"), TTInspectError)
         raise kind(f"Triton {toolchain.version}: {result['error']}")
