@@ -84,7 +84,7 @@ def _other_version() -> str:
 @pytest.fixture(scope="module")
 def other() -> str:
     """Another Triton release, ready to compile with."""
-    python = os.environ.get("TTINSPECT_TEST_TRITON_PYTHON")
+    python = os.environ.get("TTINSPECT_TEST_TRITON_PYTHON")  # set and empty: prepare one
     try:
         if python:
             return toolchains.register(toolchains.triton_of(python), python).version
