@@ -9,7 +9,8 @@ import textwrap
 from rich.text import Text
 
 from ..facts.model import GROUPS
-from .glance import CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded, group_line, heading, row
+from .glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded, group_line,
+                     heading, row)
 
 
 def _side(fact) -> tuple[str, str]:
@@ -64,6 +65,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             else:
                 line.append(piece)
             lines.append(line)
+        lines += _evidence(change.key, a, b, width)
     if show_all:
         if same:
             lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
@@ -72,6 +74,27 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
         more = f" and explains the {len(detail)} detail changes" if detail else ""
         lines += heading(f"{len(same)} facts are the same — --all lists them{more}", width, MEANING_STYLE)
     return lines
+
+
+def _evidence(key: str, a, b, width: int) -> list[Text]:
+    """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
+    from ..evidence import witness
+
+    found = [witness(report.build, key, limit=200) for report in (a, b)]
+    if not any(found):
+        return []
+
+    def op(line: str) -> str:  # "ptx:140  cp.async.bulk.wait_group.read 0;" -> the instruction itself
+        words = line.split("  ", 1)[-1].split()
+        return next((w for w in words if not w.startswith(("@", "%"))), "")
+
+    out = []
+    for mine, theirs, report, other in ((found[0], found[1], a, b), (found[1], found[0], b, a)):
+        their_ops = {op(line) for line in theirs}
+        # the line that shows the difference: an instruction form the other side lacks, else the first
+        shown = next((line for line in mine if op(line) not in their_ops), mine[0] if mine else "(no such line)")
+        out.append(Text("    " + cut(f"{_label(report, other)}: {shown}", width - 4), style=MEANING_STYLE))
+    return out
 
 
 def _without_values(change, result) -> str:
