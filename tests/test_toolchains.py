@@ -72,6 +72,9 @@ def test_offline_never_prepares(monkeypatch):
     monkeypatch.setenv(toolchains.OFFLINE_ENV, "1")
     with pytest.raises(UsageError, match="not prepared"):
         toolchains.prepare("3.4.0")
+    monkeypatch.delenv(toolchains.OFFLINE_ENV)
+    one_line_error(run("--offline", "report", "opt@triton=3.4.1"), "is offline")
+    monkeypatch.delenv(toolchains.OFFLINE_ENV, raising=False)  # the flag set it in this process
 
 
 # --- with another Triton ------------------------------------------------------------------------

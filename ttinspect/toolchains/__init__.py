@@ -147,7 +147,7 @@ def prepare(version: str, *, log=None) -> Toolchain:
     if existing and not existing.problem():
         return existing
     if os.environ.get(OFFLINE_ENV):
-        raise UsageError(f"Triton {version} is not prepared and {OFFLINE_ENV} is set: "
+        raise UsageError(f"Triton {version} is not prepared and ttinspect is offline (--offline / {OFFLINE_ENV}): "
                          f"`ttinspect toolchains --add {version}` where a package index is reachable")
     if version == installed_version():
         raise UsageError(f"Triton {version} is the installed one: no toolchain needed")
