@@ -45,7 +45,7 @@ EXAMPLES = {
               "ttinspect report cache:3fa9c2"],
     "cache-info": ["ttinspect cache-info", "ttinspect cache-info --clear"],
     "bench": ["ttinspect bench naive opt", "ttinspect bench opt --sizes 1024,4096"],
-    "profile": ["ttinspect profile naive opt --size 4096"],
+    "profile": ["ttinspect profile naive opt --size 4096", "ttinspect profile opt --size 8192 --json"],
     "ladder": ["ttinspect ladder --size 4096", "ttinspect ladder --json"],
     "autotune": ["ttinspect autotune opt --size 4096", "ttinspect report opt --config best"],
 }
