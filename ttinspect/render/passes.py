@@ -48,7 +48,8 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     limit = _MAX_OPS if console.width >= 160 else 3
     # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
     columns: list[tuple[str, dict[str, Any]]] = [
-        ("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44, "min_width": 30 if console.width < 120 else 20}), ("stage", {}),
+        ("#", {"justify": "right"}),
+        ("pass", {"overflow": "fold", "max_width": 44, "min_width": 30 if console.width < 120 else 20}), ("stage", {}),
         ("lines (main loop)" if loop else "lines", {"justify": "right"})]
     if with_ops:
         columns.append(("ops (whole module)" if loop else "ops", {"overflow": "fold"}))
