@@ -172,3 +172,17 @@ def test_versions_table(other):
     listed = json.loads(run("toolchains", "--json").output)
     assert {"installed", "managed", "registered"} & {r["kind"] for r in listed}
     assert any(r["version"] == other and r["status"] == "ok" for r in listed)
+
+
+def test_an_edited_helper_under_another_triton(other, tmp_path):
+    from test_user_kernels_edge import HELPER, make_project
+
+    kernel = make_project(tmp_path / "proj")
+
+    def ops() -> int:
+        out = run("dump", f"{kernel}:k@triton={other}", "--signature", "*fp32:16, i32", "--stage", "ttir").output
+        return sum(("arith.mulf" in line) or ("arith.addf" in line) for line in out.splitlines())
+
+    assert ops() == 1
+    (tmp_path / "proj" / "lib" / "helper.py").write_text(HELPER.replace("x * 2", "x * 3 + 1"))
+    assert ops() == 2

@@ -207,7 +207,9 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             return found
     builds = _file_builds_cold(ref, options, arch, keep_going)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
-        memo.save(memo_key, builds)
+        from .userfile import user_files
+
+        memo.save(memo_key, builds, user_files(ref.path))
     return builds
 
 

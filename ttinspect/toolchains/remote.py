@@ -74,9 +74,10 @@ def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -
 
         if engine._cached_only:  # a diff asking what is warm: this side needs its toolchain
             raise engine.NotCached(ref)
-        builds = _builds(_run_worker(ready(version), ref, raw, keep_going), version)
+        result = _run_worker(ready(version), ref, raw, keep_going)
+        builds = _builds(result["builds"], version)
         if not any(_is_failed(b) for b in builds):
-            memo.save(key, builds)
+            memo.save(key, builds, result.get("files"))
     for built in builds:
         if not _is_failed(built):
             _ORIGINS[built.artifacts.directory.name] = (version, ref, raw)
@@ -118,7 +119,7 @@ def compute_history(version: str, build) -> None:
     _run_worker(ready(version), ref, raw, False, extra={"history": True})
 
 
-def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None) -> list:
+def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="ttinspect-worker-") as scratch:
         result_path = Path(scratch) / "result.json"
         request = {"ref": ref, "options": list(raw), "keep_going": keep_going, "kernels": _kernels_dir(),
@@ -143,4 +144,4 @@ def _run_worker(toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict |
     if "error" in result:
         kind = {"UsageError": UsageError, "CompileError": CompileError}.get(result.get("type"), TTInspectError)
         raise kind(f"Triton {toolchain.version}: {result['error']}")
-    return result["builds"]
+    return result

@@ -46,13 +46,20 @@ def run(request: dict) -> dict:
             builds = resolve(request["ref"], options, keep_going=request.get("keep_going", False))
     except TTInspectError as error:
         return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code}
+    files = {}
+    from ttinspect.refs import kind_of
+
+    if kind_of(request["ref"]) == "file":  # what the kernel was made of: the caller's record checks them
+        from ttinspect.refs.userfile import parse_file_ref, user_files
+
+        files = user_files(parse_file_ref(request["ref"]).path)
     out = []
     for built in builds:
         if isinstance(built, Failed):
             out.append({"failed": {"label": built.label, "note": built.note, "error": built.error}})
         else:
             out.append({"build": built.record()})
-    return {"builds": out}
+    return {"builds": out, "files": files}
 
 
 def main() -> None:
