@@ -302,3 +302,10 @@ def test_piped_diff_is_kept_and_a_damaged_copy_is_rendered_again(tmp_path):
     for path in kept:
         path.write_text("not the table\n")
     assert diff() == first
+
+
+def test_huge_or_out_of_range_grids_are_refused_before_anything_compiles():
+    big = run("sweep", "opt", "--grid", "num_stages=1..999999999")
+    assert big.exit_code == 2 and "more than" in big.output
+    bad = run("sweep", "opt", "--grid", "num_stages=1..100")
+    assert bad.exit_code == 2 and "--grid num_stages=33: must be an integer from 1 to 32" in bad.output

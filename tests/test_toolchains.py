@@ -54,6 +54,7 @@ def test_split(ref, expected):
     ("opt@triton=3.x", "takes a release X.Y.Z"), ("opt@triton=", "takes a release X.Y.Z"),
     ("opt@triton=3.5", "takes a release X.Y.Z"), ("opt@triton=3.5.1@triton=3.6.0", "one @triton= at most"),
     ("opt@triton=3.2.0", "Triton 3.3 and later"), ("cache:abc@triton=3.5.1", "already compiled"),
+    ("opt@triton=03.6.0", "takes a release X.Y.Z"), ("opt@triton=\uff13.\uff16.\uff10", "takes a release X.Y.Z"),
 ])
 def test_bad_references_are_one_line(ref, fragment):
     one_line_error(run("report", ref), fragment)
@@ -66,6 +67,9 @@ def test_bad_toolchain_commands_are_one_line(tmp_path):
     one_line_error(run("toolchains", "--add", "3.4.0", "--python", str(tmp_path / "none")), "cannot run it")
     one_line_error(run("versions", "opt@triton=3.5.1"), "without @triton=")
     one_line_error(run("versions", "opt", "--triton", "3.5"), "expected X.Y.Z")
+    one_line_error(run("versions", "cache:abc"), "already compiled")
+    one_line_error(run("toolchains", "--add", "03.6.0"), "expected X.Y.Z")
+    one_line_error(run("sweep", "opt@triton=3.5.1", "--grid", "num_stages=2,3"), "installed Triton")
 
 
 def test_offline_never_prepares(monkeypatch):
@@ -136,6 +140,9 @@ def test_diff_across_versions(other):
     assert f"opt@sm_90 · {other}" in out.output and f"opt@sm_90 · {here}" in out.output
     data = json.loads(run("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--json").output)
     assert data["facts"]["pipeline_depth"] == {"a": 4, "b": 4, "changed": False}
+    assert (data["a"]["triton_version"], data["b"]["triton_version"]) == (other, here)
+    passes = run("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--passes", "--width", "80").output
+    assert f"(Triton {other})" in passes and max(len(line) for line in passes.splitlines()) <= 80
 
 
 def test_api(other):
@@ -169,6 +176,8 @@ def test_versions_table(other):
     assert all(r["error"] is None and r["facts"]["pipeline_depth"] == 4 for r in rows)
     text = run("versions", "opt", "--arch", "sm_90", "--triton", f"{other},{here}").output
     assert "(here)" in text and "differs from the release above" in text
+    failing = run("versions", "opt", "--arch", "sm_90", "--triton", f"{other},3.4.99", "--json")
+    assert failing.exit_code == 1  # a release that failed: the table says why, the exit code says so
     listed = json.loads(run("toolchains", "--json").output)
     assert {"installed", "managed", "registered"} & {r["kind"] for r in listed}
     assert any(r["version"] == other and r["status"] == "ok" for r in listed)

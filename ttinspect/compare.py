@@ -57,7 +57,10 @@ class Diff:
 
     def __repr__(self) -> str:  # `Diff(naive@sm_89 vs opt@sm_89: 23 changes)`
         count = len(self.changes)
-        return f"Diff({_side(self.a)} vs {_side(self.b)}: {count} change{'s' * (count != 1)})"
+        a, b = _side(self.a), _side(self.b)
+        if self.a.triton_version != self.b.triton_version:  # the same kernel under two Tritons
+            a, b = f"{a} (Triton {self.a.triton_version})", f"{b} (Triton {self.b.triton_version})"
+        return f"Diff({a} vs {b}: {count} change{'s' * (count != 1)})"
 
     def __str__(self) -> str:
         """The summary line, then one line per change (`str(change)`)."""
@@ -69,8 +72,8 @@ class Diff:
     def as_dict(self) -> dict[str, Any]:
         from .facts.model import _jsonable
 
-        return {"a": {"label": self.a.label, "target": self.a.target},
-                "b": {"label": self.b.label, "target": self.b.target},
+        return {"a": {"label": self.a.label, "target": self.a.target, "triton_version": self.a.triton_version},
+                "b": {"label": self.b.label, "target": self.b.target, "triton_version": self.b.triton_version},
                 "facts": {fa.key: {"a": _jsonable(fa.value), "b": _jsonable(fb.value),
                                    "changed": fa.value != fb.value} for fa, fb in self.rows},
                 "changes": [{"key": c.key, "title": c.title, "a": _jsonable(c.before), "b": _jsonable(c.after),

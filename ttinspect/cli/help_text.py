@@ -32,7 +32,7 @@ EXAMPLES = {
     "report": ["ttinspect report opt --arch sm_90", "ttinspect report opt --arch sm_90 --explain",
                "ttinspect report my.py:matmul --config all"],
     "diff": ["ttinspect diff naive opt", "ttinspect diff opt opt:num_stages=1 --arch sm_90 --passes",
-             "ttinspect diff opt@sm_80 opt@sm_90 --stage ptx"],
+             "ttinspect diff opt@triton=3.5.1 opt --arch sm_90", "ttinspect diff opt@sm_80 opt@sm_90 --stage ptx"],
     "check": ["ttinspect check tileon --arch sm_90", "ttinspect check opt --arch sm_90 --fail-on warning"],
     "passes": ["ttinspect passes opt --arch sm_90", "ttinspect passes opt --arch sm_90 --show tritongpu-pipeline"],
     "html": ["ttinspect html opt --arch sm_90 -o opt.html", "ttinspect html naive opt -o naive-vs-opt.html"],

@@ -29,6 +29,11 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
         gone = toolchains.remove(version)
         click.echo(f"removed Triton {gone.version} ({'deleted' if gone.managed else 'forgotten'})", err=True)
     for version in add:
+        toolchains.check_version(version)
+        existing = toolchains.find(version)
+        if python is None and existing is not None and existing.problem() is None:
+            click.echo(f"Triton {version}: already prepared ({existing.python})", err=True)
+            continue
         if python is not None:
             done = toolchains.register(version, python)
         else:
@@ -63,13 +68,20 @@ def versions_command(ref: str, tritons: str | None, arch: str | None, settings: 
 
     if "@triton=" in ref:
         raise UsageError("versions: give REF without @triton= (--triton names the releases)")
+    if ref.startswith("cache:"):
+        raise UsageError("versions: a Triton cache entry is already compiled by one release; name the kernel by "
+                         "its source (a variant, FILE.py:NAME)")
     versions = [check_version(v.strip()) for v in tritons.split(",")] if tritons else default_versions()
     if not versions:
         raise UsageError("no Triton release to compare: `ttinspect toolchains --add X.Y.Z`")
     rows = version_rows(ref, versions, options_from(arch, settings, args, signature, config))
     if as_json:
         emit_json([row.as_dict() for row in rows])
+        if any(row.error for row in rows):
+            raise SystemExit(1)
         return
     from ..render.versions_table import versions_table
 
     versions_table(ref, arch or "default target", rows)
+    if any(row.error for row in rows):  # the table says which and why; a script sees it in the exit code
+        raise SystemExit(1)

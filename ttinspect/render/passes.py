@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Mapping
 
 from ..facts.model import format_value
@@ -148,4 +149,11 @@ def divergence_text(result) -> str:
                    f"{', '.join(result.only_b) or 'none'}")
     if result.reordered:
         out.append(f"  passes that moved (relative to the others): {', '.join(result.reordered)}")
-    return "\n".join(out)
+    from . import term
+
+    width = term.width()
+    wrapped = []
+    for line in out:  # to the width like every table; a long list of passes continues indented
+        wrapped += textwrap.wrap(line, width=width, subsequent_indent="      ", break_on_hyphens=False,
+                                 break_long_words=False) or [""]
+    return "\n".join(wrapped)

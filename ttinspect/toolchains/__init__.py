@@ -24,8 +24,12 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
+VERSION_RE = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")  # ASCII, no leading zeros
 OFFLINE_ENV = "TTINSPECT_OFFLINE"  # only toolchains already prepared; never create one
+
+
+def offline() -> bool:
+    return os.environ.get(OFFLINE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def root() -> Path:
@@ -85,6 +89,8 @@ class Toolchain:
         """Why it cannot be used (its python gone: an environment deleted halfway), or None."""
         if not Path(self.python).exists():
             return f"its python {self.python} is gone"
+        if self.managed and not any(self.directory.glob("lib/python*/site-packages/triton/__init__.py")):
+            return "its Triton package is gone"
         return None
 
 
@@ -146,12 +152,37 @@ def prepare(version: str, *, log=None) -> Toolchain:
     existing = find(version)
     if existing and not existing.problem():
         return existing
-    if os.environ.get(OFFLINE_ENV):
+    if offline():
         raise UsageError(f"Triton {version} is not prepared and ttinspect is offline (--offline / {OFFLINE_ENV}): "
                          f"`ttinspect toolchains --add {version}` where a package index is reachable")
     if version == installed_version():
         raise UsageError(f"Triton {version} is the installed one: no toolchain needed")
     root().mkdir(parents=True, exist_ok=True)
+    with _locked(version):  # two processes asking for one release at once: the second waits, then uses it
+        existing = find(version)
+        if existing and not existing.problem():
+            return existing
+        return _prepare_locked(version, log)
+
+
+def _locked(version: str):
+    import contextlib
+    import fcntl
+
+    @contextlib.contextmanager
+    def hold():
+        with open(root() / f".{version}.lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    return hold()
+
+
+def _prepare_locked(version: str, log) -> Toolchain:
+    for stale in root().glob(f".staging-{version}-*"):  # an interrupted preparation (we hold the lock)
+        shutil.rmtree(stale, ignore_errors=True)
     staging = root() / f".staging-{version}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     start = time.perf_counter()
@@ -164,6 +195,7 @@ def prepare(version: str, *, log=None) -> Toolchain:
         toolchain = Toolchain(version, str(final / "bin" / "python"), managed=True,
                               seconds=round(time.perf_counter() - start, 1), tool=tool)
         if triton_of(toolchain.python) != version:
+            shutil.rmtree(final, ignore_errors=True)
             raise UsageError(f"Triton {version}: the environment was created but does not import it")
         _write(toolchain)
         return toolchain
@@ -230,7 +262,8 @@ def ready(version: str) -> Toolchain:
             return toolchain
         raise UsageError(f"Triton {version} toolchain is broken ({problem}): "
                          f"`ttinspect toolchains --remove {version} --add {version}`")
-    print(f"ttinspect: preparing Triton {version} (once; `ttinspect toolchains` lists them)", file=sys.stderr)
+    if not offline():
+        print(f"ttinspect: preparing Triton {version} (once; `ttinspect toolchains` lists them)", file=sys.stderr)
     return prepare(version)
 
 
