@@ -108,7 +108,7 @@ def diff(a: Any, b: Any, arch: str | None = None, *, triton: str | tuple[str | N
     installed one), each compiled in its toolchain — "what did the upgrade change?"."""
     from .report import Report, inspect
 
-    versions = triton if isinstance(triton, tuple) else (triton, triton)
+    versions = tuple(triton) if isinstance(triton, (tuple, list)) else (triton, triton)
     if len(versions) != 2:
         raise UsageError("diff(triton=...): one release, or a pair (a's, b's)")
 

@@ -343,6 +343,8 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
         if not isinstance(kernel, str):
             raise UsageError("inspect(triton=...): give a reference (a variant, \"my.py:kern\"), "
                              "not a kernel object")
+        if "@triton=" in kernel:
+            raise UsageError(f"inspect({kernel!r}, triton={triton!r}): name the release once")
         kernel = f"{kernel}@triton={triton}"
     plain_variant = (kind_of(kernel) == "variant" and "@triton=" not in kernel and args is None
                      and signature is None)

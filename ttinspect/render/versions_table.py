@@ -11,23 +11,20 @@ _HEADS = {"pipeline_depth": "depth", "tensor_core_path": "tensor cores", "loop_c
 
 def versions_table(ref: str, target: str, rows) -> None:
     """A row per release; a cell that differs from the release above it is marked (bold yellow, and `*`
-    so that a pipe shows it too)."""
-    from rich.markup import escape
+    so that a pipe shows it too); the columns that fit the width, the rest named under it."""
+    from rich.markup import escape, render
     from rich.table import Table
 
+    from .glance import columns_that_fit
+
     console = _console()
-    table = Table(title=f"{ref} · {target} · one row per Triton", title_justify="left")
-    table.add_column("triton")
-    for head in _HEADS.values():
-        table.add_column(head, justify="left" if head in ("tensor cores", "cp.async", "TMA") else "right",
-                         overflow="fold")
-    previous = None
-    errors = []
+    heads = ["triton", *_HEADS.values()]
+    body, errors, previous = [], [], None
     for row in rows:
-        name = row.version + (" (here)" if row.installed else "")
+        name = row.version + ("*" if row.installed else "")
         if row.error:
             errors.append((row.version, row.error))
-            table.add_row(name, f"[red]error {len(errors)}[/red]", *[""] * (len(_HEADS) - 1))
+            body.append([name, f"[red]error {len(errors)}[/red]", *[""] * (len(_HEADS) - 1)])
             continue
         cells = []
         for key in _HEADS:
@@ -35,12 +32,23 @@ def versions_table(ref: str, target: str, rows) -> None:
             if previous is not None and previous.facts.get(key) != row.facts.get(key):
                 text = f"[bold yellow]{text} *[/bold yellow]"
             cells.append(text)
-        table.add_row(name, *cells)
+        body.append([name, *cells])
         previous = row
+    natural = [max([len(h)] + [len(render(r[i]).plain) for r in body]) for i, h in enumerate(heads)]
+    kept = columns_that_fit(natural, console.width, list(range(len(heads))))
+    table = Table(title=f"{ref} · {target} · one row per Triton", title_justify="left")
+    for i, head in enumerate(heads):
+        if i in kept:
+            table.add_column(head, no_wrap=True,
+                             justify="left" if head in ("triton", "tensor cores", "cp.async", "TMA") else "right")
+    for cells in body:
+        table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    if any(True for _ in rows):
-        console.print("[dim]* differs from the release above; `ttinspect diff REF@triton=A REF@triton=B` "
-                      "explains it[/dim]")
+    left_out = [h for i, h in enumerate(heads) if i not in kept]
+    if left_out:
+        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")
+    console.print("[dim]X.Y.Z* the installed release; a cell marked * differs from the release above: "
+                  "`ttinspect diff REF@triton=A REF@triton=B` explains it[/dim]")
     for n, (version, error) in enumerate(errors, 1):
         console.print(f"[red]error {n}[/red] (Triton {version}): {escape(error)}")
 
