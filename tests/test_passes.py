@@ -288,7 +288,7 @@ def test_show_by_occurrence_and_index():
 
 def test_all_lists_unchanged_passes_and_loop_counts():
     data = history_json("opt", "sm_90")
-    text = ok("passes", "opt", "--arch", "sm_90", "--all")
+    text = ok("passes", "opt", "--arch", "sm_90", "--all", "--width", "200")
     unchanged = [r for r in data["passes"] if r["changed"] is False]
     assert unchanged and unchanged[0]["label"] in text
     loop = json.loads(ok("passes", "opt", "--arch", "sm_90", "--loop", "--json"))["loop_lines"]

@@ -88,8 +88,9 @@ def test_short_report_hides_nothing_silently():
     assert f"{len(hidden)} more facts" in rendered
     flat = " ".join(rendered.split())  # a folded line may break a title across two lines
     for fact in report.facts:
-        if fact.key not in DETAIL:
-            assert " ".join(fact.title.split())[:30] in flat, fact.title
+        if fact.key not in DETAIL:  # a long title keeps its beginning and its end ("tensor-core in…(SASS)")
+            title = " ".join(fact.title.split())
+            assert title[:12] in flat and title[-5:] in flat, fact.title
 
 
 @pytest.mark.parametrize("width", WIDTHS)

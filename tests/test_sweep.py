@@ -124,7 +124,8 @@ def test_failure_rows_and_filters_and_csv():
     assert [r["BLOCK_SIZE"] for r in table] == ["256", "100"]  # unknowns last
     assert table[0]["fits"] == "true" and "power of 2" in table[1]["error"]
     text = run("sweep", "add", "--grid", "BLOCK_SIZE=100,256", "--arch", "sm_90", "-j", "1")
-    assert text.exit_code == 0 and "power of 2" in text.stdout and "regs" in text.stdout
+    flat = " ".join(text.stdout.split())  # the error is printed under the table, wrapped to the width
+    assert text.exit_code == 0 and "error 1: " in flat and "power of 2" in flat and "regs" in text.stdout
 
 
 def test_bad_where_is_one_line_before_compiling():
@@ -301,3 +302,10 @@ def test_piped_diff_is_kept_and_a_damaged_copy_is_rendered_again(tmp_path):
     for path in kept:
         path.write_text("not the table\n")
     assert diff() == first
+
+
+def test_huge_or_out_of_range_grids_are_refused_before_anything_compiles():
+    big = run("sweep", "opt", "--grid", "num_stages=1..999999999")
+    assert big.exit_code == 2 and "more than" in big.output
+    bad = run("sweep", "opt", "--grid", "num_stages=1..100")
+    assert bad.exit_code == 2 and "--grid num_stages=33: must be an integer from 1 to 32" in bad.output

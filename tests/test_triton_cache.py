@@ -74,8 +74,11 @@ def test_listing_reads_every_kernel(real_cache):
     assert all(r["tensor_core_path"] == "wgmma" for r in mms)
     assert sorted(r["depth"] for r in mms) == sorted(r["num_stages"] for r in mms)
     assert _snapshot(real_cache) == before  # read-only
-    table = ok("cache", real_cache)
+    table = ok("cache", real_cache, "--width", "160")
     assert "add_kernel" in table and "my_mm.py:40" in table
+    narrow = ok("cache", real_cache)  # 80 columns: the least needed columns are left out, and named
+    assert "add_kernel" in narrow and "left out at 80 columns:" in narrow and "source" in narrow
+    assert max(len(line) for line in narrow.splitlines()) <= 80
 
 
 def test_name_glob_and_sort(real_cache):

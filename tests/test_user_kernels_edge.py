@@ -115,3 +115,50 @@ def soft(out_ptr, in_ptr, n_cols, SCALE, BLOCK: tl.constexpr):
     assert short.exit_code == 2 and "no entry for SCALE" in short.output and "BLOCK" not in short.output
     unset = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--stage", "ttir")
     assert unset.exit_code == 2 and "no entry for BLOCK" in unset.output
+
+
+HELPER = """import triton
+
+@triton.jit
+def twice(x):
+    return x * 2
+"""
+
+KERNEL = """import triton
+import triton.language as tl
+from lib.helper import twice
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr = 128):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, twice(tl.load(x_ptr + o, mask=o < n)), mask=o < n)
+"""
+
+
+def make_project(root):
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "__init__.py").write_text("")
+    (root / "lib" / "helper.py").write_text(HELPER)
+    (root / "k.py").write_text(KERNEL)
+    return root / "k.py"
+
+
+def test_an_edited_helper_in_a_subfolder_is_compiled_again(tmp_path):
+    """The record of what `k.py:k` resolved to lists every user file the kernel was made of (not only its
+    folder's): after editing lib/helper.py the kernel is compiled again, in a fresh process as here."""
+    import subprocess
+    import sys
+
+    kernel = make_project(tmp_path / "proj")
+    code = ("import sys; from click.testing import CliRunner; from ttinspect.cli import cli; "
+            "r = CliRunner().invoke(cli, ['dump', sys.argv[1], '--signature', '*fp32:16, i32', '--stage', 'ttir']); "
+            "print(sum(('arith.mulf' in l) or ('arith.addf' in l) for l in r.output.splitlines()))")
+
+    def ops() -> int:
+        done = subprocess.run([sys.executable, "-c", code, f"{kernel}:k"], capture_output=True, text=True,
+                              timeout=300)
+        return int(done.stdout.strip().splitlines()[-1])
+
+    assert ops() == 1
+    (tmp_path / "proj" / "lib" / "helper.py").write_text(HELPER.replace("x * 2", "x * 3 + 1"))
+    assert ops() == 2

@@ -38,6 +38,10 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports eac
     from .variants import Pointer, TensorDesc, all_variants, get_variant
 
 
+def __dir__() -> list[str]:  # the public names first-class for help(), completion in a REPL
+    return sorted(set(__all__) | set(globals()))
+
+
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)

@@ -36,6 +36,8 @@ class CacheInfo:
     other_bytes: dict[str, int] = field(default_factory=dict)  # derived, refs, ... -> bytes
     autotune_results: int = 0
     total_bytes: int = 0
+    toolchains: int = 0
+    toolchain_bytes: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -93,6 +95,11 @@ def cache_info(root: Path | None = None) -> CacheInfo:
     if autotune.is_dir():
         info.autotune_results = sum(1 for p in autotune.glob("*.json"))
         info.total_bytes += _size(autotune)
+    toolchains = root / "toolchains"
+    if toolchains.is_dir():  # other Tritons' environments: kept by --clear (`ttinspect toolchains --remove`)
+        info.toolchains = sum(1 for p in toolchains.glob("*.json"))
+        info.toolchain_bytes = _size(toolchains)
+        info.total_bytes += info.toolchain_bytes
     return info
 
 

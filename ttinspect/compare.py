@@ -59,7 +59,10 @@ class Diff:
 
     def __repr__(self) -> str:  # `Diff(naive@sm_89 vs opt@sm_89: 23 changes)`
         count = len(self.changes)
-        return f"Diff({_side(self.a)} vs {_side(self.b)}: {count} change{'s' * (count != 1)})"
+        a, b = _side(self.a), _side(self.b)
+        if self.a.triton_version != self.b.triton_version:  # the same kernel under two Tritons
+            a, b = f"{a} (Triton {self.a.triton_version})", f"{b} (Triton {self.b.triton_version})"
+        return f"Diff({a} vs {b}: {count} change{'s' * (count != 1)})"
 
     def __str__(self) -> str:
         """The summary line, then one line per change (`str(change)`)."""
@@ -71,8 +74,8 @@ class Diff:
     def as_dict(self) -> dict[str, Any]:
         from .facts.model import _jsonable
 
-        return {"a": {"label": self.a.label, "target": self.a.target},
-                "b": {"label": self.b.label, "target": self.b.target},
+        return {"a": {"label": self.a.label, "target": self.a.target, "triton_version": self.a.triton_version},
+                "b": {"label": self.b.label, "target": self.b.target, "triton_version": self.b.triton_version},
                 "facts": {fa.key: {"a": _jsonable(fa.value), "b": _jsonable(fb.value),
                                    "changed": fa.value != fb.value} for fa, fb in self.rows},
                 "changes": [{"key": c.key, "title": c.title, "a": _jsonable(c.before), "b": _jsonable(c.after),
@@ -122,20 +125,27 @@ def diff_reports(a: Report, b: Report) -> Diff:
     return Diff(a, b, tuple(rows), tuple(changes), one_side)
 
 
-def diff(a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:
+def diff(a: Any, b: Any, arch: str | None = None, *, triton: str | tuple[str | None, str | None] | None = None,
+         **options: Any) -> Diff:
     """Compare two kernels: anything `inspect` takes (a variant with overrides and target
     `opt:num_stages=3@sm_90`, `my_mm.py:small`, `cache:3fa9c2`, a kernel object) or a Report already
-    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides."""
+    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides.
+    `triton`: the Triton release of both sides ("3.5.1") or of each (`("3.5.1", "3.9.0")`; None = the
+    installed one), each compiled in its toolchain — "what did the upgrade change?"."""
     from .report import Report, inspect
 
-    def side(ref: Any) -> Report:
-        if isinstance(ref, Report):
-            if arch is not None or options:
-                raise UsageError("diff(): a Report is already compiled; arch and overrides do not apply to it")
-            return ref
-        return inspect(ref, arch, **options)
+    versions = tuple(triton) if isinstance(triton, (tuple, list)) else (triton, triton)
+    if len(versions) != 2:
+        raise UsageError("diff(triton=...): one release, or a pair (a's, b's)")
 
-    return diff_reports(side(a), side(b))
+    def side(ref: Any, version: str | None) -> Report:
+        if isinstance(ref, Report):
+            if arch is not None or options or version is not None:
+                raise UsageError("diff(): a Report is already compiled; arch, triton and overrides do not apply")
+            return ref
+        return inspect(ref, arch, triton=version, **options)
+
+    return diff_reports(side(a, versions[0]), side(b, versions[1]))
 
 
 # --- text diff of main loops -------------------------------------------------------------------

@@ -173,8 +173,12 @@ def build_function(fn: Any, label: str, args: Mapping[str, Any], config: Mapping
     path = fn.fn.__code__.co_filename
     name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
         else f"{fn.fn.__module__}:{fn.__name__}"
-    return _build(label, name, _source_digest(Path(path)), lambda: fn, dict(args), dict(config or {}),
-                  target, {}, path, check)
+    digest = _source_digest(Path(path))
+    try:  # Triton's own key covers the @jit functions it calls wherever they live (a helper in a subfolder)
+        digest["@jit"] = str(fn.cache_key)
+    except Exception:  # an exotic global Triton cannot hash: the file digests alone, as before
+        pass
+    return _build(label, name, digest, lambda: fn, dict(args), dict(config or {}), target, {}, path, check)
 
 
 # Modules ttinspect loads from a user's file get this prefix (refs/userfile.py); their names are

@@ -352,7 +352,7 @@ def _computed_ir_report(result: Build, own: list[Fact], loop_text: str | None) -
 
 def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | str | None = None, signature: str | None = None,
-            **overrides: Any) -> Report:
+            triton: str | None = None, **overrides: Any) -> Report:
     """Compile (or load from the cache) and reduce to facts. `kernel` is any reference ttinspect takes:
     a shipped variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"` or a declared example
     (`"my_mm.py:small"`), a Triton cache entry (`"cache:3fa9c2"`), or a kernel object — a @triton.jit
@@ -362,10 +362,21 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     ints, or the `--arg` text: `"*fp16"`, `"i32:16"`); `signature`: all of them in order, as text
     (`"*fp16:16, i32:16, 64"`). `config`: constexprs and options (`{"BLOCK_M": 128, "num_warps": 8}`),
     or the number of an @triton.autotune config (1-based). Keyword overrides are the same as `config`
-    entries and win over it."""
+    entries and win over it. `triton`: compile with that Triton release instead of the installed one
+    (`"3.5.1"`, in a toolchain of its own: `ttinspect toolchains`); `kernel` must then be a reference.
+    """
     from .refs import RefOptions, kind_of, resolve_one
 
-    if kind_of(kernel) == "variant" and args is None and signature is None and not isinstance(config, (int, str)):
+    if triton is not None:
+        if not isinstance(kernel, str):
+            raise UsageError("inspect(triton=...): give a reference (a variant, \"my.py:kern\"), "
+                             "not a kernel object")
+        if "@triton=" in kernel:
+            raise UsageError(f"inspect({kernel!r}, triton={triton!r}): name the release once")
+        kernel = f"{kernel}@triton={triton}"
+    plain_variant = (kind_of(kernel) == "variant" and "@triton=" not in kernel and args is None
+                     and signature is None)
+    if triton is None and plain_variant and not isinstance(config, (int, str)):
         return _inspect_variant(kernel, arch, {**(config or {}), **overrides})
     settings = dict(config) if isinstance(config, Mapping) else {}
     settings.update(overrides)

@@ -10,7 +10,8 @@ import os
 import stat
 import sys
 
-from . import cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, sweep_cmd, targets_cmd  # noqa: F401  (registers the commands)
+from . import (cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, sweep_cmd,  # noqa: F401
+               targets_cmd, toolchains_cmd)  # (importing them registers the commands)
 from .app import cli
 from .common import terminal_options
 from .completion import install as _install_completion

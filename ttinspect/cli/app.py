@@ -64,8 +64,16 @@ class _Group(click.Group):
             sys.exit(70)
 
 
+def _offline(ctx, param, value):
+    if value:  # seen by the toolchains package wherever a reference names another Triton
+        os.environ["TTINSPECT_OFFLINE"] = "1"
+    return value
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ttinspect")
+@click.option("--offline", is_flag=True, expose_value=False, callback=_offline,
+              help="Never prepare a Triton toolchain (REF@triton=X.Y.Z uses only those already there).")
 def cli() -> None:
     """Inspect what the Triton compiler did with a kernel: every IR stage (TTIR, TTGIR, LLIR, PTX,
     SASS) for any NVIDIA target, without a GPU.

@@ -75,6 +75,9 @@ def cache_info_command(clear: bool, as_json: bool) -> None:
         click.echo(f"  {name + ':':<10} {_mib(size)}")
     if info.autotune_results:
         click.echo(f"  autotune:  {info.autotune_results} result(s) (kept by --clear)")
+    if info.toolchains:
+        click.echo(f"  toolchains: {info.toolchains} Triton release(s), {_mib(info.toolchain_bytes)} "
+                   "(kept by --clear; `ttinspect toolchains --remove X.Y.Z`)")
     click.echo("  reclaim:   ttinspect cache-info --clear")
 
 

@@ -10,7 +10,8 @@ from ..errors import UsageError
 STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
 
 REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel or declared example in your
-file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`)."""
+file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`).
+Add @triton=X.Y.Z to compile it with another Triton release (opt@triton=3.5.1; `ttinspect toolchains`)."""
 
 
 class _Value(click.ParamType):

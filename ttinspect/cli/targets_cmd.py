@@ -20,18 +20,7 @@ def targets_command(as_json: bool) -> None:
         emit_json(rows)
         return
     version = installed()
-    here = f"Triton {version[0]}.{version[1]}" if version else "Triton (not installed)"
+    from ..render.targets_table import targets_table
 
-    def kib(value):
-        return "—" if value is None else f"{value // 1024} KB"
-
-    click.echo(f"{'target':<8} {'GPUs':<26} {'smem/block':>10} {'smem/SM':>8} {'warps':>5} {'blocks':>6}  "
-               f"{here:<12} compiled by")
-    for row in rows:
-        usable = {True: "yes", False: "no", None: "not measured"}[row["installed_triton_compiles"]]
-        if row["installed_triton_compiles"] and not row["usable"]:
-            usable = "no limits"
-        click.echo(f"{row['target']:<8} {row['gpus'][:26]:<26} {kib(row['max_shared_per_block']):>10} "
-                   f"{kib(row['shared_per_sm']):>8} {row['max_warps_per_sm'] or '—':>5} "
-                   f"{row['max_blocks_per_sm'] or '—':>6}  {usable:<12} {row['tritons']}")
+    targets_table(rows, f"Triton {version[0]}.{version[1]}" if version else "Triton (not installed)")
     click.echo("AMD (gfx*): smem = LDS, SM = CU, warps = waves (64 lanes on CDNA, 32 on RDNA), blocks = workgroups")

@@ -129,10 +129,10 @@ class _PassDumps:
             self.mark("begin", stage)
             out = run(src, metadata)
             # The pass managers mutate the module in place: after the llir stage `src` is the module in
-            # the LLVM dialect that the last pass left, before its translation to LLVM IR. Triton 3.3
+            # the LLVM dialect that the last pass left, before its translation to LLVM IR. Triton 3.3 and 3.4
             # frees that module inside make_llir (printing it crashes the process): there the last llir
-            # pass's result stays unknown.
-            if stage != "llir" or VERSION >= (3, 4):
+            # pass's result stays unknown. 3.4 too (found running it in a toolchain: a segfault).
+            if stage != "llir" or VERSION >= (3, 5):
                 self.finals[stage] = str(src)
             self.mark("end", stage)
             if stop and stage == "llir":

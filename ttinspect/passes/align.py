@@ -30,6 +30,10 @@ class Divergence:
     differences: dict[str, tuple[Any, Any]]  # at first_fact: the facts (a, b) that were equal before it
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
+    # Two Tritons run their passes in different orders, so cumulative states do not line up: each pass's
+    # own fact changes are compared instead ("per pass"), and the passes that moved are listed.
+    mode: str = "cumulative"
+    reordered: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         def side(pair):
@@ -42,7 +46,8 @@ class Divergence:
                                       for k, (a, b) in self.input_differences.items()},
                 "first_text_difference": side(self.first_text), "first_fact_difference": side(self.first_fact),
                 "facts": {k: {"title": title(k), "a": a, "b": b} for k, (a, b) in self.differences.items()},
-                "only_a": list(self.only_a), "only_b": list(self.only_b)}
+                "only_a": list(self.only_a), "only_b": list(self.only_b), "mode": self.mode,
+                "reordered": list(self.reordered)}
 
 
 def _keyed(history: PassHistory) -> dict[tuple[str, int], PassRow]:
@@ -58,7 +63,55 @@ def _differing(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any
     return {key: (a.get(key), b.get(key)) for key in FACT_KEYS if a.get(key) != b.get(key)}
 
 
+def _own_changes(row: PassRow) -> dict[str, tuple[Any, Any]]:
+    return {c.key: (c.before, c.after) for c in row.changed_facts}
+
+
+def _moved(order_a: list, order_b: list) -> list:
+    """The common passes out of order: those outside a longest run that keeps its order in both."""
+    position = {key: i for i, key in enumerate(order_b)}
+    seq = [position[key] for key in order_a if key in position]
+    keys = [key for key in order_a if key in position]
+    best: list[int] = []  # indices into seq of a longest increasing subsequence (n ~ 100: quadratic is fine)
+    lengths, previous = [1] * len(seq), [-1] * len(seq)
+    for i in range(len(seq)):
+        for j in range(i):
+            if seq[j] < seq[i] and lengths[j] + 1 > lengths[i]:
+                lengths[i], previous[i] = lengths[j] + 1, j
+    if seq:
+        i = max(range(len(seq)), key=lambda k: lengths[k])
+        while i != -1:
+            best.append(i)
+            i = previous[i]
+    kept = set(best)
+    return [keys[i] for i in range(len(keys)) if i not in kept]
+
+
+def _per_pass(a: PassHistory, b: PassHistory) -> Divergence:
+    keyed_a, keyed_b = _keyed(a), _keyed(b)
+    first_fact, differences = None, {}
+    for key, row_a in keyed_a.items():
+        row_b = keyed_b.get(key)
+        if row_b is None:
+            continue
+        own_a, own_b = _own_changes(row_a), _own_changes(row_b)
+        if own_a != own_b:
+            first_fact = (row_a, row_b)
+            differences = {k: (own_a.get(k, (None, None))[1] if k in own_a else "unchanged",
+                               own_b.get(k, (None, None))[1] if k in own_b else "unchanged")
+                           for k in sorted(set(own_a) | set(own_b)) if own_a.get(k) != own_b.get(k)}
+            break
+    moved = _moved(list(keyed_a), list(keyed_b))
+    return Divergence(a, b, a.input_digest == b.input_digest, _differing(a.input_facts, b.input_facts),
+                      None, first_fact, differences,
+                      tuple(f"{k[0]}#{k[1]}" for k in keyed_a if k not in keyed_b),
+                      tuple(f"{k[0]}#{k[1]}" for k in keyed_b if k not in keyed_a),
+                      mode="per pass", reordered=tuple(f"{k[0]}#{k[1]}" for k in moved))
+
+
 def diverge(a: PassHistory, b: PassHistory) -> Divergence:
+    if a.triton and b.triton and a.triton != b.triton:
+        return _per_pass(a, b)
     keyed_a, keyed_b = _keyed(a), _keyed(b)
     already = _differing(a.input_facts, b.input_facts)
     first_text = first_fact = None

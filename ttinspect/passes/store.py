@@ -14,8 +14,17 @@ from .timeline import build_timeline
 
 def history(build) -> PassHistory:
     """The pass history of `build` (engine.Build): computed on first use — one more compile, with
-    per-pass dumps — then read from the cache. Raises TTInspectError with the reason when unavailable."""
+    per-pass dumps — then read from the cache. Raises TTInspectError with the reason when unavailable.
+    A build another Triton made (REF@triton=X.Y.Z) has its history computed by that Triton's toolchain."""
     artifacts = _own_entry(build)
+    made_by = str(build.metadata.get("triton_version") or "")
+    if made_by and not timeline_cached(build):
+        from ..toolchains import installed_version
+
+        if made_by != installed_version():
+            from ..toolchains.remote import compute_history
+
+            compute_history(made_by, build)
 
     def timeline() -> bytes:
         try:

@@ -4,6 +4,8 @@
     opt, opt:num_stages=3@sm_90     a shipped variant (variants.py)
     my_mm.py:matmul, dir/f.py:small a kernel or a declared example in a user's file (userfile.py)
     cache:3fa9c2                    a kernel a real run left in Triton's cache (tritoncache.py)
+    REF@triton=3.5.1                any of the above (but cache:) compiled by another Triton release,
+                                    in a toolchain of its own (ttinspect/toolchains/)
     a JIT function / autotuned kernel object   (the API and the pytest plugin)
 
 Most references give one build; `--config all` on an autotuned kernel gives one per config.
@@ -32,6 +34,9 @@ class RefOptions:
     signature: str | None = None  # --signature, positional
     config: Any = None  # --config: None, best, all, N
     arch: str | None = None
+    # the command line's own words (settings, args, signature, config, arch): what a toolchain's worker
+    # parses again under its Triton (parsed values may hold that Triton's objects, e.g. tl.float16)
+    raw: tuple | None = field(default=None, compare=False)
 
     @classmethod
     def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
@@ -39,7 +44,39 @@ class RefOptions:
         from ..arguments import parse_arg_items
         from ..variants import parse_settings
 
-        return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch)
+        return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch,
+                   raw=(tuple(settings), tuple(args), signature, config, arch))
+
+    def words(self) -> tuple:
+        """The options as command-line words, for a worker under another Triton."""
+        if self.raw is not None:
+            return self.raw
+        if self.args or any(not isinstance(v, (int, float, str, bool)) for v in self.settings.values()):
+            raise UsageError("under another Triton, give the arguments as text (--arg NAME=VALUE / signature=)")
+        settings = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.settings.items())
+        config = None if self.config is None else str(self.config)
+        return (settings, (), self.signature, config, self.arch)
+
+
+TRITON_MARK = "@triton="
+
+
+def split_triton(ref: str) -> tuple[str, str | None]:
+    """`opt:num_stages=3@sm_90@triton=3.5.1` -> (`opt:num_stages=3@sm_90`, "3.5.1")."""
+    if TRITON_MARK not in ref:
+        return ref, None
+    if ref.count(TRITON_MARK) > 1:
+        raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
+    head, _, rest = ref.partition(TRITON_MARK)
+    version, sep, tail = rest.partition("@")
+    from ..toolchains import check_format, check_version
+
+    try:
+        check_format(version)
+    except UsageError:
+        raise UsageError(f"kernel reference {ref!r}: @triton= takes a release X.Y.Z, e.g. opt@triton=3.5.1") from None
+    check_version(version)
+    return head + (f"@{tail}" if sep else ""), version
 
 
 def kind_of(ref: Any) -> str:
@@ -67,6 +104,16 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     options = options or RefOptions()
     if isinstance(ref, str):
         _check_text(ref)
+        ref, version = split_triton(ref)
+        if version is not None:
+            from ..toolchains import installed_version
+
+            if ref.startswith(CACHE_PREFIX):
+                raise UsageError("a Triton cache entry is already compiled: @triton= does not apply")
+            if version != installed_version():
+                from ..toolchains.remote import resolve_with
+
+                return resolve_with(version, ref, options.words(), keep_going)
     kind = kind_of(ref)
     if kind == "variant":
         return _variant_builds(ref, options, keep_going)
@@ -160,7 +207,9 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             return found
     builds = _file_builds_cold(ref, options, arch, keep_going)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
-        memo.save(memo_key, builds)
+        from .userfile import user_files
+
+        memo.save(memo_key, builds, user_files(ref.path))
     return builds
 
 

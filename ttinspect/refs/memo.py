@@ -25,15 +25,18 @@ def key(parts: Mapping[str, Any]) -> str:
 
 
 def load(memo_key: str) -> list | None:
-    """The builds, or None when not recorded or when any entry has gone (then everything is redone)."""
+    """The builds, or None when not recorded, when any entry has gone or when a file the kernel was
+    made of has changed since (then everything is redone)."""
     from ..engine import Build
+    from .userfile import files_unchanged
 
     path = _path(memo_key)
     try:
-        records = json.loads(path.read_text())["builds"]
-        if not isinstance(records, list):
+        data = json.loads(path.read_text())
+        records = data["builds"]
+        if not isinstance(records, list) or not files_unchanged(data.get("files") or {}):
             return None
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # absent, or damaged: resolve again
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, AttributeError):  # absent or damaged
         return None
     builds = []
     for record in records:
@@ -47,5 +50,6 @@ def load(memo_key: str) -> list | None:
     return builds or None
 
 
-def save(memo_key: str, builds: list) -> None:
-    cache.write_json(_path(memo_key), {"builds": [b.record() for b in builds]})
+def save(memo_key: str, builds: list, files: dict[str, str] | None = None) -> None:
+    """`files`: the user's source files the builds were made from, path -> sha256 (userfile.user_files)."""
+    cache.write_json(_path(memo_key), {"builds": [b.record() for b in builds], "files": files or {}})

@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import importlib.util
 import re
+import os
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -251,3 +252,43 @@ def find(module: ModuleType, path: Path, name: str) -> Any:
                          f"kernels in the file: {', '.join(kernels) or 'none'}")
     listed = f"kernels: {', '.join(kernels) or 'none'}" + (f"; examples: {', '.join(examples)}" if examples else "")
     raise UsageError(f"{path}: no kernel or example {name!r} ({listed})")
+
+
+def user_files(path: Path) -> dict[str, str]:
+    """The user's own Python files loaded now (the kernel's file, and every module it imported that is
+    not installed: helpers in subfolders or a parent package included), path -> sha256. A record of
+    what a file reference resolved to is valid only while these are unchanged."""
+    import hashlib
+    import sysconfig
+
+    installed = {os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
+                                                                                  "platlib")} if p}
+    ours = os.path.realpath(str(Path(__file__).resolve().parent.parent))
+    found: dict[str, str] = {}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not file or not file.endswith(".py"):
+            continue
+        real = os.path.realpath(file)
+        if real.startswith(ours) or any(real.startswith(p + os.sep) for p in installed) \
+                or "site-packages" in real or "dist-packages" in real:
+            continue
+        try:
+            found[real] = hashlib.sha256(Path(real).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    found.setdefault(os.path.realpath(path), _digest_or_empty(path))
+    return found
+
+
+def _digest_or_empty(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def files_unchanged(files: dict[str, str]) -> bool:
+    return all(_digest_or_empty(Path(p)) == digest for p, digest in files.items())

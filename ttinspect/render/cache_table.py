@@ -27,19 +27,38 @@ def _cell(row, key: str) -> str:
     return str(value)
 
 
+# What stays when the width is short: the id and the name, then what a reader looks for first.
+PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core_path", "target", "num_warps",
+            "num_stages", "triton_version", "source")
+
+
 def cache_table(rows, root: str) -> None:
+    from rich.markup import render
     from rich.table import Table
 
-    table = Table(title=f"{len(rows)} kernels in {root}", title_justify="left")
-    for key, title in COLUMNS:  # one line per kernel: a long name is cut (--json has it whole)
-        table.add_column(title, no_wrap=True, overflow="ellipsis", max_width=36 if key == "name" else None,
-                         min_width=10 if key == "id" else len(title),
-                         justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
-                                                    "depth") else "left")
-    for row in rows:
-        table.add_row(*(_cell(row, key) for key, _ in COLUMNS))
+    from .glance import columns_that_fit
+
     console = _console()
+    cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
+    name_width = 36 if console.width >= 120 else 26
+    longest = [max([len(title)] + [len(render(c[i]).plain) for c in cells]) for i, (_, title) in enumerate(COLUMNS)]
+    natural = [min(name_width, n) if key == "name" else n for (key, _), n in zip(COLUMNS, longest, strict=True)]
+    keys = [key for key, _ in COLUMNS]
+    kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY])
+    table = Table(title=f"{len(rows)} kernels in {root}", title_justify="left")
+    for i, (key, title) in enumerate(COLUMNS):  # one line per kernel: a long name is cut (--json has it whole)
+        if i in kept:
+            table.add_column(title, no_wrap=True, overflow="ellipsis",
+                             max_width=name_width if key == "name" else None,
+                             min_width=10 if key == "id" else len(title),
+                             justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
+                                                        "depth") else "left")
+    for row_cells in cells:
+        table.add_row(*(c for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
+    left_out = [title for i, (_, title) in enumerate(COLUMNS) if i not in kept]
+    if left_out:
+        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")
     reasons: dict[tuple[str, str], int] = {}
     for row in rows:
         for key, reason in row.unknown.items():

@@ -9,7 +9,8 @@ import textwrap
 from rich.text import Text
 
 from ..facts.model import GROUPS
-from .glance import CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded, group_line, heading, row
+from .glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded, group_line,
+                     heading, row)
 
 
 def _side(fact) -> tuple[str, str]:
@@ -20,8 +21,12 @@ def _changed(fa, fb) -> bool:
     return fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown)
 
 
-def _label(report) -> str:
-    return f"{report.label}@{report.target}"
+def _label(report, other=None) -> str:
+    """`opt@sm_90`; with the Triton release when the two sides were compiled by different ones."""
+    label = f"{report.label}@{report.target}"
+    if other is not None and other.triton_version != report.triton_version:
+        label += f" · {report.triton_version}"
+    return label
 
 
 def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
@@ -32,7 +37,8 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     detail = [fa.title for fa, fb in changed if not show_all and fa.key in DETAIL]
     same = [(fa, fb) for fa, fb in order if not _changed(fa, fb)]
     shown = headline + (same if show_all else [])
-    values = [[_side(fa)[0] for fa, _ in shown] + [_label(a)], [_side(fb)[0] for _, fb in shown] + [_label(b)]]
+    la, lb = _label(a, b), _label(b, a)
+    values = [[_side(fa)[0] for fa, _ in shown] + [la], [_side(fb)[0] for _, fb in shown] + [lb]]
     cols = Columns.fit(width, [fa.title for fa, _ in shown], values, meaning=False)
     versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
     lines = heading(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
@@ -40,7 +46,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     if not changed:
         lines.append(Text("No fact differs."))
         return lines
-    lines += row(cols, "", [(_label(a), "bold"), (_label(b), "bold")])
+    lines += row(cols, "", [(la, "bold"), (lb, "bold")])
     lines += _grouped(cols, headline, changed_style=CHANGED_STYLE)
     if detail:
         lines += folded("detail facts also differ", detail, width)
@@ -59,6 +65,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             else:
                 line.append(piece)
             lines.append(line)
+        lines += _evidence(change.key, a, b, width)
     if show_all:
         if same:
             lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
@@ -67,6 +74,27 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
         more = f" and explains the {len(detail)} detail changes" if detail else ""
         lines += heading(f"{len(same)} facts are the same — --all lists them{more}", width, MEANING_STYLE)
     return lines
+
+
+def _evidence(key: str, a, b, width: int) -> list[Text]:
+    """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
+    from ..evidence import witness
+
+    found = [witness(report.build, key, limit=200) for report in (a, b)]
+    if not any(found):
+        return []
+
+    def op(line: str) -> str:  # "ptx:140  cp.async.bulk.wait_group.read 0;" -> the instruction itself
+        words = line.split("  ", 1)[-1].split()
+        return next((w for w in words if not w.startswith(("@", "%"))), "")
+
+    out = []
+    for mine, theirs, report, other in ((found[0], found[1], a, b), (found[1], found[0], b, a)):
+        their_ops = {op(line) for line in theirs}
+        # the line that shows the difference: an instruction form the other side lacks, else the first
+        shown = next((line for line in mine if op(line) not in their_ops), mine[0] if mine else "(no such line)")
+        out.append(Text("    " + cut(f"{_label(report, other)}: {shown}", width - 4), style=MEANING_STYLE))
+    return out
 
 
 def _without_values(change, result) -> str:

@@ -80,6 +80,16 @@ def cut(text: str, room: int) -> str:
     return text if len(text) <= room else text[:max(0, room - 1)] + "…"
 
 
+def cut_middle(text: str, room: int) -> str:
+    """A title too long for its column keeps its end too: two facts that differ only in their last words
+    ("… per iteration (per K step)" / "… per iteration (SASS)") stay apart."""
+    text = " ".join(text.split())
+    if len(text) <= room or room < 12:
+        return cut(text, room)
+    tail = max(6, (room - 1) * 2 // 5)
+    return text[:room - 1 - tail].rstrip() + "…" + text[-tail:].lstrip()
+
+
 def wrap(text: str, room: int) -> list[str]:
     """Values break after a comma (a tally's items stay whole) and only inside an item when it must."""
     return textwrap.wrap(text, width=max(4, room), break_on_hyphens=False) or [""]
@@ -94,7 +104,7 @@ def row(cols: Columns, title: str, values: list[tuple[str, str]], meaning: str =
     lines = []
     for i in range(height):
         line = Text(indent)
-        line.append(cut(title, cols.title).ljust(cols.title) if i == 0 else " " * cols.title,
+        line.append(cut_middle(title, cols.title).ljust(cols.title) if i == 0 else " " * cols.title,
                     style=title_style if i == 0 else "")
         for (_, style), column, w in zip(values, wrapped, cols.values, strict=True):
             line.append("  ")
@@ -143,3 +153,18 @@ def print_lines(lines: list[Text]) -> None:
     console = term.console()
     for line in lines:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, soft_wrap=True)
+
+
+def columns_that_fit(natural: list[int], width: int, priority: list[int]) -> set[int]:
+    """Which columns of a boxed table fit in `width`: each takes its natural width plus 3 (padding and
+    its border); columns are added in `priority` order while they fit. A table narrower than its cells
+    is folded into unreadable slivers by rich; dropping the least important columns (named under the
+    table) keeps the rest whole."""
+    kept: set[int] = set()
+    used = 1  # the left border
+    for index in priority:
+        need = natural[index] + 3
+        if used + need <= width or not kept:
+            kept.add(index)
+            used += need
+    return kept

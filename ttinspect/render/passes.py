@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Mapping
 
 from ..facts.model import format_value
@@ -48,7 +49,8 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     limit = _MAX_OPS if console.width >= 160 else 3
     # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
     columns: list[tuple[str, dict[str, Any]]] = [
-        ("#", {"justify": "right"}), ("pass", {"overflow": "fold", "max_width": 44}), ("stage", {}),
+        ("#", {"justify": "right"}),
+        ("pass", {"overflow": "fold", "max_width": 44, "min_width": 30 if console.width < 120 else 20}), ("stage", {}),
         ("lines (main loop)" if loop else "lines", {"justify": "right"})]
     if with_ops:
         columns.append(("ops (whole module)" if loop else "ops", {"overflow": "fold"}))
@@ -115,7 +117,13 @@ def divergence_text(result) -> str:
     from ..passes.snapshot_facts import explanation, title
 
     a, b = result.a, result.b
-    out = [f"pass histories: {a.label}@{a.target} vs {b.label}@{b.target}"]
+    name_a, name_b = f"{a.label}@{a.target}", f"{b.label}@{b.target}"
+    if result.mode == "per pass":  # two Tritons: name each side by its release
+        name_a, name_b = f"{name_a} (Triton {a.triton})", f"{name_b} (Triton {b.triton})"
+    out = [f"pass histories: {name_a} vs {name_b}"]
+    if result.mode == "per pass":
+        out.append("  two Tritons order their passes differently: each pass's own fact changes are compared "
+                   "(same-named passes, by occurrence)")
     if result.input_same_text:
         out.append("  same input (the first snapshots are equal once renumbered)")
     else:
@@ -131,10 +139,21 @@ def divergence_text(result) -> str:
         ra, rb = result.first_fact
         where = f"pass {ra.index}" if ra.index == rb.index else f"pass {ra.index} | {rb.index}"
         equal = " (facts equal before it; the input's differences are above)" if result.input_differences else ""
+        if result.mode == "per pass":
+            equal = " (what this pass changed differs; values after it, a | b)"
         out.append(f"  first fact difference: {where} {ra.label}{equal}")
         for key, (va, vb) in result.differences.items():
             out.append(f"    {key} ({title(key)}): {value_text(va)} | {value_text(vb)}  — {explanation(key)}")
     if result.only_a or result.only_b:
-        out.append(f"  passes only in {a.label}: {', '.join(result.only_a) or 'none'}; only in {b.label}: "
+        out.append(f"  passes only in {name_a}: {', '.join(result.only_a) or 'none'}; only in {name_b}: "
                    f"{', '.join(result.only_b) or 'none'}")
-    return "\n".join(out)
+    if result.reordered:
+        out.append(f"  passes that moved (relative to the others): {', '.join(result.reordered)}")
+    from . import term
+
+    width = term.width()
+    wrapped = []
+    for line in out:  # to the width like every table; a long list of passes continues indented
+        wrapped += textwrap.wrap(line, width=width, subsequent_indent="      ", break_on_hyphens=False,
+                                 break_long_words=False) or [""]
+    return "\n".join(wrapped)

@@ -38,7 +38,10 @@ def short_lines(report, width: int) -> list[Text]:
     for group, facts in groups:
         lines.append(group_line(group))
         for fact in shown[group]:
-            lines += row(cols, fact.title, [_value(fact)], _meaning(fact))
+            value = _value(fact)
+            if not cols.meaning and value[0] == "unknown":  # no meaning column: the reason goes with the value
+                value = (f"unknown: {_meaning(fact)}", value[1])
+            lines += row(cols, fact.title, [value], _meaning(fact))
         nothing = [f.title for f in facts if f.key not in DETAIL and is_nothing(f.value)]
         if nothing:
             lines += folded("none", nothing, width)

@@ -33,29 +33,50 @@ def _cell(row: dict, key: str) -> str:
 
 
 def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
-    from rich.markup import escape
+    """One row per point: its axes (always shown), then the fact columns that fit the width in the order
+    asked (the rest are named under the table); a failed point says `error N`, its message below."""
+    from rich.markup import escape, render
     from rich.table import Table
 
+    from .glance import columns_that_fit
+
+    console = _console()
     targets = sorted({str(r.get("target") or r.get("arch") or "default") for r in result.rows})
     title = (f"sweep {result.ref} · {len(rows)} of {result.total} points shown · {', '.join(targets)} · "
              f"{result.seconds:.1f} s ({result.warm} warm, {result.compiled} compiled, {result.failed} failed)")
-    table = Table(title=title, title_justify="left")
-    for axis in result.axes:
-        table.add_column(axis, justify="right")
-    if len(targets) > 1:
-        table.add_column("arch")
-    for key in columns:
-        table.add_column(SWEEP_HEADERS.get(key, key), justify="left" if key in ("tensor_core_path",
-                                                                                  "occupancy_limit") else "right")
+    heads = list(result.axes) + (["arch"] if len(targets) > 1 else []) + [SWEEP_HEADERS.get(k, k) for k in columns]
+    fixed = len(heads) - len(columns)
+    errors: list[str] = []
+    body = []
     for row in rows:
         point = [str(row.get("point", {}).get(axis, "")) for axis in result.axes]
         arch = [str(row.get("target") or row.get("arch") or "")] if len(targets) > 1 else []
         if row.get("error"):
-            table.add_row(*point, *arch, f"[red]{escape(row['error'])}[/red]", *[""] * (len(columns) - 1))
+            errors.append(row["error"])
+            body.append([*point, *arch, f"[red]error {len(errors)}[/red]", *[""] * (len(columns) - 1)])
             continue
-        table.add_row(*point, *arch, *(_cell(row, key) for key in columns))
-    console = _console()
+        body.append([*point, *arch, *(_cell(row, key) for key in columns)])
+    natural = [max([len(h)] + [len(render(r[i]).plain) for r in body]) for i, h in enumerate(heads)]
+    # what a sweep is read for first, when not every column fits (the table keeps the order asked)
+    rank = {k: n for n, k in enumerate(("pipeline_depth", "registers", "spills", "shared_memory", "fits",
+                                        "occupancy", "tensor_core_path"))}
+    order = sorted(range(len(columns)), key=lambda i: (rank.get(columns[i], len(rank)), i))
+    kept = columns_that_fit(natural, console.width, list(range(fixed)) + [fixed + i for i in order])
+    kept |= set(range(min(fixed + 1, len(heads))))  # the point's axes and the first fact (or its error)
+    table = Table(title=title, title_justify="left")
+    for i, head in enumerate(heads):
+        if i in kept:
+            key = columns[i - fixed] if i >= fixed else ""
+            table.add_column(head, justify="left" if key in ("tensor_core_path", "occupancy_limit") else "right")
+    for cells in body:
+        table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
+    left_out = [h for i, h in enumerate(heads) if i not in kept]
+    if left_out:
+        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} "
+                      "(--width, --json, --csv)[/dim]")
+    for n, error in enumerate(errors, 1):
+        console.print(f"[red]error {n}:[/red] {escape(error)}")
     if result.interrupted:
         console.print(f"[yellow]interrupted: {len(result.rows)} of {result.total} points finished "
                       "(their artifacts are in the cache: the same sweep again starts from there)[/yellow]")

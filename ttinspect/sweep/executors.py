@@ -202,7 +202,20 @@ def resolve_pair(a: str, b: str, options) -> list:
                 warm[ref] = resolve_one(ref, options)
         except NotCached:
             cold.append(ref)
-    if len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", "file") for ref in cold):
+    remote = [ref for ref in cold if "@triton=" in ref]
+    if len(cold) == 2 and a != b and remote:
+        # a side under another Triton compiles in its toolchain's worker process: wait for it in a thread
+        # while the other side compiles (here, or in its own worker)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(remote)) as pool:
+            futures = {ref: pool.submit(resolve_one, ref, options) for ref in remote}
+            for ref in cold:
+                if ref not in futures:
+                    warm[ref] = resolve_one(ref, options)
+            for ref, future in futures.items():
+                warm[ref] = future.result()
+    elif len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", "file") for ref in cold):
         from ..report import report_from_build
 
         with compile_aside(a, options) as aside:

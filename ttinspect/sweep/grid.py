@@ -59,6 +59,8 @@ def parse_values(text: str, key: str = "value") -> list[Any]:
         else:
             if amount < 1:
                 raise UsageError(f"--grid {key}={item}: the step must be >= 1")
+            if len(out) + len(range(low, high + 1, amount)) > MAX_POINTS:  # counted, never built
+                raise UsageError(f"--grid {key}={item}: more than {MAX_POINTS} values")
             out.extend(range(low, high + 1, amount))
         if len(out) > MAX_POINTS:
             raise UsageError(f"--grid {key}={item}: more than {MAX_POINTS} values")

@@ -33,7 +33,19 @@ class SweepResult:
 
 def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
          options: Mapping[str, Any]) -> tuple[list[Axis], list[tuple[dict, str | None]]]:
+    if "@triton=" in ref:
+        raise UsageError(f"{ref}: a sweep compiles with the installed Triton; `ttinspect versions REF --triton ...` "
+                         "compares releases")
     axes = parse_grid(grid)
+    from ..variants import check_option
+
+    for axis in axes:  # a compile option out of its range is refused before anything compiles
+        for value in axis.values:
+            if isinstance(value, int):
+                try:
+                    check_option(axis.name, value)
+                except UsageError as error:  # the same rule as --set, named as the user wrote it
+                    raise UsageError(str(error).replace("--set ", "--grid ", 1)) from None
     archs = parse_arch_list(arch)
     if "@" in ref and archs != [None]:
         raise UsageError(f"{ref} names its target after @ and --arch names {arch}: give the targets once, with --arch")

@@ -1,0 +1,42 @@
+"""`ttinspect targets` on a terminal: one row per target; the columns that fit the width (the target and
+whether the installed Triton compiles for it first), the rest named under the table."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+
+def _kib(value: int | None) -> str:
+    return "—" if value is None else f"{value // 1024} KB"
+
+
+def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
+    from rich.table import Table
+
+    from .glance import columns_that_fit
+    from .tables import _console
+
+    heads = ["target", "GPUs", "smem/block", "smem/SM", "warps", "blocks", here, "compiled by"]
+    body = []
+    for row in rows:
+        usable = {True: "yes", False: "no", None: "not measured"}[row["installed_triton_compiles"]]
+        if row["installed_triton_compiles"] and not row["usable"]:
+            usable = "no limits"
+        body.append([row["target"], row["gpus"], _kib(row["max_shared_per_block"]), _kib(row["shared_per_sm"]),
+                     str(row["max_warps_per_sm"] or "—"), str(row["max_blocks_per_sm"] or "—"), usable,
+                     row["tritons"]])
+    console = _console()
+    natural = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(heads)]
+    natural[1] = min(natural[1], 24)  # GPU names fold onto a second line
+    kept = columns_that_fit(natural, console.width, [0, 6, 2, 4, 5, 1, 3, 7])
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for i, head in enumerate(heads):
+        if i in kept:
+            table.add_column(head, justify="right" if 2 <= i <= 5 else "left", overflow="fold",
+                             max_width=24 if i == 1 else None)
+    for cells in body:
+        table.add_row(*(c for i, c in enumerate(cells) if i in kept))
+    console.print(table)
+    left_out = [h for i, h in enumerate(heads) if i not in kept]
+    if left_out:
+        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")

@@ -1,0 +1,67 @@
+"""One kernel under several Tritons: a row of headline facts per release (`ttinspect versions`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import TTInspectError
+
+# The facts an upgrade is judged by (issue: pipeline depth, tensor-core path, async copies / TMA, shared,
+# registers, spills, occupancy).
+HEADLINE = ("pipeline_depth", "tensor_core_path", "loop_cp_async", "tma_copies", "shared_memory", "registers",
+            "spills", "occupancy")
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    version: str
+    installed: bool
+    facts: dict[str, Any] = field(default_factory=dict)
+    display: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        from ..facts.model import _jsonable
+
+        return {"triton": self.version, "installed": self.installed, "error": self.error,
+                "facts": {k: _jsonable(v) for k, v in self.facts.items()}}
+
+
+def default_versions() -> list[str]:
+    from . import all_toolchains, installed_version
+
+    versions = {t.version for t in all_toolchains()}
+    here = installed_version()
+    if here:
+        versions.add(here)
+    return sorted(versions, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def version_rows(ref: str, versions: list[str], options) -> list[VersionRow]:
+    """Each release's headline facts; a release that cannot compile the kernel is a row with its reason."""
+    from ..refs import resolve_one
+    from ..report import report_from_build
+    from . import installed_version
+
+    here = installed_version()
+    rows = []
+    for version in versions:
+        try:
+            built = resolve_one(f"{ref}@triton={version}", options)
+            report = report_from_build(built)
+        except TTInspectError as error:
+            rows.append(VersionRow(version, version == here, error=str(error)))
+            continue
+        facts = {key: report[key] for key in HEADLINE if _has(report, key)}
+        display = {key: report.fact(key).display() for key in facts}
+        rows.append(VersionRow(version, version == here, facts, display))
+    return rows
+
+
+def _has(report, key: str) -> bool:
+    try:
+        report.fact(key)
+    except KeyError:
+        return False
+    return True
