@@ -11,7 +11,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from triton_features import needs_amd
+from triton_features import TRITON, needs_amd
 
 from ttinspect import inspect
 from ttinspect.cli import cli
@@ -42,10 +42,12 @@ def test_facts_equal_the_witnesses(variant, arch):
     assert report["waves_per_simd"] <= module.report["Occupancy"]  # LLVM's ignores Triton's dynamic LDS
 
 
-@pytest.mark.parametrize("arch,offset", [("gfx942", 1), ("gfx950", 0), ("gfx1100", 1)])
+@pytest.mark.parametrize("arch", ("gfx942", "gfx950", "gfx1100"))
 @pytest.mark.parametrize("variant", ("naive", "opt"))
-def test_pipeline_depth_rule(variant, arch, offset):
-    """The measured rule: LDS buffers = num_stages - offset (num_stages 1: no multi-buffered alloc)."""
+def test_pipeline_depth_rule(variant, arch):
+    """The measured rule: LDS buffers = num_stages - offset (num_stages 1: no multi-buffered alloc);
+    gfx950's offset changed from 1 (Triton 3.6) to 0 (3.9)."""
+    offset = 0 if arch == "gfx950" and TRITON >= (3, 9) else 1
     for stages in (1, 2, 3, 4):
         report = inspect(variant, arch=arch, num_stages=stages)
         assert report.pipeline_depth == stages, report.fact("pipeline_depth")

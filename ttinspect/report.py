@@ -295,6 +295,15 @@ def _decode_report(data: bytes, result: Build) -> Report | None:
                   dict(result.config), facts, record.get("main_loop_ptx"), result)
 
 
+def _release(version: Any) -> tuple[int, int] | None:
+    from .versions import release
+
+    try:
+        return release(str(version))
+    except ValueError:  # no version in a foreign cache entry's metadata
+        return None
+
+
 def _amd_facts(result: Build) -> tuple[list[Fact], str | None]:
     """An AMD target's assembly facts (facts/amd.py) and its main loop's text."""
     from .facts.amd import amd_facts
@@ -304,7 +313,8 @@ def _amd_facts(result: Build) -> tuple[list[Fact], str | None]:
     module = parse_amdgcn(text)
     meta = result.metadata
     facts = amd_facts(module, _stage_text(result, "ttgir")[0], result.target, shared=meta.get("shared") or 0,
-                      num_warps=meta.get("num_warps") or 4, num_stages=meta.get("num_stages"))
+                      num_warps=meta.get("num_warps") or 4, num_stages=meta.get("num_stages"),
+                      release=_release(meta.get("triton_version")))
     if not missing and module.kernel is None:
         missing = "the amdgcn has no function, so facts read from it are unknown"
     return _all_unknown(facts, missing), (_main_loop_text(text, module) if not missing else None)
