@@ -79,3 +79,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 from golden_option import pytest_addoption  # noqa: E402,F401  (--update-golden)
+
+
+@pytest.fixture(autouse=True)
+def _terminal_choices_reset():
+    """--width/--color set process-wide choices when click parses them (the docs runner parses commands
+    without running them): every test starts and ends with none."""
+    from ttinspect.render import term
+
+    term.reset()
+    yield
+    term.reset()
