@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .attribution import LineAttribution, _attribute, _Files
+from .attribution import LineAttribution, _Files, walk_marked
 
 # 	.file	1 "/work/main/kernels" "doc003.py"       (also the one-path form: .file 1 "/k/doc003.py")
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?', re.M)
@@ -32,35 +32,19 @@ def named_files(text: str) -> list[str]:
 def map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
     from ..parse.amdgcn import parse_amdgcn
 
-    module = parse_amdgcn(text)
     table = {int(n): (f"{a}/{b}" if b else a) for n, a, b in FILE_RE.findall(text)}
-    files = _Files(kernel_file, table.values())
-    code: set[int] = set()
-    starts: set[int] = set()
-    for function in module.functions:
-        starts.add(function.start_line)
-        code.update(ins.line for ins in function.instructions)
-    out: list[LineAttribution] = []
-    current: LineAttribution | None = None
-    for no, raw in enumerate(text.split("\n"), 1):
-        if no in starts:
-            current = None
-        if no in code:
-            a = current
-            out.append(LineAttribution(no, a.source_line, a.column, a.site, a.inlined, True)
-                       if a is not None else LineAttribution(no, None, code=True))
-            continue
-        out.append(LineAttribution(no, None))
+
+    def chain(raw: str) -> list | None:
         m = LOC_RE.match(raw)
         if m is None:
-            continue
-        chain = [(table.get(int(m[1]), ""), int(m[2]), int(m[3]))]
+            return None
+        found = [(table.get(int(m[1]), ""), int(m[2]), int(m[3]))]
         comment = raw.find(";")
         if comment >= 0:
-            chain.extend((f, int(ln), int(c)) for f, ln, c in CALLER_RE.findall(raw[comment:]))
-        current = _attribute(no, chain, files)
-    return tuple(out)
+            found.extend((f, int(ln), int(c)) for f, ln, c in CALLER_RE.findall(raw[comment:]))
+        return found
 
+    return walk_marked(text, parse_amdgcn(text), _Files(kernel_file, table.values()), chain)
 
 def count_amdgcn(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
     """(line, mnemonic) of each instruction (of the main loop with `loop_only`), as counting.py wants."""

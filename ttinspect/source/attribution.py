@@ -350,8 +350,20 @@ def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
     from ..parse.sass import parse_sass
 
-    module = parse_sass(text)
-    files = _Files(kernel_file, _named_files("sass", text))
+    def chain(raw: str) -> Chain | None:
+        m = SASS_MARK_RE.search(raw) if "//##" in raw else None
+        if m is None:
+            return None
+        return [(m[1], int(m[2]), None), *((f, int(ln), None) for f, ln in SASS_INLINED_RE.findall(raw[m.end():]))]
+
+    return walk_marked(text, parse_sass(text), _Files(kernel_file, _named_files("sass", text)), chain)
+
+
+def walk_marked(text: str, module: Any, files: _Files,
+                chain_of: Callable[[str], Chain | None]) -> tuple[LineAttribution, ...]:
+    """Assembly whose source lines are marks between instructions (SASS `//##`, AMDGCN `.loc`): each
+    instruction line takes the last mark before it in its function; `chain_of(line)` reads a mark's
+    inlining chain, None for a line that is not one."""
     code: set[int] = set()
     starts: set[int] = set()
     for function in module.functions:
@@ -368,14 +380,10 @@ def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
                        if a is not None else LineAttribution(no, None, code=True))
             continue
         out.append(LineAttribution(no, None))
-        if "//##" in raw:
-            m = SASS_MARK_RE.search(raw)
-            if m is not None:
-                chain = [(m[1], int(m[2]), None)]
-                chain.extend((f, int(ln), None) for f, ln in SASS_INLINED_RE.findall(raw[m.end():]))
-                current = _attribute(no, chain, files)
+        chain = chain_of(raw)
+        if chain is not None:
+            current = _attribute(no, chain, files)
     return tuple(out)
-
 
 MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
     "ttir": _map_mlir("ttir"), "ttgir": _map_mlir("ttgir"), "llir": _map_llir, "ptx": _map_ptx,
