@@ -108,14 +108,19 @@ def summarize_sass(module) -> dict:
     kernel = module.kernel
     out = {"kernel": module.kernel_name, "format": module.format,
            "functions": [f.name for f in module.functions]}
-    if kernel is None:
-        return out
+    if kernel is not None:
+        out.update(_cfg_summary(kernel, lambda i: i.is_tensor_core
+                                or i.opcode in ("DEPBAR", "LDGSTS", "LDSM", "SYNCS", "BAR")))
+    return out
+
+
+def _cfg_summary(kernel, keep=None) -> dict:
+    """The CFG-level summary every assembly shares; `keep`: which main-loop instructions to count."""
     main = kernel.main_loop
-    out.update(instructions=len(kernel.instructions), blocks=len(kernel.blocks), loops=_loops(kernel),
-               main_loop=_main(main))
-    if main is not None:
-        ops = Counter(i.mnemonic for i in kernel.loop_instructions(main.loop)
-                      if i.is_tensor_core or i.opcode in ("DEPBAR", "LDGSTS", "LDSM", "SYNCS", "BAR"))
+    out = {"instructions": len(kernel.instructions), "blocks": len(kernel.blocks), "loops": _loops(kernel),
+           "main_loop": _main(main)}
+    if keep is not None and main is not None:
+        ops = Counter(i.mnemonic for i in kernel.loop_instructions(main.loop) if keep(i))
         out["main_loop_ops"] = dict(sorted(ops.items()))
     return out
 
@@ -124,8 +129,7 @@ def summarize_llir(module) -> dict:
     kernel = module.kernel
     out = {"kernel": module.kernel_name, "functions": len(module.functions)}
     if kernel is not None:
-        out.update(instructions=len(kernel.instructions), blocks=len(kernel.blocks), loops=_loops(kernel),
-                   main_loop=_main(kernel.main_loop))
+        out.update(_cfg_summary(kernel))
     return out
 
 
@@ -156,14 +160,7 @@ def summarize_amdgcn(module) -> dict:
            "notes": {k: module.notes.get(k) for k in ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count",
                                                       "sgpr_spill_count", "private_segment_fixed_size",
                                                       "wavefront_size")}}
-    if kernel is None:
-        return out
-    main = kernel.main_loop
-    out.update(instructions=len(kernel.instructions), blocks=len(kernel.blocks), loops=_loops(kernel),
-               main_loop=_main(main))
-    if main is not None:
-        ops = Counter(i.mnemonic for i in kernel.loop_instructions(main.loop)
-                      if i.is_tensor_core or i.mnemonic.startswith(("s_waitcnt", "global_load", "buffer_load",
-                                                                     "ds_read", "ds_write")))
-        out["main_loop_ops"] = dict(sorted(ops.items()))
+    if kernel is not None:
+        out.update(_cfg_summary(kernel, lambda i: i.is_tensor_core or i.mnemonic.startswith(
+            ("s_waitcnt", "global_load", "buffer_load", "ds_read", "ds_write"))))
     return out
