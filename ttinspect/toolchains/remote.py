@@ -7,7 +7,6 @@ shipped kernels' files, or the user's file and its neighbours), so an edited ker
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -32,23 +31,16 @@ def _kernels_dir() -> str | None:
     return locations[0] if locations else None
 
 
-def _sources_digest(ref: str) -> str:
-    """What the reference's code is made of: every .py file of the shipped kernels, or of the user's
-    file's directory (its local imports included)."""
+def _sources_digest(ref: str) -> dict[str, str]:
+    """The shipped kernels' files for a variant. A user's file needs nothing here: its record lists the
+    files the kernel was made of (userfile.user_files, checked when it is read), so an unrelated edit in
+    its folder costs no recompile and a warm call hashes no folder."""
+    from ..engine import _source_digest
     from ..refs import kind_of
 
     if kind_of(ref) == "file":
-        directory = Path(ref.split(":", 1)[0]).resolve().parent
-    else:
-        directory = Path(_kernels_dir() or ".")
-    h = hashlib.sha256()
-    for path in sorted(directory.glob("*.py"))[:500]:
-        h.update(path.name.encode())
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            pass
-    return h.hexdigest()
+        return {}
+    return _source_digest(Path(_kernels_dir() or ".") / "__init__.py")
 
 
 def _memo_key(version: str, ref: str, raw: tuple, keep_going: bool) -> str:
