@@ -33,15 +33,14 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 
 
 def cache_table(rows, root: str) -> None:
-    from rich.markup import render
     from rich.table import Table
 
-    from .glance import columns_that_fit
+    from .glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
     name_width = 36 if console.width >= 120 else 26
-    longest = [max([len(title)] + [len(render(c[i]).plain) for c in cells]) for i, (_, title) in enumerate(COLUMNS)]
+    longest = natural_widths([title for _, title in COLUMNS], cells)
     natural = [min(name_width, n) if key == "name" else n for (key, _), n in zip(COLUMNS, longest, strict=True)]
     keys = [key for key, _ in COLUMNS]
     kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY])
@@ -56,9 +55,7 @@ def cache_table(rows, root: str) -> None:
     for row_cells in cells:
         table.add_row(*(c for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
-    left_out = [title for i, (_, title) in enumerate(COLUMNS) if i not in kept]
-    if left_out:
-        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")
+    print_left_out(console, [title for _, title in COLUMNS], kept)
     reasons: dict[tuple[str, str], int] = {}
     for row in rows:
         for key, reason in row.unknown.items():

@@ -168,3 +168,17 @@ def columns_that_fit(natural: list[int], width: int, priority: list[int]) -> set
             kept.add(index)
             used += need
     return kept
+
+
+def natural_widths(heads: list[str], body: list[list[str]]) -> list[int]:
+    """Each column's widest cell (rich markup not counted), its head included."""
+    from rich.markup import render
+
+    return [max([len(head)] + [len(render(row[i]).plain) for row in body]) for i, head in enumerate(heads)]
+
+
+def print_left_out(console, heads: list[str], kept: set[int], flags: str = "--width, --json") -> None:
+    """Under a table that dropped columns: which, and how to see them."""
+    left_out = [head for i, head in enumerate(heads) if i not in kept]
+    if left_out:
+        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} ({flags})[/dim]")

@@ -35,10 +35,10 @@ def _cell(row: dict, key: str) -> str:
 def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     """One row per point: its axes (always shown), then the fact columns that fit the width in the order
     asked (the rest are named under the table); a failed point says `error N`, its message below."""
-    from rich.markup import escape, render
+    from rich.markup import escape
     from rich.table import Table
 
-    from .glance import columns_that_fit
+    from .glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     targets = sorted({str(r.get("target") or r.get("arch") or "default") for r in result.rows})
@@ -56,7 +56,7 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
             body.append([*point, *arch, f"[red]error {len(errors)}[/red]", *[""] * (len(columns) - 1)])
             continue
         body.append([*point, *arch, *(_cell(row, key) for key in columns)])
-    natural = [max([len(h)] + [len(render(r[i]).plain) for r in body]) for i, h in enumerate(heads)]
+    natural = natural_widths(heads, body)
     # what a sweep is read for first, when not every column fits (the table keeps the order asked)
     rank = {k: n for n, k in enumerate(("pipeline_depth", "registers", "spills", "shared_memory", "fits",
                                         "occupancy", "tensor_core_path"))}
@@ -71,10 +71,7 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    left_out = [h for i, h in enumerate(heads) if i not in kept]
-    if left_out:
-        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} "
-                      "(--width, --json, --csv)[/dim]")
+    print_left_out(console, heads, kept, "--width, --json, --csv")
     for n, error in enumerate(errors, 1):
         console.print(f"[red]error {n}:[/red] {escape(error)}")
     if result.interrupted:

@@ -13,7 +13,7 @@ def _kib(value: int | None) -> str:
 def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
     from rich.table import Table
 
-    from .glance import columns_that_fit
+    from .glance import columns_that_fit, natural_widths, print_left_out
     from .tables import _console
 
     heads = ["target", "GPUs", "smem/block", "smem/SM", "warps", "blocks", here, "compiled by"]
@@ -26,7 +26,7 @@ def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
                      str(row["max_warps_per_sm"] or "—"), str(row["max_blocks_per_sm"] or "—"), usable,
                      row["tritons"]])
     console = _console()
-    natural = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(heads)]
+    natural = natural_widths(heads, body)
     natural[1] = min(natural[1], 24)  # GPU names fold onto a second line
     kept = columns_that_fit(natural, console.width, [0, 6, 2, 4, 5, 1, 3, 7])
     table = Table(box=None, pad_edge=False, show_edge=False)
@@ -37,6 +37,4 @@ def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    left_out = [h for i, h in enumerate(heads) if i not in kept]
-    if left_out:
-        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")
+    print_left_out(console, heads, kept)

@@ -12,10 +12,10 @@ _HEADS = {"pipeline_depth": "depth", "tensor_core_path": "tensor cores", "loop_c
 def versions_table(ref: str, target: str, rows) -> None:
     """A row per release; a cell that differs from the release above it is marked (bold yellow, and `*`
     so that a pipe shows it too); the columns that fit the width, the rest named under it."""
-    from rich.markup import escape, render
+    from rich.markup import escape
     from rich.table import Table
 
-    from .glance import columns_that_fit
+    from .glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     heads = ["triton", *_HEADS.values()]
@@ -34,7 +34,7 @@ def versions_table(ref: str, target: str, rows) -> None:
             cells.append(text)
         body.append([name, *cells])
         previous = row
-    natural = [max([len(h)] + [len(render(r[i]).plain) for r in body]) for i, h in enumerate(heads)]
+    natural = natural_widths(heads, body)
     kept = columns_that_fit(natural, console.width, list(range(len(heads))))
     table = Table(title=f"{ref} · {target} · one row per Triton", title_justify="left")
     for i, head in enumerate(heads):
@@ -44,9 +44,7 @@ def versions_table(ref: str, target: str, rows) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    left_out = [h for i, h in enumerate(heads) if i not in kept]
-    if left_out:
-        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} (--width, --json)[/dim]")
+    print_left_out(console, heads, kept)
     console.print("[dim]X.Y.Z* the installed release; a cell marked * differs from the release above: "
                   "`ttinspect diff REF@triton=A REF@triton=B` explains it[/dim]")
     for n, (version, error) in enumerate(errors, 1):

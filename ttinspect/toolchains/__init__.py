@@ -55,16 +55,12 @@ def check_version(text: str) -> str:
 
 
 def installed_version() -> str | None:
-    from ..engine import _dist_info_version
-
-    found = _dist_info_version()
-    if found:
-        return found
-    import importlib.metadata
+    """The installed Triton's release, None when there is none (engine.triton_version says why)."""
+    from ..engine import triton_version
 
     try:
-        return importlib.metadata.version("triton")
-    except importlib.metadata.PackageNotFoundError:
+        return triton_version()
+    except UsageError:
         return None
 
 
