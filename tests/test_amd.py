@@ -21,6 +21,11 @@ from ttinspect.parse.amdgcn import parse_amdgcn
 pytestmark = needs_amd
 
 VARIANTS = ("naive", "opt", "square", "tutorial")
+CHECK_KERNELS = os.path.join(os.path.dirname(__file__), "data", "check_kernels", "kernels.py")
+
+
+def mm(a="*fp16:16", b="*fp16:16") -> str:
+    return f"{a}, {b}, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32"
 TARGETS = ("gfx942", "gfx950", "gfx1100")
 
 
@@ -42,17 +47,52 @@ def test_facts_equal_the_witnesses(variant, arch):
     assert report["waves_per_simd"] <= module.report["Occupancy"]  # LLVM's ignores Triton's dynamic LDS
 
 
-@pytest.mark.parametrize("arch", ("gfx942", "gfx950", "gfx1100"))
+@pytest.mark.parametrize("arch", ("gfx90a", "gfx942", "gfx950", "gfx1100"))
 @pytest.mark.parametrize("variant", ("naive", "opt"))
 def test_pipeline_depth_rule(variant, arch):
-    """The measured rule: LDS buffers = num_stages - offset (num_stages 1: no multi-buffered alloc);
-    gfx950's offset changed from 1 (Triton 3.6) to 0 (3.9)."""
+    """Two witnesses, each equal to num_stages 1–4: the pipeliner's prologue (num_stages − 1 K steps loaded
+    before the loop) and the LDS ring (buffers = num_stages − offset; gfx950's offset changed from 1 on
+    Triton 3.6 to 0 on 3.9)."""
     offset = 0 if arch == "gfx950" and TRITON >= (3, 9) else 1
     for stages in (1, 2, 3, 4):
         report = inspect(variant, arch=arch, num_stages=stages)
-        assert report.pipeline_depth == stages, report.fact("pipeline_depth")
+        fact = report.fact("pipeline_depth")
+        assert report.pipeline_depth == stages, fact
+        assert "Two witnesses agree" in fact.explanation, fact.explanation
         if stages > 1:
+            assert f"issues {stages - 1} K step(s)" in fact.explanation
             assert report["shared_buffers"][0].startswith(f"{stages - offset}x")
+        else:
+            assert "no K step loaded before the loop" in fact.explanation
+
+
+@pytest.mark.parametrize("arch", ("gfx942", "gfx950"))
+def test_a_loop_the_pipeliner_left_alone_is_depth_one(arch):
+    """Loads issued and used in the same iteration, no LDS ring: depth 1 by both witnesses, although
+    num_stages=2 was asked — a reduction loop without a dot; on gfx942 also a matmul whose operands load
+    16 bits per lane (gfx950 pipelines that one: depth 2, both witnesses)."""
+    narrow = inspect(f"{CHECK_KERNELS}:matmul", arch=arch, signature=mm("*fp16", "*fp16"))
+    reduction = inspect(f"{CHECK_KERNELS}:row_sums", arch=arch, signature="*fp16:16, *fp32:16, i32:16, i32:16, 16, 128")
+    assert narrow.pipeline_depth == (1 if arch == "gfx942" else 2)
+    for report in (narrow, reduction) if arch == "gfx942" else (reduction,):
+        fact = report.fact("pipeline_depth")
+        assert report["num_stages"] == 2 and fact.value == 1, fact
+        assert "Two witnesses agree" in fact.explanation and "no LDS ring" in fact.explanation
+
+
+def test_witnesses_that_disagree_give_unknown():
+    from ttinspect.facts.amd_pipeline import pipeline_depth
+    from ttinspect.targets import parse_arch
+
+    ttgir = inspect("opt", arch="gfx942", num_stages=3).build.artifacts.text("ttgir")
+    assert pipeline_depth(ttgir, parse_arch("gfx942"), (3, 9), has_loop=True, no_loop_reason="").value == 3
+    # one buffer fewer in the ring than the prologue says: never a pick
+    broken = ttgir.replace("!ttg.memdesc<2x", "!ttg.memdesc<3x")
+    fact = pipeline_depth(broken, parse_arch("gfx942"), (3, 9), has_loop=True, no_loop_reason="")
+    assert fact.value is None and "disagree" in fact.unknown and "depth 3" in fact.unknown and "depth 4" in fact.unknown
+    # a release whose ring rule was not measured: the prologue alone, said so
+    fact = pipeline_depth(ttgir, parse_arch("gfx942"), (3, 7), has_loop=True, no_loop_reason="")
+    assert fact.value == 3 and "One witness" in fact.explanation
 
 
 def test_report_and_diff_across_vendors():

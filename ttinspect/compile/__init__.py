@@ -241,7 +241,8 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
         dumps = _PassDumps()
     if dumps is not None:
         scratch = dumping.enter_context(tempfile.TemporaryDirectory(prefix="ttinspect-passes-"))
-        dumping.enter_context(_stages_wrapped(lambda stage, run: dumps.marked(stage, run, stop=False)))
+        dumping.enter_context(_stages_wrapped(lambda stage, run: dumps.marked(stage, run, stop=False),
+                                                    target.backend))
         dumping.enter_context(_dump_environment(scratch, dumps.path))
     try:
         with dumping, warnings.catch_warnings(), _ptxas_log_to(log), \

@@ -43,7 +43,7 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
     native: dict[str, str] = {}
     dumps = _PassDumps()
     with tempfile.TemporaryDirectory(prefix="ttinspect-passes-") as scratch, \
-            _stages_wrapped(dumps.marked), _dump_environment(scratch, dumps.path):
+            _stages_wrapped(dumps.marked, target.backend), _dump_environment(scratch, dumps.path):
         try:
             with warnings.catch_warnings(), _native_stderr(native, force=True):
                 warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
@@ -232,18 +232,24 @@ def _marker_context():
 
 
 @contextlib.contextmanager
-def _stages_wrapped(wrap):
-    """Wrap the NVIDIA backend's MLIR stage functions for one compile. `add_stages` takes
+def _stages_wrapped(wrap, backend: str = "cuda"):
+    """Wrap the backend's MLIR stage functions for one compile (`backend`: "cuda" or "hip", as
+    Target.backend says; both vendors name their MLIR stages ttir, ttgir, llir). `add_stages` takes
     (stages, options) on 3.3 and (stages, options, language) later: the extra arguments pass through.
     Triton 3.3 loads its backends from their files as modules of their own, so the class a compile uses
-    (`triton.backends.backends["nvidia"].compiler`) is not the one `import` gives: both are wrapped."""
-    from triton.backends.nvidia.compiler import CUDABackend
+    (`triton.backends.backends[name].compiler`) is not the one `import` gives: both are wrapped."""
+    if backend == "hip":
+        from triton.backends.amd.compiler import HIPBackend as Backend
+        name = "amd"
+    else:
+        from triton.backends.nvidia.compiler import CUDABackend as Backend
+        name = "nvidia"
 
-    classes = {CUDABackend}
+    classes = {Backend}
     try:
         from triton.backends import backends
 
-        classes.add(backends["nvidia"].compiler)
+        classes.add(backends[name].compiler)
     except (ImportError, KeyError, AttributeError):
         pass
     originals = {cls: cls.__dict__.get("add_stages") for cls in classes}

@@ -7,13 +7,7 @@ Registers and occupancy have two witnesses each, written independently by LLVM: 
 (`; NumVgprs: 62`, `; Occupancy: 8`) and the code-object notes the runtime reads (`.vgpr_count: 62`).
 A fact is known only when they agree; otherwise it is unknown and says both.
 
-Pipeline depth: Triton's AMD stream pipeliner multi-buffers the loop's LDS tiles — one
-`ttg.local_alloc : () -> !ttg.memdesc<BxMxK..., mutable>` per operand with B buffers. How B relates to
-num_stages was measured per target (shipped matmuls × num_stages 1–4, docs/amd.md): B = num_stages − 1
-on gfx942, gfx90a and RDNA, and on gfx950 with Triton 3.6; B = num_stages on gfx950 with Triton 3.9;
-num_stages 1 leaves no multi-buffered alloc. Other releases: unknown (not measured). The
-assembly shows no pattern that would confirm it independently (the loads issued before the loop do not
-follow num_stages), so the depth rests on the TTGIR alone and says so.
+Pipeline depth: facts/amd_pipeline.py (two witnesses in the TTGIR: the pipeliner's prologue, the LDS ring).
 """
 
 from __future__ import annotations
@@ -22,16 +16,11 @@ import re
 
 from ..parse.amdgcn import AmdgcnModule
 from ..targets import Target
+from .amd_pipeline import pipeline_depth
 from .model import Fact, counts, known, loop_fact, unknown
 
 TC, MEM, PIPE, REGS = "tensor cores", "memory traffic", "pipeline", "registers & occupancy"
 
-# %a_55 = ttg.local_alloc : () -> !ttg.memdesc<3x128x32xf16, #shared, #smem, mutable> loc(#loc86)
-_MULTI_BUFFER_RE = re.compile(r"ttg\.local_alloc\s*:\s*\(\)\s*->\s*!ttg\.memdesc<(\d+)x[^>]*\bmutable>")
-# num_stages - buffers, per Triton release and target (measured; docs/amd.md "pipeline depth"): gfx950
-# changed between 3.6 (one buffer fewer than num_stages, as gfx942) and 3.9 (as many as num_stages).
-_OTHERS = {"gfx942": 1, "gfx90a": 1, "gfx1100": 1, "gfx1101": 1, "gfx1200": 1, "gfx1201": 1}
-_BUFFER_OFFSET = {(3, 6): {**_OTHERS, "gfx950": 1}, (3, 9): {**_OTHERS, "gfx950": 0}}
 _LOADS = ("global_load", "buffer_load")
 _STORES = ("global_store", "buffer_store")
 
@@ -50,9 +39,9 @@ def _no_loop_reason(module: AmdgcnModule) -> str:
 
 
 def amd_facts(module: AmdgcnModule, ttgir: str, target: Target, *, shared: int, num_warps: int,
-              num_stages: int | None, release: tuple[int, int] | None) -> list[Fact]:
+              release: tuple[int, int] | None) -> list[Fact]:
     """`release`: the Triton (major, minor) that compiled it — the depth rule is per release."""
-    return (_matrix_facts(module, target) + [_pipeline_depth(module, ttgir, target, num_stages, release)]
+    return (_matrix_facts(module, target) + [_pipeline_depth(module, ttgir, target, release)]
             + _memory_facts(module) + _register_facts(module, target, shared=shared, num_warps=num_warps))
 
 
@@ -79,35 +68,9 @@ def _matrix_facts(module: AmdgcnModule, target: Target) -> list[Fact]:
     ]
 
 
-def _pipeline_depth(module: AmdgcnModule, ttgir: str, target: Target, num_stages: int | None,
-                    release: tuple[int, int] | None) -> Fact:
-    key, title = "pipeline_depth", "pipeline depth (num_stages)"
-    explanation = ("software-pipelining depth as the TTGIR shows it: the loop's LDS tiles are kept in B buffers "
-                   "by Triton's stream pipeliner; one witness (the assembly has no stage pattern to confirm it)")
+def _pipeline_depth(module: AmdgcnModule, ttgir: str, target: Target, release: tuple[int, int] | None) -> Fact:
     _, main, _ = _loop(module)
-    if main is None:
-        return unknown(key, title, PIPE, f"not applicable: {_no_loop_reason(module)}", explanation, "ttgir")
-    buffers = sorted({int(b) for b in _MULTI_BUFFER_RE.findall(ttgir)})
-    offset = _BUFFER_OFFSET.get(release or (0, 0), {}).get(target.name)
-    if not buffers:
-        if "ttg.local_alloc" not in ttgir:
-            return unknown(key, title, PIPE, "not applicable: the loop stages no tiles through LDS (no "
-                           "ttg.local_alloc)", explanation, "ttgir")
-        if num_stages == 1:
-            return known(key, title, PIPE, 1, explanation + ". Read here: no multi-buffered LDS alloc, the tiles "
-                         "go through LDS once per iteration (not pipelined)", "ttgir")
-        return unknown(key, title, PIPE, "no multi-buffered ttg.local_alloc in the TTGIR and no verified rule "
-                       "for what the loop does instead", explanation, "ttgir")
-    if len(buffers) != 1:
-        return unknown(key, title, PIPE, f"the multi-buffered allocs disagree ({buffers} buffers)", explanation,
-                       "ttgir")
-    if offset is None:
-        made = f"Triton {release[0]}.{release[1]}" if release else "this Triton"
-        return unknown(key, title, PIPE, f"{buffers[0]} LDS buffers, but the buffers-to-stages rule was not "
-                       f"measured for {target.name} with {made} (measured: 3.6, 3.9)", explanation, "ttgir")
-    depth = buffers[0] + offset
-    return known(key, title, PIPE, depth, explanation + f". Read here: {buffers[0]} LDS buffers per operand "
-                 f"+ {offset} ({target.name}'s measured rule)", "ttgir")
+    return pipeline_depth(ttgir, target, release, has_loop=main is not None, no_loop_reason=_no_loop_reason(module))
 
 
 def _width(mnemonic: str) -> str:
