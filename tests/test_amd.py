@@ -74,10 +74,41 @@ def test_a_loop_the_pipeliner_left_alone_is_depth_one(arch):
     narrow = inspect(f"{CHECK_KERNELS}:matmul", arch=arch, signature=mm("*fp16", "*fp16"))
     reduction = inspect(f"{CHECK_KERNELS}:row_sums", arch=arch, signature="*fp16:16, *fp32:16, i32:16, i32:16, 16, 128")
     assert narrow.pipeline_depth == (1 if arch == "gfx942" else 2)
-    for report in (narrow, reduction) if arch == "gfx942" else (reduction,):
-        fact = report.fact("pipeline_depth")
-        assert report["num_stages"] == 2 and fact.value == 1, fact
+    if arch == "gfx942":
+        fact = narrow.fact("pipeline_depth")
+        assert narrow["num_stages"] == 2 and fact.value == 1, fact
         assert "Two witnesses agree" in fact.explanation and "no LDS ring" in fact.explanation
+    # nothing goes through LDS: the prologue is the one witness
+    fact = reduction.fact("pipeline_depth")
+    assert reduction["num_stages"] == 2 and fact.value == 1 and "One witness" in fact.explanation, fact
+
+
+def test_a_reduction_loaded_ahead_into_registers(tmp_path):
+    """tl.range(..., num_stages=3) on a loop without a dot: the pipeliner loads 2 steps ahead into
+    registers (no LDS ring), so the depth is 3 by the prologue, one witness."""
+    source = tmp_path / "reduce.py"
+    source.write_text(REDUCTION_WITH_RANGE)
+    for arch in ("gfx942", "gfx950"):
+        fact = inspect(f"{source}:row_sums_range", arch=arch,
+                       signature="*fp16:16, *fp32:16, i32:16, i32:16, 16, 128").fact("pipeline_depth")
+        assert fact.value == 3 and "One witness" in fact.explanation and "stages nothing through LDS" in \
+            fact.explanation, fact
+
+
+REDUCTION_WITH_RANGE = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sums_range(x_ptr, out_ptr, N, stride_row, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    cols = tl.arange(0, BLOCK_COLS)
+    total = tl.zeros((BLOCK_ROWS,), dtype=tl.float32)
+    for start in tl.range(0, N, BLOCK_COLS, num_stages=3):
+        x = tl.load(x_ptr + rows[:, None] * stride_row + (start + cols)[None, :])
+        total += tl.sum(x.to(tl.float32), axis=1)
+    tl.store(out_ptr + rows, total)
+"""
 
 
 def test_witnesses_that_disagree_give_unknown():

@@ -147,6 +147,21 @@ class Stages:
         except TTInspectError:
             return None
 
+    @cached_property
+    def amdgcn(self):
+        """parse.amdgcn.AmdgcnModule of an AMD build, or None (an NVIDIA build, no text, unreadable)."""
+        from ..parse.amdgcn import parse_amdgcn
+
+        if getattr(self.build.target, "amd", None) is None:
+            return None
+        text = self.text("amdgcn")
+        if not text:
+            return None
+        try:
+            return parse_amdgcn(text)
+        except TTInspectError:
+            return None
+
     # --- what the build was compiled with -----------------------------------------------------
     @property
     def config(self) -> dict[str, Any] | None:

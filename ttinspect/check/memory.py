@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .context import element_bits, stages_of, tensor_types
+from .context import element_bits, fact_value, stages_of, tensor_types
 from .model import Evidence, Finding
 from .pipelining import _access_bits
 from .ssa import Chains
@@ -27,13 +27,13 @@ def narrow_global_access(report, build) -> list[Finding]:
     if build is None:
         return []
     stages = stages_of(build)
-    ttgir, ttir, parsed, warps = stages.ttgir, stages.ttir, stages.ptx, stages.num_warps
-    if ttgir is None or ttir is None or parsed is None or not warps:
+    ttgir, ttir, warps = stages.ttgir, stages.ttir, stages.num_warps
+    if ttgir is None or ttir is None or not warps:
         return []
-    widths = _ptx_widths(stages, parsed[1])
+    widths = _access_widths(stages)
     if not widths:
-        return []  # no PTX line attributed to Python: nothing can be matched
-    threads = 32 * warps
+        return []  # no assembly line attributed to Python: nothing can be matched
+    threads = build.target.warp_size * warps
     potential: dict[tuple[int, str], tuple[int, int, str, object]] = {}  # (line, kind) -> (bits, elem bits, ...)
     for op in ttgir.ops:
         kind = _KINDS.get(op.name)
@@ -59,6 +59,19 @@ def narrow_global_access(report, build) -> list[Finding]:
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+def _access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """(python line, load/store) -> [(bits per thread per access, line of the assembly)]: the PTX's, or on
+    an AMD target the AMDGCN's (check/amd.py)."""
+    if stages.build.target.amd is not None:
+        from .amd import access_widths
+
+        return access_widths(stages)
+    parsed = stages.ptx
+    if parsed is None:
+        return {}
+    return _ptx_widths(stages, parsed[1])
 
 
 def _ptx_widths(stages, view) -> dict[tuple[int, str], list[tuple[int, int]]]:
@@ -87,6 +100,11 @@ def _possible_bits(module, op, threads: int) -> tuple[int, int, str] | None:
     or a tile with fewer than 2 elements per thread."""
     pointer = next((t for t in tensor_types(module.text(op)) if t.pointer), None)
     if pointer is None or not pointer.shape:
+        return None
+    found = module.layouts.get(pointer.layout) if pointer.layout else None
+    if found is not None and any(word in found.kind for word in ("mma", "mfma", "wmma", "dot_op")):
+        # an access in a matrix instruction's register layout (AMD's epilogue stores straight from the MFMA
+        # accumulator): each lane's contiguous elements are fixed by the instruction, not by a vector choice
         return None
     bits = element_bits(pointer.element)
     per_thread = pointer.elements // threads
@@ -142,27 +160,36 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     fastest = _fastest_dim(stages.ttgir, ttgir_op)
     descriptors = _descriptors(stages, missing)
     missing = [a for a in missing if _descriptor_of(a, descriptors) is None]
-    evidence = [stages.evidence("ptx", ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
+    target = build.target
+    amd = target.amd is not None
+    evidence = [stages.evidence("amdgcn" if amd else "ptx", ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
     source = "metadata" if stages.signature else "ttir"
     evidence += [Evidence(source, None, f"{d}: a tensor descriptor ({(stages.signature or {}).get(d)})")
                  for d in descriptors]
     evidence += [Evidence(source, None, _describe(a, hints)) for a in missing]
     now, could = f"{width}-bit", f"{bits}-bit"
     per_access = f"{bits // element} × {dtype}"
-    title = (f"{kind}s on line {line} move {width // 8} bytes per thread per access where the tile allows "
+    unit = "lane" if amd else "thread"
+    title = (f"{kind}s on line {line} move {width // 8} bytes per {unit} per access where the tile allows "
              f"{bits // 8} ({per_access})")
-    blocks_pipelining = kind == "load" and width < 32 and _in_loop(ttir, ops)
-    why = (f"Each thread issues {bits // width}× more {kind} instructions than needed ({now} instead of {could}): "
-           "more instructions and more memory transactions"
-           + (" — and a load narrower than 4 bytes cannot become a cp.async, so the loop around it is not "
-              "pipelined" if blocks_pipelining else "")
+    narrow_in_loop = kind == "load" and width < 32 and _in_loop(ttir, ops)
+    if amd:  # no cp.async on AMD: say it blocked pipelining only where the depth shows the loop was not
+        depth, asked = fact_value(report, "pipeline_depth"), fact_value(report, "num_stages")
+        blocks_pipelining = narrow_in_loop and depth == 1 and isinstance(asked, int) and asked > 1
+        consequence = " — and the loop around it was not pipelined (TTI001)"
+    else:
+        blocks_pipelining = narrow_in_loop
+        consequence = " — and a load narrower than 4 bytes cannot become a cp.async, so the loop around it is not " \
+                      "pipelined"
+    why = (f"Each {unit} issues {bits // width}× more {kind} instructions than needed ({now} instead of {could}): "
+           "more instructions and more memory transactions" + (consequence if blocks_pipelining else "")
            + ". Triton vectorizes only what the specialization proves aligned and contiguous. ")
-    target = build.target
-    if descriptors and target.capability < 90:
+    if descriptors and (amd or target.capability < 90):
+        lowered = "AMD GPUs have no TMA" if amd else "TMA needs sm_90+"
         why += (f"Responsible: {', '.join(descriptors)} — tensor descriptors, which on {target.name} lower to plain "
-                "loads and stores whose alignment Triton cannot prove (TMA needs sm_90+).")
+                f"loads and stores whose alignment Triton cannot prove ({lowered}).")
         fix = (f"On {target.name} pass pointers instead of descriptors (`*{dtype_name(dtype)}:16`, the unit stride "
-               "passed as 1), or compile for sm_90+ where descriptors become TMA copies.")
+               "passed as 1)" + ("." if amd else ", or compile for sm_90+ where descriptors become TMA copies."))
         return Finding(ID, SLUG, "warning", title, tuple(evidence), why, fix)
     if missing:
         # Runtime strides scaling different dimensions: Triton knows none is 1, so its layout's order is
@@ -174,7 +201,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
                           unsure and bool(scaled[a])) for a in missing]
         declare = [text for text, declarable in advice if declarable]
         why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
-        fix = " ".join(text for text, _ in advice) + f" Then each thread can move {bits // 8} bytes per access."
+        fix = " ".join(text for text, _ in advice) + f" Then each {unit} can move {bits // 8} bytes per access."
         severity = "warning" if declare or blocks_pipelining else "info"
         return Finding(ID, SLUG, severity, title, tuple(evidence), why, fix)
     if strides:
@@ -183,7 +210,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
                 f"stride(s) {names} — if the one along the contiguous dimension is 1 at launch it is not "
                 "specialized to 1 here, so the elements are not known to be contiguous.")
         fix = (f"Pass the unit stride as 1 (the JIT then folds it to a constant), e.g. `1` in --signature for that "
-               f"stride; then each thread can move {bits // 8} bytes per access.")
+               f"stride; then each {unit} can move {bits // 8} bytes per access.")
         return Finding(ID, SLUG, "info", title, tuple(evidence), why, fix)
     why += "Responsible argument unknown: no argument of the address or the mask lacks a hint."
     return Finding(ID, SLUG, "info", title, tuple(evidence), why,

@@ -144,7 +144,7 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
     asked = fact_value(report, "num_stages")
     loads = _ops_in(module, loop, "tt.load")
     load_evidence = tuple(stages.mlir_evidence("ttir", op) for op in loads[:2])
-    if target.capability < 80:
+    if target.amd is None and target.capability < 80:
         reasons.append(Reason(
             f"{target.name} has no cp.async (asynchronous global→shared copies arrive with sm_80), so Triton does "
             "not pipeline loads for it", load_evidence,
@@ -191,12 +191,12 @@ def _history_evidence(build) -> list[Reason]:
         return []
     out: list[Reason] = []
     rows = {row.argument: row for row in found.passes}
-    latencies = rows.get("tritongpu-assign-latencies")
+    latencies = rows.get("tritongpu-assign-latencies")  # NVIDIA; AMD's schedule-loops marks no tt.latency
     if latencies is not None and latencies.facts_after.get("latency_ops") == 0:
         text = ("tritongpu-assign-latencies gave no load a latency (tt.latency), so the pipeliner had nothing to "
                 "run ahead")
         out.append(Reason(f"The pass history: {text}.", (Evidence("passes", latencies.index, text),), "", False))
-    pipeline = rows.get("tritongpu-pipeline")
+    pipeline = rows.get("tritongpu-pipeline") or rows.get("tritonamdgpu-pipeline")
     if pipeline is not None:
         buffers = pipeline.facts_after.get("shared_buffers") or []
         copies = pipeline.facts_after.get("async_copies") or 0
@@ -233,7 +233,15 @@ def _narrow_or_indirect(stages, loop, loads, asked, target) -> list[Reason]:
         lines = sorted({e.python_line for e in narrow if e.python_line is not None})
         where = f" (line {', '.join(map(str, lines))})" if lines else ""
         descriptors = [name for name, kind in (stages.signature or {}).items() if kind.startswith("tensordesc")]
-        if descriptors and target.capability < 90:
+        if target.amd is not None:
+            from_descriptors = (f": they come from tensor descriptors ({', '.join(descriptors)}), which on "
+                                f"{target.name} lower to plain loads (AMD GPUs have no TMA)") if descriptors else ""
+            text = (f"its loads{where} move fewer than 4 bytes per lane at a time{from_descriptors}; Triton's AMD "
+                    "stream pipeliner left such loops alone in ttinspect's measurements on gfx942 (gfx950 pipelines "
+                    "them: docs/amd.md)")
+            fix = ("Load the tiles through pointers (`*fp16:16` arguments, the unit stride passed as 1)." if descriptors
+                   else "Make each lane's loads ≥ 4 contiguous bytes with the change TTI005 gives for the same line.")
+        elif descriptors and target.capability < 90:
             text = (f"its loads{where} move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 "
                     f"bytes): they come from tensor descriptors ({', '.join(descriptors)}), which on "
                     f"{target.name} lower to plain loads whose alignment Triton cannot prove (TMA needs sm_90+)")
@@ -248,6 +256,10 @@ def _narrow_or_indirect(stages, loop, loads, asked, target) -> list[Reason]:
 
 
 def _narrow_loop_loads(stages) -> tuple[Evidence, ...]:
+    if stages.build.target.amd is not None:
+        from .amd import narrow_loop_loads
+
+        return narrow_loop_loads(stages)
     parsed = stages.ptx
     if parsed is None:
         return ()

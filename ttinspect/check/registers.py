@@ -25,6 +25,10 @@ BELOW_CAP_MARGIN = 16
 
 
 def register_spills(report, build) -> list[Finding]:
+    if build is not None and build.target.amd is not None:
+        from .amd import register_spills as amd_spills
+
+        return amd_spills(report, build)
     spills, stores = fact_value(report, "spills"), fact_value(report, "spill_store_bytes")
     loads = fact_value(report, "spill_load_bytes")
     known_spill = (isinstance(stores, int) and stores > 0) or (isinstance(spills, int) and spills > 0
@@ -186,6 +190,10 @@ def occupancy_limited(report, build) -> list[Finding]:
         return []
     stages = stages_of(build)
     depth, _ = loop_depth(report, stages)
+    if build.target.amd is not None:
+        from .amd import occupancy_limited as amd_occupancy
+
+        return amd_occupancy(report, build, depth, _no_loop(report))
     if isinstance(depth, int) and depth >= 2:
         return []  # a pipelined loop hides latency with its stages: few large CTAs are by design
     if depth is None and not _no_loop(report):

@@ -69,8 +69,9 @@ def shared_memory_limit(report, build) -> list[Finding]:
             ID, SLUG, "error",
             f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} ({target.name})",
             tuple(evidence),
-            f"The launch fails: a CTA on {target.name} may use at most {limit} bytes of shared memory, and this "
-            f"config asks for {shared} (Triton's own check raises exactly this message when it loads the kernel).",
+            f"The launch fails: a {_cta(target)} on {target.name} may use at most {limit} bytes of "
+            f"{_memory(target)}, and this config asks for {shared} (Triton's own check raises exactly this message "
+            "when it loads the kernel).",
             fix)]
     if not buffers or not isinstance(asked, int) or asked >= 3:
         # three stages already keep a copy in flight while one is consumed: no room for a fourth is a
@@ -88,6 +89,14 @@ def shared_memory_limit(report, build) -> list[Finding]:
         f"{shared} used now.",
         f"To deepen the pipeline, shrink each stage first: BLOCK_K={_half_k(report)} halves the {per_stage} bytes "
         "per stage, or use smaller BLOCK_M/BLOCK_N.")]
+
+
+def _cta(target) -> str:
+    return "workgroup" if target.amd is not None else "CTA"
+
+
+def _memory(target) -> str:
+    return "LDS" if target.amd is not None else "shared memory"
 
 
 def _half_k(report) -> str:

@@ -34,6 +34,8 @@ def _preferred(capability: int) -> tuple[str, int] | None:
 def older_mma_path(report, build) -> list[Finding]:
     if build is None or fact_value(report, "tensor_core_path") != "mma.sync":
         return []
+    if build.target.amd is not None:
+        return []  # about NVIDIA's MMA instructions; AMD's matrix-core path is one (MFMA or WMMA) per target
     preferred = _preferred(build.target.capability)
     if preferred is None:
         return []
@@ -123,7 +125,7 @@ def _first_ptx_mma(stages) -> int | None:
 
 def no_tma(report, build) -> list[Finding]:
     """Info: a target with TMA (sm_90+) and tensor-core dots, but no TMA copy anywhere."""
-    if build is None or build.target.capability < 90:
+    if build is None or build.target.amd is not None or build.target.capability < 90:  # TMA: NVIDIA sm_90+
         return []
     path, tma = fact_value(report, "tensor_core_path"), fact_value(report, "tma_copies")
     if path not in ("mma.sync", "wgmma", "tcgen05") or tma is None or len(tma):

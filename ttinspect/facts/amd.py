@@ -13,6 +13,7 @@ Pipeline depth: facts/amd_pipeline.py (two witnesses in the TTGIR: the pipeliner
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..parse.amdgcn import AmdgcnModule
 from ..targets import Target
@@ -161,6 +162,42 @@ def _register_facts(module: AmdgcnModule, target: Target, *, shared: int, num_wa
     return facts
 
 
+@dataclass(frozen=True)
+class AmdOccupancy:
+    blocks: int  # workgroups per CU
+    waves: int  # waves per SIMD
+    limits: tuple[tuple[str, int], ...]  # (resource, workgroups per CU it allows)
+    limited_by: tuple[str, ...]
+
+
+def waves_by_vgprs(target: Target, vgprs: int) -> int:
+    """Waves one SIMD holds at this VGPR count per lane (allocated in the target's granule)."""
+    limits = target.amd
+    assert limits is not None
+    granule = limits.vgpr_granule
+    return min(limits.max_waves_per_simd, limits.vgprs_per_simd // (-(-max(vgprs, 1) // granule) * granule))
+
+
+def workgroups_per_cu(target: Target, *, vgprs: int, shared: int, num_warps: int) -> AmdOccupancy:
+    """The occupancy calculator for AMD targets: a workgroup's waves are spread over the CU's SIMDs, each
+    SIMD holds as many waves as its VGPR file allows (up to its wave slots), the CU's LDS is shared by its
+    workgroups (Triton's dynamic LDS, which LLVM's own Occupancy ignores)."""
+    limits = target.amd
+    assert limits is not None
+    per_simd = waves_by_vgprs(target, vgprs)
+    waves_per_group_per_simd = -(-num_warps // limits.simds_per_cu)
+    # VGPR-limited only below the SIMD's wave slots; at the cap, the slots limit
+    groups = {
+        ("VGPRs" if per_simd < limits.max_waves_per_simd else "waves"): per_simd // waves_per_group_per_simd,
+        "LDS": limits.lds_per_cu // shared if shared else limits.max_workgroups_per_cu,
+        "workgroups": limits.max_workgroups_per_cu,
+    }
+    blocks = min(groups.values())
+    waves = min(blocks * waves_per_group_per_simd, limits.max_waves_per_simd)
+    return AmdOccupancy(blocks, waves, tuple(groups.items()),
+                        tuple(name for name, value in groups.items() if value == blocks))
+
+
 def _occupancy(llvm: int | None, vgprs: int | None, sgprs: int | None, target: Target, *, shared: int,
                num_warps: int) -> list[Fact]:
     limits = target.amd
@@ -176,29 +213,21 @@ def _occupancy(llvm: int | None, vgprs: int | None, sgprs: int | None, target: T
     if vgprs is None or llvm is None:
         why = "needs the VGPR count and LLVM's occupancy from both witnesses"
         return [unknown(k, t, REGS, why, explanation[k], "derived") for k, t in keys]
-    granule = limits.vgpr_granule
-    by_vgprs = min(limits.max_waves_per_simd, limits.vgprs_per_simd // (-(-max(vgprs, 1) // granule) * granule))
+    by_vgprs = waves_by_vgprs(target, vgprs)
     if by_vgprs != llvm:  # LLVM's Occupancy also counts SGPRs; a difference is reported, never chosen
         why = (f"LLVM's report says {llvm} waves per SIMD, the VGPR count ({vgprs}) allows {by_vgprs}: "
                f"the two witnesses disagree")
         return [unknown(k, t, REGS, why, explanation[k], "derived") for k, t in keys]
-    waves_per_group_per_simd = -(-num_warps // limits.simds_per_cu)
-    # LLVM's number is VGPR-limited only below the SIMD's wave slots; at the cap, the slots limit
-    groups = {
-        ("VGPRs" if llvm < limits.max_waves_per_simd else "waves"): llvm // waves_per_group_per_simd,
-        "LDS": limits.lds_per_cu // shared if shared else limits.max_workgroups_per_cu,
-        "workgroups": limits.max_workgroups_per_cu,
-    }
-    blocks = min(groups.values())
-    waves = min(blocks * waves_per_group_per_simd, limits.max_waves_per_simd)
-    limited = ", ".join(name for name, value in groups.items() if value == blocks)
-    detail = "; limits: " + ", ".join(f"{n} {v}" for n, v in groups.items())
+    found = workgroups_per_cu(target, vgprs=vgprs, shared=shared, num_warps=num_warps)
+    detail = "; limits: " + ", ".join(f"{n} {v}" for n, v in found.limits)
     return [
-        known("blocks_per_sm", "workgroups per CU", REGS, blocks, explanation["blocks_per_sm"] + detail, "derived"),
-        known("waves_per_simd", "waves per SIMD", REGS, waves,
+        known("blocks_per_sm", "workgroups per CU", REGS, found.blocks, explanation["blocks_per_sm"] + detail,
+              "derived"),
+        known("waves_per_simd", "waves per SIMD", REGS, found.waves,
               explanation["waves_per_simd"] + f"; LLVM's report says {llvm}, which ignores Triton's dynamic LDS",
               "derived"),
-        known("occupancy", "occupancy", REGS, f"{waves / limits.max_waves_per_simd:.0%}", explanation["occupancy"],
-              "derived"),
-        known("occupancy_limit", "occupancy limited by", REGS, limited, explanation["occupancy_limit"], "derived"),
+        known("occupancy", "occupancy", REGS, f"{found.waves / limits.max_waves_per_simd:.0%}",
+              explanation["occupancy"], "derived"),
+        known("occupancy_limit", "occupancy limited by", REGS, ", ".join(found.limited_by),
+              explanation["occupancy_limit"], "derived"),
     ]

@@ -9,7 +9,9 @@ writes independently of each other:
 2. **The LDS ring** — the loop's tiles kept in B buffers (`ttg.local_alloc : () ->
    !ttg.memdesc<Bx…, mutable>`). B relates to num_stages per release and target, measured (docs/amd.md):
    B = depth − 1 on gfx942, gfx90a, RDNA and gfx950 with 3.6; B = depth on gfx950 with 3.9. A release
-   not measured has no ring reading; the prologue still gives the depth (one witness, said so).
+   not measured has no ring reading, nor has a loop that stages nothing through LDS (a reduction loaded
+   ahead into registers by `tl.range(..., num_stages=N)`): the prologue alone gives the depth then, and
+   the fact says it rests on one witness.
 
 Measured over the shipped matmuls × gfx90a / gfx942 / gfx950 / gfx1100 × num_stages 1–4 on Triton 3.6
 and 3.9: both witnesses equal the configured num_stages wherever the loop is pipelined
@@ -38,6 +40,8 @@ PROLOGUE_ATTR = 'amd.pipeliner_part = "prologue"'
 # the ops that bring a tile from global memory: loads to registers, and copies straight into LDS
 LOADS = ("tt.load", "amdg.buffer_load")
 COPIES = ("ttg.async_copy_global_to_local", "amdg.buffer_load_to_local")
+# a loop whose tiles pass through LDS has one of these in it (or in the region before it)
+LDS_OPS = ("ttg.local_alloc", "ttg.local_store", *COPIES)
 # B buffers = depth - offset, per Triton (major, minor) and target (measured; docs/amd.md)
 _OTHERS = {"gfx942": 1, "gfx90a": 1, "gfx1100": 1, "gfx1101": 1, "gfx1200": 1, "gfx1201": 1}
 RING_OFFSET = {(3, 6): {**_OTHERS, "gfx950": 1}, (3, 9): {**_OTHERS, "gfx950": 0}}
@@ -123,6 +127,11 @@ def _ring(module, loop, ttgir: str, target: Target, release: tuple[int, int] | N
     offset = RING_OFFSET.get(release or (0, 0), {}).get(target.name)
     made = f"Triton {release[0]}.{release[1]}" if release else "this Triton"
     if not buffers:
+        parent = module.loops[loop.parent].op.line if loop.parent is not None else 0
+        if not any(op.name in LDS_OPS and parent < op.line <= loop.op.end_line for op in module.ops):
+            # a reduction's loop: the pipeliner can still load ahead into registers (tl.range(num_stages=N)),
+            # which only the prologue shows
+            return Reading(None, "no LDS ring to read: the loop stages nothing through LDS")
         carried = "!ttg.memdesc" in module.text(loop.op)
         if carried:
             return Reading(None, "LDS buffers carried by the loop but no multi-buffered alloc")

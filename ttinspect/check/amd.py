@@ -1,0 +1,269 @@
+"""The check rules on AMD targets, with AMD's evidence: LLVM's AMDGCN assembly (its `.loc` lines give the
+Python line of each instruction), LLVM's resource report and the code-object notes (the facts), and the
+same TTGIR/TTIR reasoning as on NVIDIA where that is vendor-neutral.
+
+- TTI003 register-spills: the notes' `.vgpr_spill_count` / `.sgpr_spill_count`, and where the spilled
+  values go: scratch memory (`scratch_store_dword … ; 4-byte Folded Spill`, a real memory round trip) or
+  other registers (SGPRs parked in VGPR lanes with `v_writelane_b32`: no memory traffic).
+- TTI004 occupancy-limited: waves per SIMD from the VGPR count and Triton's LDS (facts/amd.py's
+  calculator), the value of the limiting resource that gives one more workgroup per CU, and the knob that
+  asks LLVM for it (`waves_per_eu`).
+- TTI005 / TTI001: the width of each global access per Python line (`global_load_ushort` = 16 bits per
+  lane, `global_load_dwordx4` = 128), read from the assembly instead of the PTX.
+TTI002 (mma.sync vs wgmma/tcgen05) and TTI007 (TMA) are about NVIDIA instructions: silent on AMD.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..facts.amd import workgroups_per_cu
+from .context import fact_evidence, fact_value, stages_of
+from .model import Evidence, Finding
+
+SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
+OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
+# scratch bytes per lane at or below which a spill is info (a value or two), as on NVIDIA
+SMALL_SCRATCH_BYTES = 16
+ENOUGH_OCCUPANCY = 0.5  # as on NVIDIA (check/registers.py says why)
+
+# bits per lane of a global / buffer access, by the suffix of its mnemonic (global_load_dwordx4, buffer_
+# store_short, global_load_b128 on RDNA4 / gfx12 naming)
+_SUFFIX_BITS = {"dword": 32, "dwordx2": 64, "dwordx3": 96, "dwordx4": 128, "short": 16, "ushort": 16,
+                "sshort": 16, "byte": 8, "ubyte": 8, "sbyte": 8, "b32": 32, "b64": 64, "b96": 96, "b128": 128,
+                "u16": 16, "i16": 16, "b16": 16, "u8": 8, "i8": 8, "b8": 8}
+_ACCESS = {"global_load": "load", "buffer_load": "load", "global_store": "store", "buffer_store": "store"}
+
+
+def access_bits(mnemonic: str) -> tuple[str, int] | None:
+    """("load", 128) for global_load_dwordx4; ("store", 16) for buffer_store_short; None otherwise.
+    `_d16`/`_hi` variants (half a register) and direct-to-LDS forms keep their width."""
+    for prefix, kind in _ACCESS.items():
+        if mnemonic.startswith(prefix + "_"):
+            parts = mnemonic[len(prefix) + 1:].split("_")
+            for part in parts:
+                if part in _SUFFIX_BITS:
+                    return kind, _SUFFIX_BITS[part]
+    return None
+
+
+def access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """(python line, "load"/"store") -> [(bits per lane, amdgcn line)] for every global access."""
+    module = stages.amdgcn
+    out: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+    if module is None or module.kernel is None:
+        return out
+    for ins in module.kernel.instructions:
+        found = access_bits(ins.mnemonic)
+        if found is None:
+            continue
+        line = stages.python_line("amdgcn", ins.line)
+        if line is not None:
+            out[(line, found[0])].append((found[1], ins.line))
+    return out
+
+
+def narrow_loop_loads(stages) -> tuple[Evidence, ...]:
+    """The main loop's global loads of fewer than 32 bits per lane (at most 2, as evidence)."""
+    module = stages.amdgcn
+    kernel = module.kernel if module is not None else None
+    main = kernel.main_loop if kernel is not None else None
+    if kernel is None or main is None:
+        return ()
+    found = []
+    for ins in kernel.loop_instructions(main.loop):
+        access = access_bits(ins.mnemonic)
+        if access is not None and access[0] == "load" and access[1] < 32:
+            found.append(stages.evidence("amdgcn", ins.line))
+    return tuple(found[:2])
+
+
+# --- TTI003 ---------------------------------------------------------------------------------------
+
+def register_spills(report, build) -> list[Finding]:
+    stages = stages_of(build)
+    module = stages.amdgcn
+    if module is None:
+        return []
+    vgpr_spills, sgpr_spills = module.note_int("vgpr_spill_count"), module.note_int("sgpr_spill_count")
+    if not vgpr_spills and not sgpr_spills:
+        return []
+    scratch = fact_value(report, "scratch_bytes")
+    registers = fact_value(report, "registers")
+    target = build.target
+    memory, lines, ranked = _scratch_accesses(stages)
+    evidence = [e for e in (fact_evidence(report, "registers"), fact_evidence(report, "spills"),
+                            fact_evidence(report, "scratch_bytes")) if e]
+    evidence += ([memory] if memory else []) + lines
+    spilled = f"{vgpr_spills or 0} VGPRs + {sgpr_spills or 0} SGPRs spilled"
+    to_memory = isinstance(scratch, int) and scratch > 0 and memory is not None
+    cap = _vgpr_cap(target)
+    if to_memory:
+        title = f"register spills: {spilled}, {scratch} bytes of scratch per lane at {registers} VGPRs"
+        why = (f"LLVM could not keep every live value in the {cap} a lane may have on {target.name}, so it stores "
+               "some to scratch (private memory: off-chip, cached) and reloads them: extra memory traffic and "
+               "latency on every use.")
+        if ranked:
+            why += " Most spill instructions are on Python line(s) " + ", ".join(ranked) + "."
+        severity = "info" if scratch <= SMALL_SCRATCH_BYTES else "warning"
+        if severity == "info":
+            why += f" At ≤ {SMALL_SCRATCH_BYTES} bytes per lane this is a value or two, rarely measurable."
+    else:
+        title = f"register spills without memory traffic: {spilled}, no scratch"
+        why = ("LLVM ran short of one kind of register and parked values in another: SGPRs in VGPR lanes "
+               "(v_writelane_b32 / v_readlane_b32) or VGPRs in AGPRs (v_accvgpr_write / read). Each costs an "
+               "instruction per use but no memory access; it becomes a problem only when it turns into scratch "
+               "spills (this finding would then be a warning).")
+        severity = "info"
+    return [Finding(SPILL_ID, SPILL_SLUG, severity, title, tuple(evidence), why,
+                    _spill_fix(report, build, to_memory))]
+
+
+def _vgpr_cap(target) -> str:
+    limits = target.amd
+    if limits is not None and limits.unified_agprs:
+        return "512 VGPRs (256 ArchVGPRs + 256 AGPRs)"
+    return f"{target.max_registers_per_thread} VGPRs"
+
+
+def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]:
+    """(a summary, one line per top Python line, labels): the scratch spill/reload instructions ranked by
+    Python line, those in the main loop first; at most 4 lines. LLVM marks each (`; 4-byte Folded Spill`,
+    `; 8-byte Folded Reload`); `scratch_*` instructions are counted even without the comment."""
+    module = stages.amdgcn
+    kernel = module.kernel if module is not None else None
+    if kernel is None:
+        return None, [], []
+    raw = stages.lines("amdgcn")
+    main = kernel.main_loop
+    in_loop = {i.index for i in kernel.loop_instructions(main.loop)} if main is not None else set()
+    per_line: dict[int | None, list] = {}
+    for ins in kernel.instructions:
+        text = raw[ins.line - 1] if 0 < ins.line <= len(raw) else ""
+        memory_op = ins.mnemonic.startswith(("scratch_", "buffer_store", "buffer_load"))
+        if ins.mnemonic.startswith("scratch_") or (memory_op and ("Spill" in text or "Reload" in text)):
+            per_line.setdefault(stages.python_line("amdgcn", ins.line), []).append(ins)
+    if not per_line:
+        return None, [], []
+
+    def rank(item):
+        python_line, found = item
+        looped = sum(1 for i in found if i.index in in_loop)
+        return (python_line is None, -looped, -len(found), python_line or 0)
+
+    top = sorted(per_line.items(), key=rank)[:4]
+    labels, lines = [], []
+    for python_line, found in top:
+        looped = [i for i in found if i.index in in_loop]
+        shown = (looped or found)[0]
+        stores = sum(1 for i in found if "store" in i.mnemonic)
+        count = f"{stores} stores + {len(found) - stores} loads" + (f", {len(looped)} in the main loop" if looped
+                                                                   else "")
+        lines.append(stages.evidence("amdgcn", shown.line, f"{shown.mnemonic} {', '.join(shown.operands)}  [{count}]"))
+        if python_line is not None:
+            labels.append(f"{python_line}" + (" (main loop)" if looped else ""))
+    total = sum(len(found) for found in per_line.values())
+    summary = Evidence("amdgcn", None, f"top lines by scratch spill instructions ({total} in all): " + ", ".join(
+        f"line {p}: {len(f)}" if p is not None else f"unattributed: {len(f)}" for p, f in top))
+    return summary, lines, labels
+
+
+def _spill_fix(report, build, to_memory: bool) -> str:
+    from .registers import _accumulator
+
+    warps = fact_value(report, "num_warps")
+    wave = build.target.warp_size
+    most_warps = 1024 // wave  # a workgroup holds at most 1024 work-items
+    more_warps = warps * 2 if isinstance(warps, int) and warps * 2 <= most_warps else None
+    parts = []
+    accumulator = _accumulator(build)
+    if accumulator is not None and isinstance(warps, int):
+        m, n, bits, element = accumulator
+        per_lane = m * n * bits // 32 // (wave * warps)
+        parts.append(f"The dot's accumulator alone is BLOCK_M×BLOCK_N/({wave}×num_warps) = {m}×{n}/({wave}×{warps}) = "
+                     f"{per_lane} {element} registers per lane.")
+        halves = f"num_warps={more_warps} halves it to {per_lane // 2}, and so does" if more_warps else "Halve it with"
+        parts.append(f"{halves} BLOCK_N={n // 2} (or BLOCK_M={m // 2}).")
+    else:
+        parts.append("Keep fewer values live per lane: a smaller block or more warps.")
+    if isinstance(fact_value(report, "pipeline_depth"), int) and fact_value(report, "pipeline_depth") > 1:
+        parts.append("Fewer stages shorten the live ranges of the prefetched tiles.")
+    waves_per_eu = build.metadata.get("waves_per_eu") if hasattr(build, "metadata") else None
+    if isinstance(waves_per_eu, int) and waves_per_eu > 0:
+        parts.append(f"waves_per_eu={waves_per_eu} caps the VGPRs LLVM may use: a lower value (or 0) gives it more.")
+    parts.append("Re-check with `ttinspect report REF --set ...` until " + ("scratch_bytes is 0." if to_memory else
+                                                                            "spills is 0."))
+    return " ".join(parts)
+
+
+# --- TTI004 ---------------------------------------------------------------------------------------
+
+def occupancy_limited(report, build, depth: int | None, no_loop: bool) -> list[Finding]:
+    """`depth`/`no_loop`: the main loop's pipeline depth and whether there is no loop (as on NVIDIA, a
+    pipelined loop hides latency with its stages, and an unknown depth gets no guess)."""
+    registers, warps = fact_value(report, "registers"), fact_value(report, "num_warps")
+    shared = fact_value(report, "shared_memory")
+    if not all(isinstance(v, int) for v in (registers, warps, shared)):
+        return []
+    if (isinstance(depth, int) and depth >= 2) or (depth is None and not no_loop):
+        return []
+    target = build.target
+    limits = target.amd
+    now = workgroups_per_cu(target, vgprs=registers, shared=shared, num_warps=warps)
+    if now.waves / limits.max_waves_per_simd >= ENOUGH_OCCUPANCY or now.blocks == 0:
+        return []
+    if not set(now.limited_by) <= {"VGPRs", "LDS"}:
+        return []
+    title = (f"occupancy {now.waves / limits.max_waves_per_simd:.0%} ({now.waves} of {limits.max_waves_per_simd} waves "
+             f"per SIMD, {now.blocks} workgroup(s)/CU), limited by {' and '.join(now.limited_by)}")
+    why = ("The kernel has no software pipeline, so it hides memory latency only with other resident waves; "
+           f"{now.waves} waves per SIMD leave it idle while loads are in flight. Workgroups per CU allowed by each "
+           f"resource on {target.name}: " + ", ".join(f"{k} {v}" for k, v in now.limits) + ".")
+    evidence = [e for e in (fact_evidence(report, "registers"), fact_evidence(report, "shared_memory"),
+                            fact_evidence(report, "num_warps"), fact_evidence(report, "waves_per_simd"),
+                            fact_evidence(report, "occupancy")) if e]
+    severity = "warning" if now.waves / limits.max_waves_per_simd < 0.25 else "info"
+    scratch = fact_value(report, "scratch_bytes")
+    if "VGPRs" in now.limited_by and isinstance(scratch, int) and scratch > 0:
+        fix = ("Not by capping VGPRs (waves_per_eu): the kernel already spills to scratch (TTI003), and a lower cap "
+               "spills more. Remove the spills first (smaller tiles or more warps per tile); the VGPRs that frees "
+               "lift occupancy too.")
+        return [Finding(OCC_ID, OCC_SLUG, severity, title, tuple(evidence), why, fix)]
+    change = {"vgprs": registers, "shared": shared, "num_warps": warps}
+    needs = []
+    for resource in now.limited_by:
+        lifted = _lift(target, resource, change, now.blocks + 1)
+        if lifted is None:
+            return []
+        text, key, value = lifted
+        needs.append(text)
+        change[key] = value
+    after = workgroups_per_cu(target, **change)
+    if after.waves <= now.waves:
+        return []
+    fix = (f"{' and '.join(needs)} gives {after.blocks} workgroups/CU ({after.waves} waves per SIMD, "
+           f"{after.waves / limits.max_waves_per_simd:.0%} occupancy).")
+    if "VGPRs" in now.limited_by:
+        fix += (f" `--set waves_per_eu={after.waves}` asks LLVM for that many waves per SIMD; re-check with "
+                f"`ttinspect report REF --set waves_per_eu={after.waves}` that spills stay 0 (a cap can make it "
+                "spill).")
+    return [Finding(OCC_ID, OCC_SLUG, severity, title, tuple(evidence), why, fix)]
+
+
+def _lift(target, resource: str, current: dict, wanted: int) -> tuple[str, str, int] | None:
+    """(advice, keyword, value): the largest value of `resource` that lets `wanted` workgroups fit by that
+    resource's own limit, found with the calculator itself."""
+    def allows(key: str, value: int) -> int:
+        return dict(workgroups_per_cu(target, **{**current, key: value}).limits)[resource]
+
+    if resource == "VGPRs":
+        vgprs = current["vgprs"]
+        for value in range(vgprs - 1, 0, -1):
+            if allows("vgprs", value) >= wanted:
+                return f"≤ {value} VGPRs per lane (now {vgprs})", "vgprs", value
+        return None
+    shared = current["shared"]
+    for value in range(shared - shared % 256, -1, -256):
+        if allows("shared", value) >= wanted:
+            return f"≤ {value} bytes ({value / 1024:.1f} KB) of LDS per workgroup (now {shared})", "shared", value
+    return None
