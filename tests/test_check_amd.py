@@ -134,3 +134,18 @@ def test_check_cli_on_amd():
     result = CliRunner().invoke(cli, ["check", f"{KERNELS}:matmul", "--signature", UNALIGNED, "--arch", "gfx942",
                                       "--fail-on", "warning"])
     assert result.exit_code == 1 and "TTI001" in result.output and "amdgcn:" in result.output, result.output
+
+
+def test_a_descriptor_kernel_says_tma_is_nvidia_only():
+    """opt_tma (host tensor descriptors) compiles for AMD — Triton lowers the descriptors to plain loads —
+    and the report says so in one line; check names the descriptors as what keeps the loads narrow."""
+    from ttinspect import inspect
+
+    report = inspect("opt_tma", arch="gfx942")
+    assert report["tensor_descriptors"] == "a_desc, b_desc, c_desc → plain loads and stores"
+    assert "tensor_descriptors" not in {f.key for f in inspect("opt", arch="gfx942").facts}
+    result = CliRunner().invoke(cli, ["report", "opt_tma", "--arch", "gfx942", "--width", "120"])
+    assert sum("no TMA on AMD" in line for line in result.output.splitlines()) == 1, result.output
+    findings = check_reference("opt_tma", RefOptions({}, {}, None, None, "gfx942"))[1]
+    narrow = [f for f in findings if f.id == "TTI005"]
+    assert narrow and all("AMD GPUs have no TMA" in f.why for f in narrow)

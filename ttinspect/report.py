@@ -314,6 +314,11 @@ def _amd_facts(result: Build) -> tuple[list[Fact], str | None]:
     meta = result.metadata
     facts = amd_facts(module, _stage_text(result, "ttgir")[0], result.target, shared=meta.get("shared") or 0,
                       num_warps=meta.get("num_warps") or 4, release=_release(meta.get("triton_version")))
+    from .facts.amd import descriptor_fact
+
+    descriptors = descriptor_fact((meta.get("ttinspect") or {}).get("signature"), result.target)
+    if descriptors is not None:
+        facts.append(descriptors)
     if not missing and module.kernel is None:
         missing = "the amdgcn has no function, so facts read from it are unknown"
     return _all_unknown(facts, missing), (_main_loop_text(text, module) if not missing else None)

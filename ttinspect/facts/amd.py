@@ -74,6 +74,20 @@ def _pipeline_depth(module: AmdgcnModule, ttgir: str, target: Target, release: t
     return pipeline_depth(ttgir, target, release, has_loop=main is not None, no_loop_reason=_no_loop_reason(module))
 
 
+def descriptor_fact(signature: dict | None, target: Target) -> Fact | None:
+    """A kernel that takes tensor descriptors (NVIDIA's TMA on sm_90+): on AMD Triton lowers them to ordinary
+    loads and stores — the report says so in one line (their widths are the load/store facts). None without
+    descriptors (or where the signature was not recorded: a Triton cache entry)."""
+    names = [name for name, kind in (signature or {}).items() if str(kind).startswith("tensordesc")]
+    if not names:
+        return None
+    return known("tensor_descriptors", "tensor descriptors (no TMA on AMD)", MEM,
+                 f"{', '.join(names)} → plain loads and stores",
+                 f"the kernel takes tensor descriptors, which NVIDIA sm_90+ copies with TMA; {target.name} has no "
+                 "TMA unit, so Triton lowers each descriptor load/store to ordinary global or buffer accesses "
+                 "(their widths: `ttinspect check` says when they are narrow)", "metadata + amdgcn")
+
+
 def _width(mnemonic: str) -> str:
     """global_load_dwordx4 -> dwordx4; ds_read_b128 -> b128; buffer_load_dword -> dword."""
     return mnemonic.rsplit("_", 1)[-1]
