@@ -64,12 +64,11 @@ def pipeline_depth(ttgir: str, target: Target, release: tuple[int, int] | None, 
         module = parse_mlir(ttgir, stage="ttgir")
     except TTInspectError as error:
         return unknown(KEY, TITLE, PIPE, f"the TTGIR could not be read: {error}", EXPLANATION, "ttgir")
-    loop = _loop(module)
-    if loop is None:
+    found = witnesses(module, ttgir, target, release)
+    if found is None:
         return unknown(KEY, TITLE, PIPE, "not applicable: no loop in the TTGIR loads from global memory",
                        EXPLANATION, "ttgir")
-    prologue = _prologue(module, loop)
-    ring = _ring(module, loop, ttgir, target, release)
+    prologue, ring = found
     if prologue.depth is None and ring.depth is None:
         return unknown(KEY, TITLE, PIPE, f"{prologue.text}; {ring.text}", EXPLANATION, "ttgir")
     if prologue.depth is not None and ring.depth is not None:
@@ -80,6 +79,15 @@ def pipeline_depth(ttgir: str, target: Target, release: tuple[int, int] | None, 
                      f"{ring.text}", "ttgir")
     one, other = (prologue, ring) if prologue.depth is not None else (ring, prologue)
     return known(KEY, TITLE, PIPE, one.depth, EXPLANATION + f". One witness: {one.text} ({other.text})", "ttgir")
+
+
+def witnesses(module, ttgir: str, target: Target, release: tuple[int, int] | None) -> tuple[Reading, Reading] | None:
+    """(the prologue's reading, the LDS ring's reading) of the main loop of a parsed TTGIR; None without a
+    loop that loads from global memory."""
+    loop = _loop(module)
+    if loop is None:
+        return None
+    return _prologue(module, loop), _ring(module, loop, ttgir, target, release)
 
 
 def _loop(module):
