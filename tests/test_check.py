@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from triton_features import needs_amd
+
 from ttinspect import inspect
 from ttinspect.check import Finding, check_reference
 from ttinspect.cli import cli
@@ -199,10 +201,11 @@ def test_cli_text_shows_evidence_with_python_lines():
     assert "TTI005" in out and "← line" in out and "why" in out and "fix" in out
 
 
-def test_warm_check_imports_neither_triton_nor_torch():
-    run("check", "tileon", "--arch", "sm_90")  # warm the cache
+@pytest.mark.parametrize("arch", ["sm_90", pytest.param("gfx942", marks=needs_amd)])
+def test_warm_check_imports_neither_triton_nor_torch(arch):
+    run("check", "tileon", "--arch", arch)  # warm the cache
     code = ("import sys\nfrom ttinspect.cli import cli\n"
-            "try:\n    cli(['check', 'tileon', '--arch', 'sm_90', '--json'], prog_name='ttinspect')\n"
+            f"try:\n    cli(['check', 'tileon', '--arch', '{arch}', '--json'], prog_name='ttinspect')\n"
             "except SystemExit:\n    pass\n"
             "print([m for m in ('triton', 'torch') if m in sys.modules], file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
