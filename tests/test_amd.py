@@ -111,6 +111,19 @@ def row_sums_range(x_ptr, out_ptr, N, stride_row, BLOCK_ROWS: tl.constexpr, BLOC
 """
 
 
+@pytest.mark.parametrize("arch", ("gfx942", "gfx1100"))
+def test_prologue_loads_a_later_pass_rewrote(arch):
+    """softmax (num_stages=4): on 3.9 convert-to-buffer-ops turns the prologue's loads into amdg.buffer_load
+    without the pipeliner's mark; they are found by their source location: 3 rows ahead, depth 4, and the
+    check does not call the loop unpipelined."""
+    report = inspect("softmax", arch=arch)
+    assert report.pipeline_depth == report["num_stages"] == 4, report.fact("pipeline_depth")
+    assert "issues 3 K step(s)" in report.fact("pipeline_depth").explanation
+    from ttinspect.check import check
+
+    assert "TTI001" not in {f.id for f in check(report)}
+
+
 def test_witnesses_that_disagree_give_unknown():
     from ttinspect.facts.amd_pipeline import pipeline_depth
     from ttinspect.targets import parse_arch

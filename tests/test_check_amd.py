@@ -149,3 +149,31 @@ def test_a_descriptor_kernel_says_tma_is_nvidia_only():
     findings = check_reference("opt_tma", RefOptions({}, {}, None, None, "gfx942"))[1]
     narrow = [f for f in findings if f.id == "TTI005"]
     assert narrow and all("AMD GPUs have no TMA" in f.why for f in narrow)
+
+
+def test_spill_reloads_are_not_the_kernels_loads():
+    """gfx90a spills through plain buffer_load/buffer_store (`; 4-byte Folded Reload`): they count as spills,
+    never as the kernel's global loads (which on opt_tma are 16-bit)."""
+    from ttinspect import inspect
+    from ttinspect.parse.amdgcn import parse_amdgcn
+
+    report, findings = check_reference("opt_tma", RefOptions({}, {}, None, None, "gfx90a"))
+    module = parse_amdgcn(report.build.artifacts.text("amdgcn"))
+    spills = [i for i in module.kernel.instructions if i.spill]
+    assert spills and all(i.mnemonic.startswith(("buffer_", "scratch_")) for i in spills)
+    assert all(not name.startswith("buffer_load_dword") for name, _ in report["gcn_global_loads"])
+    for finding in findings:
+        if finding.id == "TTI005":
+            assert all(e.stage != "amdgcn" or "ushort" in e.text or "short" in e.text for e in finding.evidence)
+    assert inspect("opt_tma", arch="gfx90a")["gcn_global_loads"] == report["gcn_global_loads"]
+
+
+def test_one_wave_workgroups_share_the_simds():
+    """A 1-wave workgroup takes one SIMD's slot, not one on every SIMD."""
+    from ttinspect.targets import parse_arch
+
+    target = parse_arch("gfx942")
+    one = workgroups_per_cu(target, vgprs=32, shared=0, num_warps=1)
+    four = workgroups_per_cu(target, vgprs=32, shared=0, num_warps=4)
+    assert four.blocks == 8 and four.waves == 8
+    assert one.blocks == 16 and one.waves == 4 and one.limited_by == ("workgroups",)

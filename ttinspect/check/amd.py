@@ -54,7 +54,7 @@ def access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
     if module is None or module.kernel is None:
         return out
     for ins in module.kernel.instructions:
-        found = access_bits(ins.mnemonic)
+        found = None if ins.spill else access_bits(ins.mnemonic)
         if found is None:
             continue
         line = stages.python_line("amdgcn", ins.line)
@@ -72,7 +72,7 @@ def narrow_loop_loads(stages) -> tuple[Evidence, ...]:
         return ()
     found = []
     for ins in kernel.loop_instructions(main.loop):
-        access = access_bits(ins.mnemonic)
+        access = None if ins.spill else access_bits(ins.mnemonic)
         if access is not None and access[0] == "load" and access[1] < 32:
             found.append(stages.evidence("amdgcn", ins.line))
     return tuple(found[:2])
@@ -134,14 +134,11 @@ def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str
     kernel = module.kernel if module is not None else None
     if kernel is None:
         return None, [], []
-    raw = stages.lines("amdgcn")
     main = kernel.main_loop
     in_loop = {i.index for i in kernel.loop_instructions(main.loop)} if main is not None else set()
     per_line: dict[int | None, list] = {}
     for ins in kernel.instructions:
-        text = raw[ins.line - 1] if 0 < ins.line <= len(raw) else ""
-        memory_op = ins.mnemonic.startswith(("scratch_", "buffer_store", "buffer_load"))
-        if ins.mnemonic.startswith("scratch_") or (memory_op and ("Spill" in text or "Reload" in text)):
+        if ins.spill:
             per_line.setdefault(stages.python_line("amdgcn", ins.line), []).append(ins)
     if not per_line:
         return None, [], []
@@ -254,7 +251,8 @@ def _lift(target, resource: str, current: dict, wanted: int) -> tuple[str, str, 
     """(advice, keyword, value): the largest value of `resource` that lets `wanted` workgroups fit by that
     resource's own limit, found with the calculator itself."""
     def allows(key: str, value: int) -> int:
-        return dict(workgroups_per_cu(target, **{**current, key: value}).limits)[resource]
+        # no LDS at all: that resource no longer limits
+        return dict(workgroups_per_cu(target, **{**current, key: value}).limits).get(resource, 1 << 30)
 
     if resource == "VGPRs":
         vgprs = current["vgprs"]

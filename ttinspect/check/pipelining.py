@@ -202,7 +202,7 @@ def _history_evidence(build) -> list[Reason]:
         copies = pipeline.facts_after.get("async_copies") or 0
         multi = [b for b in buffers if b.count("x") >= 3]  # a leading buffer dimension: 3x128x64xf16
         if not multi and not copies:
-            text = ("tritongpu-pipeline made no multi-buffered ttg.local_alloc and no asynchronous copy "
+            text = (f"{pipeline.argument} made no multi-buffered ttg.local_alloc and no asynchronous copy "
                     "(ttg.async_copy_global_to_local)")
             out.append(Reason(f"The pass history: {text}.", (Evidence("passes", pipeline.index, text),), "", False))
     return out

@@ -98,8 +98,8 @@ def _memory_facts(module: AmdgcnModule) -> list[Fact]:
     everything = kernel.instructions if kernel else ()
     has_loop, why = main is not None, _no_loop_reason(module)
 
-    def tally(items, *prefixes):
-        return counts(i.mnemonic for i in items if i.mnemonic.startswith(prefixes))
+    def tally(items, *prefixes):  # spill reloads / stores through buffer_* are not the kernel's traffic
+        return counts(i.mnemonic for i in items if i.mnemonic.startswith(prefixes) and not i.spill)
 
     waits = counts(" ".join(i.operands) or "0" for i in loop if i.mnemonic == "s_waitcnt")
     direct = [i for i in everything if i.mnemonic.startswith("global_load_lds")
@@ -199,15 +199,16 @@ def workgroups_per_cu(target: Target, *, vgprs: int, shared: int, num_warps: int
     limits = target.amd
     assert limits is not None
     per_simd = waves_by_vgprs(target, vgprs)
-    waves_per_group_per_simd = -(-num_warps // limits.simds_per_cu)
+    # the workgroup's waves are spread over the SIMDs: the CU holds per_simd × SIMDs waves of this size.
     # VGPR-limited only below the SIMD's wave slots; at the cap, the slots limit
     groups = {
-        ("VGPRs" if per_simd < limits.max_waves_per_simd else "waves"): per_simd // waves_per_group_per_simd,
-        "LDS": limits.lds_per_cu // shared if shared else limits.max_workgroups_per_cu,
+        ("VGPRs" if per_simd < limits.max_waves_per_simd else "waves"): per_simd * limits.simds_per_cu // num_warps,
         "workgroups": limits.max_workgroups_per_cu,
     }
+    if shared:  # a kernel without LDS is not limited by it
+        groups["LDS"] = limits.lds_per_cu // shared
     blocks = min(groups.values())
-    waves = min(blocks * waves_per_group_per_simd, limits.max_waves_per_simd)
+    waves = min(-(-blocks * num_warps // limits.simds_per_cu), limits.max_waves_per_simd)
     return AmdOccupancy(blocks, waves, tuple(groups.items()),
                         tuple(name for name, value in groups.items() if value == blocks))
 

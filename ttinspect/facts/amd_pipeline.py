@@ -2,8 +2,9 @@
 writes independently of each other:
 
 1. **The prologue** — the K steps it loads before the loop: `tt.load {amd.pipeliner_part = "prologue"}`
-   (register path, gfx942 / gfx90a / RDNA, and gfx950 with Triton 3.6) or the asynchronous copies
-   `ttg.async_copy_global_to_local` issued before the loop (gfx950's direct-to-LDS path, Triton 3.9).
+   (register path, gfx942 / gfx90a / RDNA, and gfx950 with Triton 3.6), the asynchronous copies
+   `ttg.async_copy_global_to_local` issued before the loop (gfx950's direct-to-LDS path, Triton 3.9), or
+   loads a later pass rewrote (`amdg.buffer_load`, the mark dropped) with the location of a loop load.
    Loads ahead = prologue loads / loads in one iteration; depth = loads ahead + 1. A loop whose loads are
    all issued inside it (no prologue) and whose iteration arguments carry no LDS buffer is depth 1.
 2. **The LDS ring** — the loop's tiles kept in B buffers (`ttg.local_alloc : () ->
@@ -115,9 +116,13 @@ def _prologue(module, loop) -> Reading:
     # loads inside another loop of that region (an earlier loop) are not this loop's prologue
     parent = module.loops[loop.parent].op.line if loop.parent is not None else 0
     others = [other.op for other in module.loops if other.op.line > parent and other.op.end_line < loop.op.line]
-    ahead = [op for op in module.ops if parent < op.line < loop.op.line
+    # a prologue load is a copy of one of the loop's loads: the pipeliner's mark, or — where a later pass
+    # (canonicalize-pointers, convert-to-buffer-ops on 3.9) rewrote the op and dropped the mark — the same
+    # source location as a load in the loop (Python line + call sites: a helper called twice differs)
+    locations = {op.loc for op in inside if op.loc}
+    ahead = [op for op in module.ops if parent < op.line < loop.op.line and op.name in LOADS + COPIES
              and not any(o.line < op.line <= o.end_line for o in others)
-             and ((op.name in LOADS and PROLOGUE_ATTR in module.text(op)) or op.name in COPIES)]
+             and (PROLOGUE_ATTR in module.text(op) or (op.loc is not None and op.loc in locations))]
     if len(ahead) % len(inside):
         return Reading(None, f"{len(ahead)} loads before the loop for {len(inside)} in it: not a whole number of "
                              "K steps")

@@ -47,6 +47,9 @@ class AmdgcnInstruction:
     mnemonic: str  # "global_load_dwordx4"
     operands: tuple[str, ...]  # modifiers stay in the last operand: "off offset:64"
     target: str | None  # a branch's label
+    # LLVM's `; 4-byte Folded Spill` / `; 8-byte Folded Reload` on a scratch or buffer access: a register
+    # spill, not a load or store of the kernel's data (gfx90a spills through plain buffer_store_dword)
+    spill: bool = False
 
     @property
     def is_tensor_core(self) -> bool:
@@ -169,7 +172,9 @@ def _instruction(raw: str, no: int, index: int) -> AmdgcnInstruction:
     target = None
     if (mnemonic == BRANCH or mnemonic.startswith("s_cbranch_")) and operands:
         target = operands[-1].split()[0]
-    return AmdgcnInstruction(index, no, mnemonic, operands, target)
+    comment = raw.split(";", 1)[1] if ";" in raw else ""
+    spill = mnemonic.startswith("scratch_") or ("Spill" in comment or "Reload" in comment)
+    return AmdgcnInstruction(index, no, mnemonic, operands, target, spill)
 
 
 def _build(f: _Open) -> AmdgcnFunction:
