@@ -127,42 +127,19 @@ def _vgpr_cap(target) -> str:
 
 
 def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]:
-    """(a summary, one line per top Python line, labels): the scratch spill/reload instructions ranked by
-    Python line, those in the main loop first; at most 4 lines. LLVM marks each (`; 4-byte Folded Spill`,
-    `; 8-byte Folded Reload`); `scratch_*` instructions are counted even without the comment."""
+    """(a summary, one line per top Python line, labels) for the spill instructions the parser marks
+    (`scratch_*`, and buffer accesses LLVM comments `; 4-byte Folded Spill` / `Folded Reload`)."""
+    from .registers import rank_spill_lines
+
     module = stages.amdgcn
     kernel = module.kernel if module is not None else None
     if kernel is None:
         return None, [], []
     main = kernel.main_loop
     in_loop = {i.index for i in kernel.loop_instructions(main.loop)} if main is not None else set()
-    per_line: dict[int | None, list] = {}
-    for ins in kernel.instructions:
-        if ins.spill:
-            per_line.setdefault(stages.python_line("amdgcn", ins.line), []).append(ins)
-    if not per_line:
-        return None, [], []
-
-    def rank(item):
-        python_line, found = item
-        looped = sum(1 for i in found if i.index in in_loop)
-        return (python_line is None, -looped, -len(found), python_line or 0)
-
-    top = sorted(per_line.items(), key=rank)[:4]
-    labels, lines = [], []
-    for python_line, found in top:
-        looped = [i for i in found if i.index in in_loop]
-        shown = (looped or found)[0]
-        stores = sum(1 for i in found if "store" in i.mnemonic)
-        count = f"{stores} stores + {len(found) - stores} loads" + (f", {len(looped)} in the main loop" if looped
-                                                                   else "")
-        lines.append(stages.evidence("amdgcn", shown.line, f"{shown.mnemonic} {', '.join(shown.operands)}  [{count}]"))
-        if python_line is not None:
-            labels.append(f"{python_line}" + (" (main loop)" if looped else ""))
-    total = sum(len(found) for found in per_line.values())
-    summary = Evidence("amdgcn", None, f"top lines by scratch spill instructions ({total} in all): " + ", ".join(
-        f"line {p}: {len(f)}" if p is not None else f"unattributed: {len(f)}" for p, f in top))
-    return summary, lines, labels
+    return rank_spill_lines(stages, "amdgcn", [i for i in kernel.instructions if i.spill], in_loop,
+                            "top lines by scratch spill instructions ({total} in all)",
+                            lambda found: (sum(1 for i in found if "store" in i.mnemonic), "stores", "loads"))
 
 
 def _spill_fix(report, build, to_memory: bool) -> str:

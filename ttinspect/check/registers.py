@@ -79,17 +79,25 @@ def _register_cap(report, build) -> int | None:
 
 
 def _local_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]:
-    """(a summary, one SASS line per top Python line, "N (k in the main loop)" labels): the Python lines
-    ranked by their STL/LDL count, those with spills inside the main loop first (that code runs every
-    iteration). At most 4 lines."""
+    """(a summary, one SASS line per top Python line, "N (main loop)" labels) for the STL/LDL instructions."""
     view = stages.sass
     if view is None:
         return None, [], []
-    in_loop = {i.index for i in view.loop}
+    spills = [ins for ins in view.all
+              if ins.opcode in ("STL", "LDL") and not (ins.predicate == "PT" and ins.negated)]
+    return rank_spill_lines(stages, "sass", spills, {i.index for i in view.loop},
+                            "top lines by spill instructions (STL/LDL, {total} in all)",
+                            lambda found: (sum(1 for i in found if i.opcode == "STL"), "STL", "LDL"))
+
+
+def rank_spill_lines(stages, stage: str, spills, in_loop: set[int], head: str, split):
+    """(a summary, one line of `stage` per top Python line, labels) for spill instructions: the Python lines
+    ranked by their spill count, those with spills inside the main loop first (that code runs every
+    iteration); at most 4 lines. `head`: the summary's start, with `{total}`; `split(found)` -> (stores
+    among them, store word, load word)."""
     per_line: dict[int | None, list] = {}
-    for ins in view.all:
-        if ins.opcode in ("STL", "LDL") and not (ins.predicate == "PT" and ins.negated):
-            per_line.setdefault(stages.python_line("sass", ins.line), []).append(ins)
+    for ins in spills:
+        per_line.setdefault(stages.python_line(stage, ins.line), []).append(ins)
     if not per_line:
         return None, [], []
 
@@ -103,14 +111,15 @@ def _local_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]
     for python_line, found in top:
         looped = [i for i in found if i.index in in_loop]
         shown = (looped or found)[0]
-        stl = sum(1 for i in found if i.opcode == "STL")
-        count = f"{stl} STL + {len(found) - stl} LDL" + (f", {len(looped)} in the main loop" if looped else "")
+        stores, store_word, load_word = split(found)
+        count = f"{stores} {store_word} + {len(found) - stores} {load_word}" + (
+            f", {len(looped)} in the main loop" if looped else "")
         text = f"{shown.mnemonic} {', '.join(shown.operands)}  [{count}]"
-        lines.append(stages.evidence("sass", shown.line, text))
+        lines.append(stages.evidence(stage, shown.line, text))
         if python_line is not None:
             labels.append(f"{python_line}" + (" (main loop)" if looped else ""))
     total = sum(len(found) for found in per_line.values())
-    summary = Evidence("sass", None, f"top lines by spill instructions (STL/LDL, {total} in all): " + ", ".join(
+    summary = Evidence(stage, None, head.format(total=total) + ": " + ", ".join(
         f"line {p}: {len(f)}" if p is not None else f"unattributed: {len(f)}" for p, f in top))
     return summary, lines, labels
 
