@@ -115,16 +115,7 @@ def _loop_of_interest(stages):
     """The TTIR loop the PTX main loop comes from: the innermost loop holding a dot, else the innermost
     loop with the most loads."""
     module = stages.ttir
-    if module is None or not module.loops:
-        return None
-    if module.main_loop is not None:
-        return module.main_loop
-    loads = {i: _ops_in(module, loop, "tt.load") for i, loop in enumerate(module.loops)}
-    parents = {loop.parent for loop in module.loops if loop.parent is not None}
-    innermost = [i for i in loads if loads[i] and i not in parents]
-    if not innermost:
-        return None
-    return module.loops[max(innermost, key=lambda i: len(loads[i]))]
+    return module.loop_of_interest(("tt.load",)) if module is not None else None
 
 
 def _ops_in(module, loop, name: str) -> list:

@@ -85,42 +85,26 @@ def pipeline_depth(ttgir: str, target: Target, release: tuple[int, int] | None, 
 def witnesses(module, ttgir: str, target: Target, release: tuple[int, int] | None) -> tuple[Reading, Reading] | None:
     """(the prologue's reading, the LDS ring's reading) of the main loop of a parsed TTGIR; None without a
     loop that loads from global memory."""
-    loop = _loop(module)
+    # the innermost loop holding a dot, else the one with the most global loads (a reduction's loop)
+    loop = module.loop_of_interest(LOADS + COPIES)
     if loop is None:
         return None
-    return _prologue(module, loop), _ring(module, loop, ttgir, target, release)
+    # the region the loop sits in starts at its enclosing loop (or the function): its prologue is there
+    region = module.loops[loop.parent].op.line if loop.parent is not None else 0
+    return _prologue(module, loop, region), _ring(module, loop, region, ttgir, target, release)
 
 
-def _loop(module):
-    """The TTGIR loop of the main loop: the innermost loop holding a dot, else the innermost loop with the
-    most global loads (a reduction's loop)."""
-    if module.main_loop is not None:
-        return module.main_loop
-    parents = {loop.parent for loop in module.loops if loop.parent is not None}
-    best, most = None, 0
-    for i, loop in enumerate(module.loops):
-        if i in parents:
-            continue
-        count = sum(1 for op in module.ops if op.name in LOADS + COPIES
-                    and loop.op.line < op.line <= loop.op.end_line)
-        if count > most:
-            best, most = loop, count
-    return best
-
-
-def _prologue(module, loop) -> Reading:
+def _prologue(module, loop, region: int) -> Reading:
     inside = [op for op in module.ops if op.name in LOADS + COPIES and loop.op.line < op.line <= loop.op.end_line]
     if not inside:
         return Reading(None, "no global load in the loop")
-    # the region the loop sits in: from its enclosing loop's start (or the function's) to the loop itself;
-    # loads inside another loop of that region (an earlier loop) are not this loop's prologue
-    parent = module.loops[loop.parent].op.line if loop.parent is not None else 0
-    others = [other.op for other in module.loops if other.op.line > parent and other.op.end_line < loop.op.line]
+    # loads inside another loop of the region (an earlier loop) are not this loop's prologue
+    others = [other.op for other in module.loops if other.op.line > region and other.op.end_line < loop.op.line]
     # a prologue load is a copy of one of the loop's loads: the pipeliner's mark, or — where a later pass
     # (canonicalize-pointers, convert-to-buffer-ops on 3.9) rewrote the op and dropped the mark — the same
     # source location as a load in the loop (Python line + call sites: a helper called twice differs)
     locations = {op.loc for op in inside if op.loc}
-    ahead = [op for op in module.ops if parent < op.line < loop.op.line and op.name in LOADS + COPIES
+    ahead = [op for op in module.ops if region < op.line < loop.op.line and op.name in LOADS + COPIES
              and not any(o.line < op.line <= o.end_line for o in others)
              and (PROLOGUE_ATTR in module.text(op) or (op.loc is not None and op.loc in locations))]
     if len(ahead) % len(inside):
@@ -135,13 +119,12 @@ def _prologue(module, loop) -> Reading:
                               f"{len(inside)} per iteration)")
 
 
-def _ring(module, loop, ttgir: str, target: Target, release: tuple[int, int] | None) -> Reading:
+def _ring(module, loop, region: int, ttgir: str, target: Target, release: tuple[int, int] | None) -> Reading:
     buffers = sorted({int(b) for b in RING_RE.findall(ttgir)})
     offset = RING_OFFSET.get(release or (0, 0), {}).get(target.name)
     made = f"Triton {release[0]}.{release[1]}" if release else "this Triton"
     if not buffers:
-        parent = module.loops[loop.parent].op.line if loop.parent is not None else 0
-        if not any(op.name in LDS_OPS and parent < op.line <= loop.op.end_line for op in module.ops):
+        if not any(op.name in LDS_OPS and region < op.line <= loop.op.end_line for op in module.ops):
             # a reduction's loop: the pipeliner can still load ahead into registers (tl.range(num_stages=N)),
             # which only the prologue shows
             return Reading(None, "no LDS ring to read: the loop stages nothing through LDS")

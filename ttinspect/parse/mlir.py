@@ -185,6 +185,17 @@ class MlirModule:
             return None
         return loops[max(candidates, key=lambda i: (loops[i].dots, loops[i].ops, -loops[i].op.line))]
 
+    def loop_of_interest(self, names: tuple[str, ...]) -> MlirLoop | None:
+        """The main loop, else the innermost loop holding the most ops named in `names` (the first of
+        equals): a reduction's loop when `names` are its loads. None when no loop holds one."""
+        if self.main_loop is not None:
+            return self.main_loop
+        parents = {loop.parent for loop in self.loops if loop.parent is not None}
+        counts = {i: sum(1 for op in self._select(loop.op) if op.name in names)
+                  for i, loop in enumerate(self.loops) if i not in parents}
+        best = max((i for i in counts if counts[i]), key=lambda i: counts[i], default=None)
+        return None if best is None else self.loops[best]
+
     def resolve(self, loc: str | MlirOp | None) -> SourceLocation | None:
         """`#loc94`, `loc(#loc94)`, `"k.py":3:0`, `callsite(#loc3 at #loc33)`, ... -> file:line:col."""
         text = loc.loc if isinstance(loc, MlirOp) else loc
