@@ -118,6 +118,17 @@ LADDER = ("naive", "ladder_g8", "ladder_g8_s4", "ladder_g8_s4_mod", "opt")
 SOFTMAX_PROBLEM = {"n_rows": 4096, "n_cols": 1024, "dtype": "fp32"}
 
 
+ATTENTION_PROBLEM = {"Z": 32, "N_CTX": 4096, "HEAD_DIM": 64, "dtype": "fp16"}
+
+
+def attention_args(problem: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
+    """Q, K, V, Out as contiguous (Z, N_CTX, HEAD_DIM) tensors: every row stride is HEAD_DIM."""
+    dtype, d = problem["dtype"], problem["HEAD_DIM"]
+    return {"Q": Pointer(dtype), "K": Pointer(dtype), "V": Pointer(dtype), "Out": Pointer(dtype),
+            "sm_scale": d ** -0.5, "N_CTX": problem["N_CTX"],
+            "stride_qm": d, "stride_kn": d, "stride_vn": d, "stride_om": d}
+
+
 def _next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
@@ -170,6 +181,16 @@ VARIANTS: tuple[Variant, ...] = (
         config={"BLOCK_SIZE": _next_power_of_2(SOFTMAX_PROBLEM["n_cols"]), "num_warps": 8, "num_stages": 4},
         problem=SOFTMAX_PROBLEM, make_args=softmax_args,
         notes="BLOCK_SIZE must be >= n_cols: with --set n_cols=X also set BLOCK_SIZE to a power of 2 >= X",
+    ),
+    Variant(
+        name="attn", aliases=("attn_fwd",), seed="—",
+        kernel=f"{PKG}.attention:attn_fwd_kernel", launcher=f"{PKG}.attention:launch_attn",
+        description="FlashAttention forward (tutorial 06's core): two dots per K/V step, online softmax",
+        config={"HEAD_DIM": ATTENTION_PROBLEM["HEAD_DIM"], "BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4,
+                "num_stages": 3},
+        problem=ATTENTION_PROBLEM, make_args=attention_args,
+        notes="not from the seeds: a second kind of loop (two dots, two loads per step); HEAD_DIM must match "
+              "the problem's",
     ),
     Variant(
         name="tileon", seed="002",

@@ -25,7 +25,7 @@ from ttinspect.variants import OPTION_KEYS, Pointer, TensorDesc
 EXPECTED_NAMES = {
     "naive": ("matmul_naive",), "opt": ("matmul_opt",), "square": (), "tutorial": (), "add": (),
     "softmax": (), "tileon": (), "l2_g0": (), "l2_g8": (),
-    "ladder_g8": (), "ladder_g8_s4": (), "ladder_g8_s4_mod": (), "opt_tma": (),
+    "ladder_g8": (), "ladder_g8_s4": (), "ladder_g8_s4_mod": (), "opt_tma": (), "attn": ("attn_fwd",),
 }
 MATMULS = ("naive", "opt", "square", "tutorial", "tileon", "l2_g0", "l2_g8", "ladder_g8", "ladder_g8_s4",
            "ladder_g8_s4_mod", "opt_tma")
@@ -67,6 +67,8 @@ CASES = [
     ("add-tail", "add", {"n_elems": 5000}, {}),
     ("softmax", "softmax", {"n_rows": 37, "n_cols": 90}, {"BLOCK_SIZE": 128}),
     ("softmax-781", "softmax", {"n_rows": 9, "n_cols": 781}, {"BLOCK_SIZE": 1024}),
+    # several K/V steps (the online softmax rescales), two batches
+    ("attn", "attn", {"Z": 2, "N_CTX": 128, "HEAD_DIM": 32}, {"HEAD_DIM": 32, "BLOCK_M": 32, "BLOCK_N": 16}),
 ]
 
 CHILD = textwrap.dedent('''
@@ -93,6 +95,11 @@ CHILD = textwrap.dedent('''
             x = torch.randn(problem["n_elems"], generator=gen).to(dtype)
             y = torch.randn(problem["n_elems"], generator=gen).to(dtype)
             inputs, reference, out_dtype = (x, y), x.float() + y.float(), dtype
+        elif name == "attn":
+            q, k, v = (torch.randn(problem["Z"], problem["N_CTX"], problem["HEAD_DIM"], generator=gen).to(dtype)
+                       for _ in range(3))
+            scores = torch.softmax(q.float() @ k.float().transpose(1, 2) * problem["HEAD_DIM"] ** -0.5, dim=-1)
+            inputs, reference, out_dtype = (q, k, v), scores @ v.float(), dtype
         else:  # softmax
             x = (3 * torch.randn(problem["n_rows"], problem["n_cols"], generator=gen)).to(dtype)
             inputs, reference, out_dtype = (x,), torch.softmax(x.float(), dim=1), dtype

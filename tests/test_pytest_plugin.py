@@ -124,7 +124,7 @@ def test_failing_expect_lists_mismatches_then_summary(pytester):
     result.stdout.fnmatch_lines([
         "E*ExpectationFailed: ttinspect: 2 of 3 expectation(s) failed for opt:num_stages=3 on sm_90*",
         "E*  pipeline_depth: expected 4, got 3",
-        "E*pipeline depth (num_stages): *Read here as wait_group 2 / 2 commit groups per iteration + 2*",
+        "E*pipeline depth (num_stages): *Two witnesses agree: PTX wait_group 2 / 2 commit groups per iteration + 2*",
         "E*  max_shared_memory: expected <= 16384, got 30720",
         "E*dynamic shared memory per CTA*",
         "E*ttinspect report: opt:num_stages=3 on sm_90*",

@@ -8,6 +8,7 @@ A signature entry is one of
     i32:1      an integer equal to 1 (a launch folds it into a constant)       -> Scalar("i32", equal_to_1=True)
     i32, fp32  a scalar of that type, nothing known about its value            -> Scalar("i32")
     64, 0.5, true, tl.float16   a value (a constexpr's, or a runtime scalar's)
+    tensordesc<fp16[128, 64]>   a host TMA tensor descriptor moving 128x64 fp16 tiles -> TensorDesc("fp16", (128, 64))
 `--arg` takes the same entries, except that `*fp16` there means a tensor as torch allocates it (aligned):
 `--arg` describes a launch, where every fresh tensor is aligned.
 Every entry then goes through the JIT's specialization rules (specialize.py), as a real launch would.
@@ -15,10 +16,11 @@ Every entry then goes through the JIT's specialization rules (specialize.py), as
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
-from .variants import Pointer, Scalar, parse_value
+from .variants import Pointer, Scalar, TensorDesc, parse_value
 
 # Triton's type names (triton.language's canonical short names).
 INT_TYPES = ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64")
@@ -33,6 +35,8 @@ def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = Fal
     entry = text.strip()
     if not entry:
         raise UsageError(f"{where}: empty entry")
+    if entry.lower().startswith("tensordesc"):
+        return _descriptor(entry, where)
     head, sep, hint = entry.partition(":")
     head, hint = head.strip(), hint.strip()
     if head.startswith("*"):
@@ -63,9 +67,38 @@ def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = Fal
     return value
 
 
+# tensordesc<fp16[128, 64]>   (the JIT's own spelling of a descriptor's type in its signature)
+_DESCRIPTOR_RE = re.compile(r"tensordesc\s*<\s*(\w+)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*>", re.IGNORECASE)
+
+
+def _descriptor(entry: str, where: str) -> TensorDesc:
+    m = _DESCRIPTOR_RE.fullmatch(entry)
+    if m is None:
+        raise UsageError(f"{where}: {entry!r} is not a descriptor; write tensordesc<fp16[128, 64]> "
+                         "(element type and the block one load moves)")
+    if m[1] not in POINTER_TYPES:
+        raise UsageError(f"{where}: unknown descriptor element type {m[1]!r}; "
+                         f"element types: {', '.join(POINTER_TYPES)}")
+    return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")))
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on the commas outside `[...]` / `<...>` (a descriptor's block shape has its own commas)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[<":
+            depth += 1
+        elif ch in "]>":
+            depth -= 1
+        elif ch == "," and depth <= 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 def parse_signature(text: str) -> list[Any]:
     """`"*fp16:16, i32:16, 64"` -> one parsed entry per kernel parameter, in order."""
-    parts = text.split(",")
+    parts = _split_top_level(text)
     if not text.strip():
         raise UsageError("--signature is empty; write one entry per kernel parameter, e.g. \"*fp16:16, i32:16, 64\"")
     return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]

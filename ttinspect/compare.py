@@ -105,6 +105,11 @@ def _backend(report: Report) -> str | None:
     return report.build.target.backend if report.build is not None else None
 
 
+def _is_loop_fact(fact: Fact) -> bool:
+    head, dot, _ = fact.key.partition(".")
+    return bool(dot) and head.startswith("loop") and head[4:].isdigit()
+
+
 def diff_reports(a: Report, b: Report) -> Diff:
     rows: list[tuple[Fact, Fact]] = []
     changes: list[Change] = []
@@ -114,9 +119,11 @@ def diff_reports(a: Report, b: Report) -> Diff:
     if across:
         one_side = (tuple(f for f in a.facts if not _compares(f)), tuple(f for f in b.facts if not _compares(f)))
         b_facts = {k: f for k, f in b_facts.items() if _compares(f)}
+    # Per-loop facts only where a side has more than one loop: with one, the kernel's facts already say it.
+    per_loop = len(a.loops) > 1 or len(b.loops) > 1
     for fa in a.facts:
         fb = b_facts.get(fa.key)
-        if fb is None or (across and not _compares(fa)):
+        if fb is None or (across and not _compares(fa)) or (not per_loop and _is_loop_fact(fa)):
             continue
         rows.append((fa, fb))
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):

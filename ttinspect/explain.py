@@ -101,6 +101,27 @@ def _tensor_ops(a, b, before, after) -> str | None:
             "(wgmma m64nNk16): count = tile / (shape × warps or warpgroups)")
 
 
+def _warp_specialized(a, b, before, after) -> str:
+    on = str(after).startswith("yes")
+    if on == str(before).startswith("yes"):
+        return f"warp specialization {before} → {after}"
+    if on:
+        return (f"warp specialization {before} → {after}: the K loop is now split across partitions — a producer "
+                "warp issues the TMA loads, another issues the MMAs, the default warps run the epilogue — and "
+                "they hand tiles over through barrier rings (`producer → consumer channel depth`) instead of "
+                "every warp loading, waiting at bar.sync and computing in turn; the workers give registers "
+                "back with setmaxnreg so the default warps can hold the accumulator")
+    return (f"warp specialization {before} → {after}: every warp now runs the whole loop (load, wait, MMA) "
+            "in turn; the pipelining is the software pipeliner's alone")
+
+
+def _channel(a, b, before, after) -> str:
+    return (f"channel depth {format_value(before) if before is not None else 'n/a'} → "
+            f"{format_value(after) if after is not None else 'n/a'}: slots in the ring between the load "
+            "partition and the MMA partition, i.e. how many K steps the producer may run ahead (it follows "
+            "the kernel's num_stages option)")
+
+
 # An explainer returns None where its reading does not apply (explain_change then says what changed).
 EXPLAINERS: dict[str, Callable[..., str | None]] = {
     "shared_memory": _shared,
@@ -111,6 +132,8 @@ EXPLAINERS: dict[str, Callable[..., str | None]] = {
     "address_modulo": _modulo,
     "load_mask_terms": _masks,
     "loop_tensor_core_ops": _tensor_ops,
+    "warp_specialized": _warp_specialized,
+    "ws_channel_depth": _channel,
 }
 
 

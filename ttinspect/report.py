@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .engine import Build, build
 from .errors import TTInspectError, UsageError
-from .facts.model import GROUPS, Counts, Fact, known, unknown
+from .facts.model import GROUPS, Counts, Fact, _jsonable as _jsonable_value, known, unknown
 from .variants import OPTION_KEYS, parse_ref
 
 if TYPE_CHECKING:
@@ -102,14 +102,38 @@ class Report:
         return check(self)
 
     def by_group(self) -> list[tuple[str, list[Fact]]]:
-        return [(group, [f for f in self.facts if f.group == group]) for group in GROUPS
-                if any(f.group == group for f in self.facts)]
+        """The kernel's groups in GROUPS order, then one group per loop (facts/loops.py), in loop order."""
+        groups = [(group, [f for f in self.facts if f.group == group]) for group in GROUPS
+                  if any(f.group == group for f in self.facts)]
+        loops: dict[str, list[Fact]] = {}
+        for f in self.facts:
+            if f.group not in GROUPS:
+                loops.setdefault(f.group, []).append(f)
+        return groups + list(loops.items())
+
+    @property
+    def loops(self) -> list[dict[str, Any]]:
+        """Every loop of the kernel (nested ones included) with its own facts: `{"index", "group",
+        "facts": {name: Fact}}`, in the TTGIR's order. Empty where the facts have no loops (AMD, no TTGIR)."""
+        out: dict[int, dict[str, Any]] = {}
+        for f in self.facts:
+            head, dot, name = f.key.partition(".")
+            if dot and head.startswith("loop") and head[4:].isdigit():
+                entry = out.setdefault(int(head[4:]), {"index": int(head[4:]), "group": f.group, "facts": {}})
+                entry["facts"][name] = f
+        return [out[i] for i in sorted(out)]
 
     def as_dict(self) -> dict[str, Any]:
+        loops = self.loops
+        in_loops = {f.key for loop in loops for f in loop["facts"].values()}
         return {"label": self.label, "kernel": self.kernel, "target": self.target,
                 "triton_version": self.triton_version,
                 "config": {k: getattr(v, "name", v) for k, v in self.config.items()},
-                "facts": {f.key: f.as_dict() for f in self.facts}}
+                "facts": {f.key: f.as_dict() for f in self.facts if f.key not in in_loops},
+                "loops": [{"index": loop["index"], "title": loop["group"],
+                           **{name: _jsonable_value(f.value) for name, f in loop["facts"].items()
+                              if name in ("line", "role", "parent", "partition")},
+                           "facts": {name: f.as_dict() for name, f in loop["facts"].items()}} for loop in loops]}
 
     def summary(self) -> str:
         """Plain text: every fact and the main loop's PTX (what a failing test should print)."""
@@ -334,13 +358,29 @@ def _computed_report(result: Build, sass: bool) -> Report:
     ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
-    facts = _config_facts(result) + _all_unknown([pipeline_depth(view)] + ptx_facts(view), ptx_missing)
+    depth, per_loop = _loop_facts(result, ptx, view) if not ptx_missing else (pipeline_depth(view), [])
+    facts = _config_facts(result) + _all_unknown([depth] + ptx_facts(view), ptx_missing)
     facts += _ir_facts(result) + _resource_facts(result)
     if sass:
         facts += _sass_facts(result)
+    facts += per_loop
     return Report(result.label, result.kernel, result.target.name,
                   str(result.metadata.get("triton_version")), dict(result.config), tuple(facts),
                   _main_loop_text(ptx_text, ptx) if not ptx_missing else None, result)
+
+
+def _loop_facts(result: Build, ptx: Any, view: Any) -> tuple[Fact, list[Fact]]:
+    """The kernel's pipeline depth from two witnesses and every loop's own facts (facts/loops.py).
+    Without a TTGIR the depth is the PTX's alone."""
+    from .facts.loops import kernel_loop_facts
+    from .facts.pipeline import pipeline_depth
+
+    ttgir, missing = _stage_text(result, "ttgir")
+    if missing:
+        return pipeline_depth(view), []
+    ttir, ttir_missing = _stage_text(result, "ttir")
+    return kernel_loop_facts(ttgir, None if ttir_missing else ttir, ptx, view, _stage_text(result, "ptx")[0],
+                             result.metadata.get("num_stages"))
 
 
 def _ir_facts(result: Build) -> list[Fact]:

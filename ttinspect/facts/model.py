@@ -10,15 +10,24 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 # Groups, in the order doc 003 presents them.
-GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "registers & occupancy", "program order",
+GROUPS = ("configuration", "pipeline", "warp specialization", "memory traffic", "tensor cores",
+          "registers & occupancy", "program order",
           "sass (what runs)", "ir")
+
+
+def group_order(group: str) -> tuple[int, int]:
+    """Where a group sorts: GROUPS in order, then the per-loop groups ("loop 2 · line 35 · ...") by loop."""
+    if group in GROUPS:
+        return (GROUPS.index(group), 0)
+    words = group.split()
+    return (len(GROUPS), int(words[1]) if len(words) > 1 and words[1].isdigit() else 0)
 
 
 @dataclass(frozen=True)
 class Fact:
     key: str  # stable identifier, e.g. "pipeline_depth"; the API and JSON use it
     title: str  # human label, e.g. "pipeline depth (num_stages)"
-    group: str  # one of GROUPS
+    group: str  # one of GROUPS, or a loop's group: "loop 2 · line 35 · K loop" (facts/loops.py)
     value: Any  # int, str, bool, tuple or a mapping rendered as tuple of pairs; None when unknown
     explanation: str  # one correct line: what the value means
     source: str  # where it was read: "ptx", "ttir", "ttgir", "metadata", "ptx main loop"

@@ -33,21 +33,23 @@ def pipeline_depth(view: PtxView) -> Fact:
     tagged = [(i, i.mnemonic + ".") for i in loop]
     commits = sum(1 for _, m in tagged if m.startswith("cp.async.commit_group."))
     waits = [_imm(i) for i, m in tagged if m.startswith("cp.async.wait_group.")]
-    tma_in_loop = any(m.startswith("cp.async.bulk.tensor.") for _, m in tagged)
+    # TMA loads only (cp.async.bulk.tensor.2d.shared::cta.global...): a TMA store is no stage
+    tma_in_loop = any(m.startswith("cp.async.bulk.tensor.") and i.modifiers[4:5] and i.modifiers[4].startswith("shared")
+                      for i, m in tagged)
     barrier_waits = any(i.opcode == "mbarrier" and i.modifiers[:1] in (("try_wait",), ("test_wait",))
                         for i in loop)
     if tma_in_loop:
+        inits = _tma_barriers(view)
+        if inits is None and any(m.startswith("mbarrier.init.") for _, m in tagged):
+            return known(KEY, TITLE, GROUP, 1,
+                         f"{EXPLANATION}. Read here: the loop creates its barrier, issues the TMA copy "
+                         "and waits for it in the same iteration", "ptx main loop")
         if any((i.mnemonic + ".").startswith("tcgen05.mma.") for i in view.ops):
             # measured: on sm_100 the tcgen05 completion barriers are initialized before the loop as
-            # well (S + 2 inits for S stages), and the prologue arms S barriers rather than S - 1
+            # well (S + 2 inits for S stages); facts/loops.py reads that pattern, as a measured rule
             return fail("TMA with tcgen05 (Blackwell): its MMA-completion barriers are initialized beside the "
-                        "stage barriers; no verified stage pattern")
-        inits = _tma_barriers(view)
+                        "stage barriers")
         if inits is None:
-            if any(m.startswith("mbarrier.init.") for _, m in tagged):
-                return known(KEY, TITLE, GROUP, 1,
-                             f"{EXPLANATION}. Read here: the loop creates its barrier, issues the TMA copy "
-                             "and waits for it in the same iteration", "ptx main loop")
             return fail("TMA loads in the loop, but no mbarrier.init to count stages")
         return known(KEY, TITLE, GROUP, inits,
                      f"{EXPLANATION}. Read here from {inits} mbarrier.init before the loop: TMA "

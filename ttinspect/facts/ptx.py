@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
+from ..parse.cfg import Loop
 from ..parse.ptx import (INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule,
                          split_operands)
 from .model import Fact, counts, known, loop_fact
@@ -126,6 +127,30 @@ class PtxView:
         first = next((i.line for i in map(kernel.instruction, sorted(inside))
                       if not i.inline_asm or i.opcode != "bra"), 0)
         return PtxView(ops, loop, after, True, main.reason, kernel, inside, main.end_line, first)
+
+    @staticmethod
+    def per_loop(module: PtxModule) -> list[tuple["Loop", "PtxView"]]:
+        """A view of every loop of the kernel (nested loops included), each over its *own* instructions
+        (a nested loop's are the nested loop's): one trip around that loop."""
+        kernel = module.kernel
+        if kernel is None:
+            return []
+        ops = tuple(i for i in _decode_relevant(kernel) if not i.inline_asm or i.opcode != "bra")
+        cfg = kernel.cfg
+        out = []
+        for loop in cfg.loops:
+            inside = set(cfg.loop_instructions(loop))
+            for child in loop.children:
+                inside -= set(cfg.loop_instructions(cfg.loops[child]))
+            span = cfg.span(loop)
+            own = frozenset(inside)
+            first = next((i.line for i in map(kernel.instruction, sorted(own))
+                          if not i.inline_asm or i.opcode != "bra"), 0)
+            out.append((loop, PtxView(ops, tuple(i for i in ops if i.index in own),
+                                      tuple(i for i in ops if i.index not in own and i.line > span.end_line), True,
+                                      f"loop at PTX lines {span.start_line}-{span.end_line}", kernel, own,
+                                      span.end_line, first)))
+        return out
 
     # The whole kernel, every instruction decoded (slow; no fact needs it).
     @cached_property

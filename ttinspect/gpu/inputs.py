@@ -21,6 +21,8 @@ def example_inputs(resolved: Resolved, *, seed: int = 0) -> tuple:
         return randn(problem["M"], problem["K"]), randn(problem["K"], problem["N"])
     if "n_elems" in problem:
         return randn(problem["n_elems"]), randn(problem["n_elems"])
+    if {"Z", "N_CTX", "HEAD_DIM"} <= set(problem):  # attention: Q, K, V
+        return tuple(randn(problem["Z"], problem["N_CTX"], problem["HEAD_DIM"]) for _ in range(3))
     if {"n_rows", "n_cols"} <= set(problem):
         return (randn(problem["n_rows"], problem["n_cols"]),)
     raise ValueError(f"no example inputs for {resolved.variant.name}'s problem {dict(problem)}")

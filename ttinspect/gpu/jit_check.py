@@ -66,3 +66,36 @@ def compare_with_jit(variant: str, size: int = 1024) -> PtxComparison:
         jit_ptx = found[0].read_text()
     return PtxComparison(spec.name, offline.target.name, size, _sha(offline.artifacts.text("ptx")),
                          _sha(jit_ptx))
+
+
+_LAUNCH_ANY = """
+import json, sys, torch
+from ttinspect.variants import resolve
+from ttinspect.gpu.inputs import example_inputs
+resolved = resolve(sys.argv[1], json.loads(sys.argv[2]))
+resolved.variant.load_launcher()(*example_inputs(resolved), **resolved.config)
+torch.cuda.synchronize()
+"""
+
+
+def jit_stages(variant: str, overrides: dict | None = None) -> dict[str, str]:
+    """Launch any variant for real (its launcher, random inputs) in a fresh process with an empty Triton
+    cache, and return the stages the JIT wrote there: {"ttir": ..., "ttgir": ..., "ptx": ...}."""
+    import json
+
+    import torch
+
+    if not torch.cuda.is_available():
+        raise NoGPUError("launching through the JIT needs a CUDA GPU")
+    function = resolve(variant, overrides or {}).variant.function
+    with tempfile.TemporaryDirectory(prefix="ttinspect-jit-") as cache_dir:
+        env = {**os.environ, "TRITON_CACHE_DIR": cache_dir}
+        subprocess.run([sys.executable, "-c", _LAUNCH_ANY, variant, json.dumps(overrides or {})], env=env,
+                       check=True)
+        out = {}
+        for stage in ("ttir", "ttgir", "ptx"):
+            found = sorted(Path(cache_dir).rglob(f"{function}.{stage}"))
+            if len(found) != 1:
+                raise RuntimeError(f"expected one {function}.{stage} in the JIT's cache, found {len(found)}")
+            out[stage] = found[0].read_text()
+    return out

@@ -221,14 +221,28 @@ def _scan_function(numbered, lines: list[str], open_line: int, name: str, kind: 
     branches: list[tuple[int, str, bool, bool]] = []  # instruction, target, conditional, in asm
     stops: list[tuple[int, bool]] = []  # ret / exit: instruction, conditional
     depth, loc, in_asm, special = 1, 0, False, False  # special: in_asm or depth > 1
+    # JTI0_0:  .branchtargets $L__BB0_7, $L__BB0_16, $L__BB0_5;   (the targets of a `brx.idx %r, JTI0_0`:
+    # how a warp-specialized kernel sends each partition's warps to their code)
+    tables: dict[str, list[str]] = {}
+    table: str | None = None
     for i, raw in numbered:
         s = raw.lstrip()
         if not s:
             continue
         c = s[0]
+        if table is not None:
+            tables[table] += [t.strip() for t in s.split(";")[0].split(",") if t.strip()]
+            if ";" in s:
+                table = None
+            continue
         if c == ".":  # 	.loc	1 21 20    /  .reg .pred complete;
             if not in_asm and s.startswith(".loc"):
                 loc = i
+            elif s.startswith(".branchtargets") and labels:  # Triton 3.9:  JTI0_0:  then  .branchtargets
+                table, rest = labels[-1][0], s[len(".branchtargets"):]
+                tables[table] = [t.strip() for t in rest.split(";")[0].split(",") if t.strip()]
+                if ";" in rest:
+                    table = None
             continue
         if c == "/":  # 	// begin inline asm
             if s.startswith("// begin inline asm"):
@@ -240,7 +254,7 @@ def _scan_function(numbered, lines: list[str], open_line: int, name: str, kind: 
             depth += s.count("{") - s.count("}")
             if depth <= 0:
                 return _finish(lines, name, kind, header, open_line, i, ins_line, ins_loc, asm,
-                               labels, branches, stops)
+                               labels, branches, stops, tables)
             special = in_asm or depth > 1
             continue
         if c == "@":  # 	@%p15 bra 	$L__BB0_3;     /  @!complete bra.uni waitLoop;
@@ -256,7 +270,15 @@ def _scan_function(numbered, lines: list[str], open_line: int, name: str, kind: 
             continue
         colon = s.find(":")  # $L__BB0_3:                              // %.lr.ph
         if colon > 0 and s[colon + 1:colon + 2] != ":" and " " not in s[:colon] and "\t" not in s[:colon]:
-            comment = s[colon + 1:].strip().removeprefix("//").strip()
+            rest = s[colon + 1:].strip()
+            if rest.startswith(".branchtargets"):  # Triton 3.6:  $L_brx_0: .branchtargets
+                table, rest = s[:colon], rest[len(".branchtargets"):]
+                tables[table] = [t.strip() for t in rest.split(";")[0].split(",") if t.strip()]
+                if ";" in rest:
+                    table = None
+                labels.append((s[:colon], i, len(ins_line), special, ""))
+                continue
+            comment = rest.removeprefix("//").strip()
             labels.append((s[:colon], i, len(ins_line), special, comment))
             continue
         index = len(ins_line)
@@ -271,24 +293,40 @@ def _scan_function(numbered, lines: list[str], open_line: int, name: str, kind: 
     raise ParseError(f"function {name} is not closed (missing '}}')", line=open_line, stage="ptx")
 
 
+JUMP_TABLE = "\0table:"  # a branch target that names a jump table, not a label
+
+
 def _control(op: str, rest: str, index: int, cond: bool, nested: bool,
              branches: list, stops: list) -> None:
     """Record a branch (`bra`, `bra.uni`) or a `ret` / `exit`; anything else is not control flow."""
     op = op.rstrip(";")
     if op == "bra" or op.startswith("bra."):
         branches.append((index, rest.split(";")[0].strip(), cond, nested))
+    elif op.startswith("brx.idx"):  # brx.idx %r14, JTI0_0;  -> every target of the table
+        branches.append((index, JUMP_TABLE + rest.split(";")[0].split(",")[-1].strip(), cond, nested))
     elif (op == "ret" or op == "exit" or op.startswith(("ret.", "exit."))) and not nested:
         stops.append((index, cond))
 
 
 def _finish(lines, name, kind, header, open_line, close_line, ins_line, ins_loc, asm, labels,
-            branches, stops) -> PtxFunction:
+            branches, stops, tables=None) -> PtxFunction:
     outer = {lab[0]: lab for lab in labels if not lab[3]}
     local = {lab[0] for lab in labels if lab[3]}
     nested_edges: list[tuple[int, str]] = []
     leaders = {0}
     ends: dict[int, tuple[str | None, bool]] = {}  # instruction -> (branch target or None, conditional)
+    jumps: dict[int, list[str]] = {}  # a brx.idx instruction -> its table's targets
     for index, target, cond, nested in branches:
+        if target.startswith(JUMP_TABLE):
+            targets = (tables or {}).get(target[len(JUMP_TABLE):])
+            if targets is None or any(t not in outer for t in targets):
+                raise ParseError(f"brx.idx through an unknown jump table {target[len(JUMP_TABLE):]!r}",
+                                 line=ins_line[index], stage="ptx")
+            jumps[index] = targets
+            ends[index] = (None, False)
+            leaders.add(index + 1)
+            leaders.update(outer[t][2] for t in targets)
+            continue
         if nested and target in local:
             continue  # a spin inside an inline-asm scope: stays inside its block
         if target not in outer:
@@ -303,7 +341,8 @@ def _finish(lines, name, kind, header, open_line, close_line, ins_line, ins_loc,
         ends[index] = (None, cond)
         leaders.add(index + 1)
     label_at: dict[int, tuple[str, int]] = {}
-    targeted = {target for _, target, _, nested in branches if not nested} | {t for _, t in nested_edges}
+    targeted = ({target for _, target, _, nested in branches if not nested} | {t for _, t in nested_edges}
+                | {t for targets in jumps.values() for t in targets})
     for lab in labels:
         if not lab[3] and lab[0] in targeted and lab[2] not in label_at:
             label_at[lab[2]] = (lab[0], lab[1])
@@ -337,6 +376,8 @@ def _finish(lines, name, kind, header, open_line, close_line, ins_line, ins_loc,
                 succ.append(b + 1)
         elif b + 1 < len(raw):
             succ.append(b + 1)
+        if last > first and last - 1 in jumps:
+            succ.extend(block_index[t] for t in jumps[last - 1])  # type: ignore[misc]
         for index, target in nested_edges:
             if first <= index < last:
                 succ.append(block_index[target])  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ import textwrap
 
 from rich.text import Text
 
-from ..facts.model import GROUPS
+from ..facts.model import group_order
 from .glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded, group_line,
                      heading, row)
 
@@ -31,7 +31,7 @@ def _label(report, other=None) -> str:
 
 def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     a, b = result.a, result.b
-    order = sorted(result.rows, key=lambda pair: GROUPS.index(pair[0].group))
+    order = sorted(result.rows, key=lambda pair: group_order(pair[0].group))
     changed = [(fa, fb) for fa, fb in order if _changed(fa, fb)]
     headline = [(fa, fb) for fa, fb in changed if show_all or fa.key not in DETAIL]
     detail = [fa.title for fa, fb in changed if not show_all and fa.key in DETAIL]

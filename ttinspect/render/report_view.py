@@ -27,8 +27,26 @@ def _meaning(fact) -> str:
     return brief(fact.explanation)
 
 
+_IN_HEADER = ("line", "role", "partition")  # a loop group's title says these: "loop 2 · line 35 · K loop"
+
+
+def _busy_loop_groups(report) -> set[str]:
+    """The groups of loops that do something (load, or hold dot ops)."""
+    busy = set()
+    for loop in getattr(report, "loops", []):
+        facts = loop["facts"]
+        if any(name in facts and facts[name].value for name in ("loads", "dots", "tensor_core_ops", "async_copies")):
+            busy.add(loop["group"])
+    return busy
+
+
 def short_lines(report, width: int) -> list[Text]:
     groups = report.by_group()
+    # A group per loop that does something — unless only one does: the kernel's facts are that loop's.
+    busy = _busy_loop_groups(report)
+    loop_groups = {loop["group"] for loop in getattr(report, "loops", [])}
+    groups = [(g, facts if g not in loop_groups else [f for f in facts if f.key.partition(".")[2] not in _IN_HEADER])
+              for g, facts in groups if g not in loop_groups or (g in busy and len(busy) > 1)]
     shown = {g: [f for f in facts if f.key not in DETAIL and not is_nothing(f.value) and not not_applicable(f)]
              for g, facts in groups}
     everything = [f for facts in shown.values() for f in facts]
