@@ -8,16 +8,14 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from pathlib import Path
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .engine import Build, build
 from .errors import TTInspectError, UsageError
-from .facts.model import GROUPS, Counts, Fact, _jsonable as _jsonable_value, known, unknown
+from .facts.model import GROUPS, Fact, _jsonable as _jsonable_value, known, unknown
+from .report_store import decode_report, encode_report, facts_file_name
 from .variants import OPTION_KEYS, parse_ref
 
 if TYPE_CHECKING:
@@ -242,7 +240,7 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
 
     def derive() -> bytes:
         fresh.append(_computed_report(result, sass))
-        encoded = _encode_report(fresh[0])
+        encoded = encode_report(fresh[0])
         return encoded if encoded is not None else b"null"
 
     try:
@@ -251,72 +249,8 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
         data = b"null"
     if fresh:
         return fresh[0]
-    decoded = _decode_report(data, result)
+    decoded = decode_report(data, result)
     return decoded if decoded is not None else _computed_report(result, sass)
-
-
-FACTS_FILE = "kernel.facts"
-
-
-@lru_cache(maxsize=1)
-def _facts_code_digest() -> str:
-    """The digest of the code facts are computed by (every module but the commands, renderers and
-    GPU tools): cached facts from other code are never read back."""
-    root = Path(__file__).parent
-    skip = {"cli", "render", "html", "gpu", "sweep", "check", "passes", "refs"}
-    sha = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] in skip:
-            continue
-        sha.update(str(rel).encode() + b"\0" + path.read_bytes())
-    return sha.hexdigest()[:16]
-
-
-def facts_file_name(sass: bool = True) -> str:
-    return f"{FACTS_FILE}-{'all' if sass else 'nosass'}-{_facts_code_digest()}.json"
-
-
-def _encode_value(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, tuple):
-        items = [_encode_value(v) for v in value]
-        return {"counts": items} if isinstance(value, Counts) else {"tuple": items}
-    raise TypeError(type(value).__name__)
-
-
-def _decode_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        if "counts" in value:
-            return Counts(_decode_value(v) for v in value["counts"])
-        return tuple(_decode_value(v) for v in value["tuple"])
-    if isinstance(value, list):
-        raise ValueError("untagged list")
-    return value
-
-
-def _encode_report(report: Report) -> bytes | None:
-    """None when a value cannot be written exactly (then the facts are computed each time)."""
-    try:
-        facts = [[f.key, f.title, f.group, _encode_value(f.value), f.explanation, f.source, f.unknown]
-                 for f in report.facts]
-    except TypeError:
-        return None
-    return json.dumps({"v": 1, "facts": facts, "main_loop_ptx": report.main_loop_ptx}).encode()
-
-
-def _decode_report(data: bytes, result: Build) -> Report | None:
-    try:
-        record = json.loads(data)
-        if not isinstance(record, dict) or record.get("v") != 1:
-            return None
-        facts = tuple(Fact(key, title, group, _decode_value(value), explanation, source, why)
-                      for key, title, group, value, explanation, source, why in record["facts"])
-    except (ValueError, TypeError, KeyError, RecursionError):
-        return None
-    return Report(result.label, result.kernel, result.target.name, str(result.metadata.get("triton_version")),
-                  dict(result.config), facts, record.get("main_loop_ptx"), result)
 
 
 def _release(version: Any) -> tuple[int, int] | None:
