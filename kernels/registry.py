@@ -186,11 +186,11 @@ VARIANTS: tuple[Variant, ...] = (
         name="attn", aliases=("attn_fwd",), seed="—",
         kernel=f"{PKG}.attention:attn_fwd_kernel", launcher=f"{PKG}.attention:launch_attn",
         description="FlashAttention forward (tutorial 06's core): two dots per K/V step, online softmax",
-        config={"HEAD_DIM": ATTENTION_PROBLEM["HEAD_DIM"], "BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4,
-                "num_stages": 3},
+        config={"HEAD_DIM": ATTENTION_PROBLEM["HEAD_DIM"], "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
+                "num_warps": 4, "num_stages": 3},
         problem=ATTENTION_PROBLEM, make_args=attention_args,
-        notes="not from the seeds: a second kind of loop (two dots, two loads per step); HEAD_DIM must match "
-              "the problem's",
+        notes="not from the seeds: two dots and two loads per step; --set CAUSAL=true gives two loops (left of "
+              "the diagonal, then on it); HEAD_DIM must match the problem's",
     ),
     Variant(
         name="tileon", seed="002",

@@ -69,6 +69,8 @@ CASES = [
     ("softmax-781", "softmax", {"n_rows": 9, "n_cols": 781}, {"BLOCK_SIZE": 1024}),
     # several K/V steps (the online softmax rescales), two batches
     ("attn", "attn", {"Z": 2, "N_CTX": 128, "HEAD_DIM": 32}, {"HEAD_DIM": 32, "BLOCK_M": 32, "BLOCK_N": 16}),
+    ("attn-causal", "attn", {"Z": 2, "N_CTX": 128, "HEAD_DIM": 32},
+     {"HEAD_DIM": 32, "BLOCK_M": 32, "BLOCK_N": 16, "CAUSAL": True}),
 ]
 
 CHILD = textwrap.dedent('''
@@ -98,7 +100,11 @@ CHILD = textwrap.dedent('''
         elif name == "attn":
             q, k, v = (torch.randn(problem["Z"], problem["N_CTX"], problem["HEAD_DIM"], generator=gen).to(dtype)
                        for _ in range(3))
-            scores = torch.softmax(q.float() @ k.float().transpose(1, 2) * problem["HEAD_DIM"] ** -0.5, dim=-1)
+            logits = q.float() @ k.float().transpose(1, 2) * problem["HEAD_DIM"] ** -0.5
+            if config.get("CAUSAL"):
+                n = problem["N_CTX"]
+                logits = logits.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+            scores = torch.softmax(logits, dim=-1)
             inputs, reference, out_dtype = (q, k, v), scores @ v.float(), dtype
         else:  # softmax
             x = (3 * torch.randn(problem["n_rows"], problem["n_cols"], generator=gen)).to(dtype)

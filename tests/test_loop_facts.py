@@ -75,7 +75,7 @@ def test_each_loop_has_its_own_depth(arch, s1, s2):
     report = inspect(f"{LOOPS}:rms_norm", arch=arch, signature=f"{NORM_SIG}, {s1}, {s2}")
     loops = _loops(report)
     assert [loop["facts"]["line"].value for loop in loops] == [12, 17]
-    assert _depths(report) == [s1, s2]
+    assert _depths(report) == [s1, s2] and report.loop_depths == (s1, s2)
     for loop in loops:
         assert loop["facts"]["depth_as_asked"].value == "yes"
         depth = loop["facts"]["pipeline_depth"]
@@ -90,6 +90,7 @@ def test_report_shows_a_group_per_loop_and_json_a_loops_list():
     text = runner.invoke(main, ["report", ref, "--arch", "sm_80", "--signature", f"{NORM_SIG}, 3, 2"])
     assert text.exit_code == 0, text.output
     assert "loop 1 · line 12 · loop" in text.output and "loop 2 · line 17 · loop" in text.output
+    assert text.output.count("pipeline depth (num_stages)") == 3  # the kernel's, then each loop's
     out = runner.invoke(main, ["report", ref, "--arch", "sm_80", "--signature", f"{NORM_SIG}, 3, 2", "--json"])
     data = json.loads(out.output)
     assert [(loop["index"], loop["line"], loop["role"]) for loop in data["loops"]] == [(1, 12, "loop"), (2, 17, "loop")]
@@ -97,9 +98,11 @@ def test_report_shows_a_group_per_loop_and_json_a_loops_list():
     assert not any(key.startswith("loop1.") for key in data["facts"])  # per-loop facts live in `loops`
 
 
-def test_a_single_loop_kernel_gets_no_extra_group():
+def test_a_single_loop_kernel_gets_its_heading_without_repeating_the_facts():
     out = CliRunner().invoke(main, ["report", "naive", "--arch", "sm_80"])
-    assert out.exit_code == 0 and "loop 1 ·" not in out.output
+    assert out.exit_code == 0 and "loop 1 · line 37 · K loop" in out.output
+    after = out.output.split("loop 1 · line 37 · K loop", 1)[1]
+    assert "the facts above are its facts" in after and "pipeline depth" not in after
     assert len(inspect("naive", arch="sm_80").loops) == 1  # the API and JSON still have it
 
 
@@ -113,6 +116,19 @@ def test_attention_loop(arch, path):
     assert dict(loop["facts"]["loads"].value) == {"cp.async": 2}
     assert report.pipeline_depth == 3 and AGREE in report.fact("pipeline_depth").explanation
     assert report.tensor_core_path == path
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_causal_attention_has_two_loops_from_one_helper(arch):
+    """tutorial 06's shape: one @triton.jit helper holds the loop, called twice (left of the diagonal, then
+    on it); each loop is told apart by the kernel line that calls the helper."""
+    report = inspect("attn", arch=arch, CAUSAL=True)
+    loops = _loops(report)
+    assert [loop["facts"]["role"].value for loop in loops] == ["K loop", "K loop"]
+    lines = [loop["facts"]["line"].value for loop in loops]
+    assert lines[0] < lines[1] and all(50 <= n <= 62 for n in lines), lines  # the two calls, not the helper
+    assert report.loop_depths == (3, 3)
+    assert all(AGREE in loop["facts"]["pipeline_depth"].explanation for loop in loops)
 
 
 # --- persistent: the tile loop and the K loop told apart -------------------------------------------------
@@ -248,3 +264,72 @@ def test_a_jump_table_is_control_flow(table, name):
     assert kernel is not None
     depths = sorted(loop.depth for loop in kernel.loops)
     assert depths == [1, 2]  # the dispatch loop, and the partition's loop inside it
+
+
+# --- loops that are easy to confuse (found by review) -----------------------------------------------------
+
+def test_an_outer_loop_does_not_take_the_inner_loops_pipeline():
+    report = inspect(f"{LOOPS}:nested_reduction", arch="sm_80", signature="*fp32:16, *fp32:16, i32:16, i32:16, 256")
+    outer, inner = _loops(report)
+    assert inner["facts"]["parent"].value == outer["index"]
+    assert inner["facts"]["pipeline_depth"].value == 2
+    assert outer["facts"]["pipeline_depth"].value is None  # its copies and waits are the inner loop's prologue
+    assert outer["facts"]["commit_groups"].value == 0
+
+
+def test_an_unrolled_inner_loop_leaves_the_ptx_loop_to_its_parent():
+    report = inspect(f"{LOOPS}:unrolled_inner", arch="sm_90", signature="*fp32:16, *fp32:16, i32:16, 256")
+    outer, inner = _loops(report)
+    assert outer["facts"]["commit_groups"].known and outer["facts"]["pipeline_depth"].value == 1
+    assert inner["facts"]["commit_groups"].unknown == "no PTX loop runs this loop"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_two_loops_on_one_line_are_matched_in_order(arch):
+    report = inspect(f"{LOOPS}:two_calls_one_line", arch=arch, signature="*fp32:16, *fp32:16, *fp32:16, i32:16, 256")
+    assert report.loop_depths == (2, 4)
+    assert [loop["facts"]["wait_group"].value for loop in _loops(report)] == [(0,), (2,)]
+    assert report.pipeline_depth in (2, 4) and AGREE in report.fact("pipeline_depth").explanation
+
+
+@needs_host_tma
+@pytest.mark.parametrize("arch", ["sm_90", "sm_100"])
+def test_each_tma_loop_counts_its_own_barriers_and_ring(arch):
+    report = inspect(f"{LOOPS}:three_tma_loops", arch=arch, signature=WS_SIG)
+    assert report.loop_depths == (2, 2, 4)
+    assert all(AGREE in loop["facts"]["pipeline_depth"].explanation for loop in _loops(report))
+
+
+def test_a_nested_k_loop_in_a_helper_is_not_called_flattened(tmp_path):
+    kernel = tmp_path / "helper_nested.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def _tiles(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
+        "    for t in range(tl.program_id(0), T, 4):\n"
+        "        offs = tl.arange(0, BLOCK)\n"
+        "        acc = tl.zeros((BLOCK, BLOCK), tl.float32)\n"
+        "        for k in range(0, K, BLOCK):\n"
+        "            a = tl.load(a_ptr + (k + offs)[:, None] * BLOCK + offs[None, :])\n"
+        "            acc = tl.dot(a, a, acc)\n"
+        "        tl.store(c_ptr + t * BLOCK * BLOCK + offs[:, None] * BLOCK + offs[None, :], acc)\n\n\n"
+        "@triton.jit\n"
+        "def k(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
+        "    _tiles(a_ptr, c_ptr, T, K, BLOCK)\n")
+    report = inspect(f"{kernel}:k", arch="sm_80", signature="*fp16:16, *fp32:16, i32:16, i32:16, 32")
+    assert [loop["facts"]["role"].value for loop in _loops(report)] == ["tile loop", "K loop"]
+
+
+@needs_host_tma
+def test_diff_compares_only_the_same_loop_on_both_sides():
+    if TRITON < (3, 6):
+        pytest.skip("warp specialization measured on Triton 3.6 and 3.9")
+    from ttinspect import diff
+
+    a = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, false")
+    b = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, true")
+    # side b's loops are the partitions' shares of side a's loop: no loop of b is "the same loop"
+    assert not [c for c in diff(a, b).changes if c.group.startswith("loop ")]
+    c = inspect(f"{LOOPS}:rms_norm", arch="sm_80", signature=f"{NORM_SIG}, 3, 2")
+    d = inspect(f"{LOOPS}:rms_norm", arch="sm_80", signature=f"{NORM_SIG}, 3, 4")
+    changed = [ch.key for ch in diff(c, d).changes if ch.key.endswith("pipeline_depth")]
+    assert changed == ["pipeline_depth", "loop2.pipeline_depth"]  # the main loop is the second pass

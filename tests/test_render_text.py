@@ -18,7 +18,8 @@ from ttinspect.compare import diff_reports
 from ttinspect.facts.model import Fact
 from ttinspect.render.diff_view import diff_lines
 from ttinspect.render.report_view import explained_lines, short_lines
-from ttinspect.report import Report, _decode_value
+from ttinspect.report import Report
+from ttinspect.report_store import _decode_value
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "render"

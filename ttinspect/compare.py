@@ -110,6 +110,21 @@ def _is_loop_fact(fact: Fact) -> bool:
     return bool(dot) and head.startswith("loop") and head[4:].isdigit()
 
 
+def _same_loops(a: Report, b: Report) -> dict[int, int]:
+    """Loop index on side a → the index of the same loop on side b: one loop each with the same Python
+    line and partition (a kernel split by warp specialization has partition loops the other side lacks)."""
+    def identity(report: Report) -> dict[tuple, list[int]]:
+        out: dict[tuple, list[int]] = {}
+        for loop in report.loops:
+            facts = loop["facts"]
+            key = tuple(facts[n].value if n in facts else None for n in ("line", "partition"))
+            out.setdefault(key, []).append(loop["index"])
+        return out
+
+    left, right = identity(a), identity(b)
+    return {ia[0]: right[key][0] for key, ia in left.items() if len(ia) == 1 and len(right.get(key, [])) == 1}
+
+
 def diff_reports(a: Report, b: Report) -> Diff:
     rows: list[tuple[Fact, Fact]] = []
     changes: list[Change] = []
@@ -119,11 +134,18 @@ def diff_reports(a: Report, b: Report) -> Diff:
     if across:
         one_side = (tuple(f for f in a.facts if not _compares(f)), tuple(f for f in b.facts if not _compares(f)))
         b_facts = {k: f for k, f in b_facts.items() if _compares(f)}
-    # Per-loop facts only where a side has more than one loop: with one, the kernel's facts already say it.
+    # Per-loop facts only where a side has more than one loop (with one, the kernel's facts already say
+    # it), and only between loops that are the same loop on both sides: same line, same partition.
     per_loop = len(a.loops) > 1 or len(b.loops) > 1
+    same_loop = _same_loops(a, b) if per_loop else {}
     for fa in a.facts:
-        fb = b_facts.get(fa.key)
-        if fb is None or (across and not _compares(fa)) or (not per_loop and _is_loop_fact(fa)):
+        if _is_loop_fact(fa):
+            head, _, name = fa.key.partition(".")
+            twin = same_loop.get(int(head[4:]))
+            fb = b_facts.get(f"loop{twin}.{name}") if twin is not None else None
+        else:
+            fb = b_facts.get(fa.key)
+        if fb is None or (across and not _compares(fa)):
             continue
         rows.append((fa, fb))
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):

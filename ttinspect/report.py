@@ -110,6 +110,13 @@ class Report:
         return groups + list(loops.items())
 
     @property
+    def loop_depths(self) -> tuple[int | None, ...]:
+        """Every loop's pipeline depth, in loop order (None where a loop's is unknown or n/a): what a
+        test of a kernel with several loops asserts, e.g. `assert r.loop_depths == (3, 2)`."""
+        return tuple(loop["facts"]["pipeline_depth"].value for loop in self.loops
+                     if "pipeline_depth" in loop["facts"])
+
+    @property
     def loops(self) -> list[dict[str, Any]]:
         """Every loop of the kernel (nested ones included) with its own facts: `{"index", "group",
         "facts": {name: Fact}}`, in the TTGIR's order. Empty where the facts have no loops (AMD, no TTGIR)."""

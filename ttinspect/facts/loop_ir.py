@@ -58,7 +58,7 @@ class IrLoop:
     copy_rings: tuple[int, ...]  # leading dims of the rings the loop's async copies write into
     tma_barrier_rings: tuple[int, ...]  # leading dims of the barrier rings its TMA copies signal
     barrier_rings: tuple[int, ...]  # every mbarrier ring (Nx1xi64) the loop indexes by a variable
-    lines: frozenset[int]  # Python lines of its own ops (matching it to the PTX's loops)
+    lines: frozenset[int]  # Python lines of its own ops and their call sites (matching it to the PTX's loops)
     children: tuple[int, ...] = ()
     role: str = "loop"  # "K loop", "tile loop", "tile + K loop (flattened)", "loop"
 
@@ -89,15 +89,30 @@ def ir_loops(module: MlirModule, ttir: MlirModule | None = None) -> tuple[IrLoop
     tile_lines = _tile_loop_lines(ttir if ttir is not None else module)
     source = ttir if ttir is not None else module  # lines of the loops holding dots, before any split
     k_lines = {_line(source, loop.op) for loop in source.loops if loop.dots}
-    # every slot of the function: a copy may write a slot taken before the loop (a one-buffer ring)
-    sources = _ring_sources([module.text(op) for op in module.ops if "memdesc_" in op.name])
     out: list[IrLoop] = []
     children: dict[int, list[int]] = {}
     for i, loop in enumerate(loops):
         if loop.parent is not None:
             children.setdefault(loop.parent, []).append(i + 1)
+    owns = [_own_ops(module, loop.op, [loops[c - 1].op for c in children.get(i, [])]) for i, loop in enumerate(loops)]
+    inside = {op.index for loop in loops for op in module._select(loop.op)}
+    top = [op for op in module.ops if op.index not in inside]  # the function's ops outside every loop
     for i, loop in enumerate(loops):
-        own = _own_ops(module, loop.op, [loops[c - 1].op for c in children.get(i, [])])
+        # A slot is found by its SSA name, and sibling loops reuse names: look in this loop, then in the
+        # loops around it, then outside every loop — the nearest definition, as MLIR's scoping has it.
+        scope, at = [owns[i]], loop.parent
+        while at is not None:
+            scope.append(owns[at])
+            at = loops[at].parent
+        sources: dict[str, tuple[int, str, bool]] = {}
+        for ops in [top, *reversed(scope)]:
+            sources.update(_ring_sources([module.text(op) for op in ops if "memdesc_" in op.name]))
+        own = owns[i]
+        if children.get(i):
+            # a nested loop's prologue and drain sit in this loop's body: the copies and waits the
+            # pipeliner peeled from the nested loop (same source location) are the nested loop's, not ours
+            nested = {_site(module, op) for c in children[i] for op in module._select(loops[c - 1].op)} - {None}
+            own = [op for op in own if _site(module, op) not in nested]
         line = _line(module, loop.op)
         attrs = _attributes(module, loop.op)
         stages = attrs[0] if attrs[0] is not None else requested.get(line, (None, False, False))[0]
@@ -121,11 +136,12 @@ def ir_loops(module: MlirModule, ttir: MlirModule | None = None) -> tuple[IrLoop
         names = [op.name for op in own]
         dots = sum(1 for n in names if is_dot(n))
         mma = "async" if any(n in ASYNC_MMA for n in names) else "sync" if dots else "none"
-        lines = frozenset(filter(None, (_line(module, op) for op in own)))
-        if dots and line in tile_lines and not children.get(i):
+        lines = frozenset(n for op in own for n in _lines(module, op))
+        if dots and flatten and line in tile_lines and not children.get(i):
             role = "tile + K loop (flattened)"  # the source nests a K loop here; the compiler made it one
-        elif line in tile_lines or any(loops[c - 1].dots for c in children.get(i, [])):
-            role = "tile loop"
+        elif any(loops[c - 1].dots for c in children.get(i, [])) or (
+                flatten and line in tile_lines and not dots and not children.get(i)):
+            role = "tile loop"  # around a K loop; or the copy of a flattened tile loop kept for K = 0
         elif dots or (partition is not None and line in k_lines):
             role = "K loop"  # a warp-specialized K loop: each partition runs its share (loads, MMA)
         else:
@@ -163,6 +179,18 @@ def _ring_sources(texts: list[str]) -> dict[str, tuple[int, str, bool]]:
         if result:
             found[result] = (int(m[2]), m[4], not _CONSTANT_RE.match(m[1]))
     return found
+
+
+def _lines(module: MlirModule, op: MlirOp) -> tuple[int, ...]:
+    """The op's own Python line and, inlined from a helper, the kernel's line that called it: the PTX's
+    `.loc` has the first, and the call site too where Triton prints `inlined_at` (3.9, not 3.6)."""
+    where = module.resolve(op)
+    return () if where is None else (where.site.line, where.kernel_site.line)
+
+
+def _site(module: MlirModule, op: MlirOp) -> tuple[str, int, int] | None:
+    where = module.resolve(op)
+    return None if where is None else (where.site.file, where.site.line, where.site.col)
 
 
 def _line(module: MlirModule, op: MlirOp) -> int | None:

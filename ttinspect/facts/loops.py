@@ -26,7 +26,7 @@ from ..parse.ptx import PtxModule
 from .loop_ir import IrLoop
 from .model import Fact, counts, known, unknown
 from .pipeline import EXPLANATION as DEPTH_EXPLANATION
-from .pipeline import pipeline_depth
+from .pipeline import barriers_before_loop, pipeline_depth
 from .ptx import PtxView, _Index, _imm, _sorted_imms
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
@@ -54,7 +54,7 @@ def ptx_reading(view: PtxView | None, warp_specialized: bool = False) -> Reading
     if fact.known:
         return Reading(fact.value, _read_here(fact.explanation))
     if "TMA" in kinds and any((i.mnemonic + ".").startswith("tcgen05.mma.") for i in view.ops):
-        inits = sum(1 for i in view.ops if i.line < view.loop_first_line and i.mnemonic.startswith("mbarrier.init"))
+        inits = barriers_before_loop(view)
         if inits > 2:
             return Reading(inits - 2, f"{inits} mbarrier.init before the loop − 2 tcgen05 completion barriers "
                                       "(Blackwell: one barrier per stage beside them, measured)")
@@ -127,10 +127,13 @@ def match_loops(ir: tuple[IrLoop, ...], ptx: Sequence[tuple[object, PtxView]], k
         for j in range(len(ptx)):
             score = len(loop.lines & lines[j])
             if score and kinds[j] == kind:
-                pairs.append((-score, loop.index, j))
+                # Outer loops choose first: LLVM may unroll an inner loop into its parent's PTX loop, never
+                # the reverse. Equal scores (one helper's loop called twice, on one line): text order on
+                # both sides, as Triton emits the loops in order.
+                pairs.append((loop.nesting, -score, loop.index, ptx[j][1].loop_first_line, j))
     out: dict[int, PtxView] = {}
     used: set[int] = set()
-    for _, index, j in sorted(pairs):
+    for *_, index, _first, j in sorted(pairs):
         if index not in out and j not in used:
             out[index] = ptx[j][1]
             used.add(j)
@@ -138,17 +141,15 @@ def match_loops(ir: tuple[IrLoop, ...], ptx: Sequence[tuple[object, PtxView]], k
 
 
 def _ptx_lines(view: PtxView, kernel) -> frozenset[int]:
-    locs = [kernel._loc(kernel._ins_loc[i]) for i in view.loop_indices]
-    files = [p.file for p in (kernel._loc(line) for line in kernel._ins_loc[:64]) if p is not None]
-    home = files[0] if files else None
+    """The Python lines of a PTX loop's own instructions (`.loc`), and their call sites where inlined."""
     out = set()
-    for pos in locs:
+    for i in view.loop_indices:
+        pos = kernel._loc(kernel._ins_loc[i])
         if pos is None:
             continue
+        out.add(pos.line)
         if pos.inlined_at is not None:
             out.add(pos.inlined_at[1])
-        elif pos.file == home:
-            out.add(pos.line)
     return frozenset(out)
 
 
@@ -204,7 +205,8 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
             add(key, title, value_of(_Index(view.loop_ops)), explanation, "ptx loop")
 
     add("line", "Python line of the loop", loop.line if loop.line else "unknown",
-        "the `for` line the loop comes from (its location in the TTGIR)", "ttgir")
+        "the `for` line the loop comes from (its location in the TTGIR); for a loop in an inlined "
+        "@triton.jit helper, the kernel's line that calls the helper", "ttgir")
     add("role", "role", loop.role,
         "K loop: holds the dot ops; tile loop: walks output tiles around a K loop (a persistent kernel); "
         "flattened: tl.range(flatten=True) made the two one loop", "ttir + ttgir")
@@ -218,7 +220,9 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
     ptx_read, ir_read = ptx_reading(view, loop.partition is not None), ttgir_reading(loop)
     depth = depth_fact(ptx_read, ir_read, prefix + KEY, group)
     out.append(depth)
-    if asked is not None and depth.known and (loop.loads or loop.dots):
+    # asked: tl.range(num_stages=...) on the loop, or the kernel's option for a loop with dots (the one the
+    # pipeliner applies it to); a plain reduction loop nobody asked anything of gets no verdict
+    if asked is not None and depth.known and (loop.requested_stages is not None or loop.dots):
         verdict = "yes" if depth.value == asked else f"no: asked {asked}, built {depth.value}"
         add("depth_as_asked", "depth as asked", verdict,
             f"the depth set against {whence} = {asked}: a loop the pipeliner could not pipeline, or a "

@@ -78,9 +78,21 @@ def pipeline_depth(view: PtxView) -> Fact:
 
 
 def _tma_barriers(view: PtxView) -> int | None:
-    """mbarrier.init before the main loop's first line: the stage barriers."""
+    """mbarrier.init before the loop's first line (and after any earlier loop: another loop's barriers
+    are not this one's stages)."""
+    count = barriers_before_loop(view)
+    return count or None
+
+
+def barriers_before_loop(view: PtxView) -> int:
+    """`mbarrier.init` between the end of the last loop that ends before this loop and this loop's first
+    line: the barriers Triton sets up for this loop."""
     if not view.loop_first_line:
-        return None
+        return 0
     first = view.loop_first_line
-    inits = sum(1 for i in view.ops if i.line < first and (i.mnemonic + ".").startswith("mbarrier.init."))
-    return inits or None
+    start = 0
+    if view.kernel is not None:
+        cfg = view.kernel.cfg
+        ends = [cfg.span(loop).end_line for loop in cfg.loops]
+        start = max((end for end in ends if end < first), default=0)
+    return sum(1 for i in view.ops if start < i.line < first and (i.mnemonic + ".").startswith("mbarrier.init."))

@@ -138,10 +138,21 @@ class PtxView:
         ops = tuple(i for i in _decode_relevant(kernel) if not i.inline_asm or i.opcode != "bra")
         cfg = kernel.cfg
         out = []
+        def loc(index: int):
+            pos = kernel._loc(kernel._ins_loc[index])
+            return None if pos is None else (pos.file, pos.line, pos.col)
+
         for loop in cfg.loops:
             inside = set(cfg.loop_instructions(loop))
+            nested: set[int] = set()
             for child in loop.children:
-                inside -= set(cfg.loop_instructions(cfg.loops[child]))
+                nested |= set(cfg.loop_instructions(cfg.loops[child]))
+            inside -= nested
+            if nested:
+                # a nested loop's prologue copies and drain waits sit in this loop's blocks: those from the
+                # nested loop's source locations are the nested loop's pipeline, not this loop's
+                theirs = {loc(i) for i in nested} - {None}
+                inside = {i for i in inside if loc(i) not in theirs}
             span = cfg.span(loop)
             own = frozenset(inside)
             first = next((i.line for i in map(kernel.instruction, sorted(own))

@@ -45,6 +45,7 @@ def short_lines(report, width: int) -> list[Text]:
     # A group per loop that does something — unless only one does: the kernel's facts are that loop's.
     busy = _busy_loop_groups(report)
     loop_groups = {loop["group"] for loop in getattr(report, "loops", [])}
+    alone = next(iter(busy)) if len(busy) == 1 else None  # its group: a heading and one line, no repeat
     groups = [(g, facts if g not in loop_groups else [f for f in facts if f.key.partition(".")[2] not in _IN_HEADER])
               for g, facts in groups if g not in loop_groups or (g in busy and len(busy) > 1)]
     shown = {g: [f for f in facts if f.key not in DETAIL and not is_nothing(f.value) and not not_applicable(f)]
@@ -70,6 +71,9 @@ def short_lines(report, width: int) -> list[Text]:
         for reason, titles in reasons.items():
             lines += folded(reason, titles, width)
         hidden += sum(1 for f in facts if f.key in DETAIL)
+    if alone is not None:
+        lines.append(group_line(alone))
+        lines.append(Text("  the only loop that loads or computes: the facts above are its facts", style=MEANING_STYLE))
     more = f"{hidden} more facts and " if hidden else ""
     lines += heading(f"--explain: {more}every fact's full explanation", width, MEANING_STYLE)
     return lines
