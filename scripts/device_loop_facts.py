@@ -30,6 +30,7 @@ CASES = [  # (variant, problem/config overrides)
     ("opt_tma", MATMUL), ("opt_tma", {**MATMUL, "num_stages": 2}),
     ("attn", {"Z": 4, "N_CTX": 1024}), ("attn", {"Z": 4, "N_CTX": 1024, "num_stages": 2}),
     ("attn", {"Z": 4, "N_CTX": 1024, "num_stages": 4, "BLOCK_M": 64}),
+    ("attn", {"Z": 4, "N_CTX": 1024, "CAUSAL": True}),  # two loops from one helper
     ("softmax", {}), ("add", {}),
 ]
 

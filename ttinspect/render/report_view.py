@@ -73,7 +73,9 @@ def short_lines(report, width: int) -> list[Text]:
         hidden += sum(1 for f in facts if f.key in DETAIL)
     if alone is not None:
         lines.append(group_line(alone))
-        lines.append(Text("  the only loop that loads or computes: the facts above are its facts", style=MEANING_STYLE))
+        note = "the only loop that loads or computes: the facts above are its facts"
+        lines += [Text(piece, style=MEANING_STYLE)
+                  for piece in textwrap.wrap(note, width=max(20, width), initial_indent="  ", subsequent_indent="  ")]
     more = f"{hidden} more facts and " if hidden else ""
     lines += heading(f"--explain: {more}every fact's full explanation", width, MEANING_STYLE)
     return lines
