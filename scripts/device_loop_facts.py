@@ -17,6 +17,7 @@ from ttinspect.engine import build
 from ttinspect.facts.loops import kernel_loop_facts
 from ttinspect.facts.ptx import PtxView
 from ttinspect.gpu.jit_check import jit_stages
+from ttinspect.parse.mlir import parse_mlir
 from ttinspect.parse.ptx import parse_ptx
 from ttinspect.report import report_from_build
 from ttinspect.variants import resolve
@@ -37,7 +38,8 @@ CASES = [  # (variant, problem/config overrides)
 
 def _facts(ttgir: str, ttir: str, ptx_text: str, num_stages) -> dict:
     ptx = parse_ptx(ptx_text)
-    depth, facts = kernel_loop_facts(ttgir, ttir, ptx, PtxView.of(ptx), ptx_text, num_stages)
+    depth, facts = kernel_loop_facts(parse_mlir(ttgir), parse_mlir(ttir, stage="ttir"), ptx, PtxView.of(ptx),
+                                     ptx_text, num_stages)
     return {f.key: (f.value if f.value is not None else f"unknown: {f.unknown}") for f in [depth, *facts]}
 
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from triton_features import TRITON, needs_host_tma
 
-from ttinspect import inspect
+from ttinspect import diff, inspect
 from ttinspect.cli import cli as main
 from ttinspect.facts.loops import Reading, depth_fact
 
@@ -20,6 +20,7 @@ NORM_SIG = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, fp32, 1024"
 WS_SIG = ("tensordesc<fp16[128, 64]>, tensordesc<fp16[64, 128]>, tensordesc<fp16[128, 128]>, "
           "i32:16, i32:16, i32:16, 128, 128, 64")
 AGREE = "Two witnesses agree"
+needs_ws = pytest.mark.skipif(TRITON < (3, 6), reason="warp specialization measured on Triton 3.6 and 3.9")
 
 
 def _loops(report) -> list[dict]:
@@ -145,18 +146,21 @@ def test_persistent_kernel_flattened_tile_and_k_loop(arch):
     assert all(r in ("tile loop", "tile + K loop (flattened)") for r in roles)
 
 
+JIT_HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+# a persistent tile loop (line 7 of the file) around a K loop (line 10), without flatten
+TILE_AND_K_LOOPS = (
+    "    for t in range(tl.program_id(0), T, 4):\n"
+    "        offs = tl.arange(0, BLOCK)\n"
+    "        acc = tl.zeros((BLOCK, BLOCK), tl.float32)\n"
+    "        for k in range(0, K, BLOCK):\n"
+    "            a = tl.load(a_ptr + (k + offs)[:, None] * BLOCK + offs[None, :])\n"
+    "            acc = tl.dot(a, a, acc)\n"
+    "        tl.store(c_ptr + t * BLOCK * BLOCK + offs[:, None] * BLOCK + offs[None, :], acc)\n")
+
+
 def test_nested_tile_loop_without_flatten(tmp_path):
     kernel = tmp_path / "persistent.py"
-    kernel.write_text(
-        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
-        "def k(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
-        "    for t in range(tl.program_id(0), T, 4):\n"
-        "        offs = tl.arange(0, BLOCK)\n"
-        "        acc = tl.zeros((BLOCK, BLOCK), tl.float32)\n"
-        "        for k in range(0, K, BLOCK):\n"
-        "            a = tl.load(a_ptr + (k + offs)[:, None] * BLOCK + offs[None, :])\n"
-        "            acc = tl.dot(a, a, acc)\n"
-        "        tl.store(c_ptr + t * BLOCK * BLOCK + offs[:, None] * BLOCK + offs[None, :], acc)\n")
+    kernel.write_text(JIT_HEADER + "def k(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n" + TILE_AND_K_LOOPS)
     report = inspect(f"{kernel}:k", arch="sm_80", signature="*fp16:16, *fp32:16, i32:16, i32:16, 32")
     by_role = {loop["facts"]["role"].value: loop for loop in _loops(report)}
     assert set(by_role) == {"tile loop", "K loop"}
@@ -183,10 +187,9 @@ def test_blackwell_tma_tcgen05_depth(kernel, stages):
 # --- warp specialization ---------------------------------------------------------------------------------
 
 @needs_host_tma
+@needs_ws
 @pytest.mark.parametrize("stages", [3, 4])
 def test_warp_specialized_partitions_registers_and_channel(stages):
-    if TRITON < (3, 6):
-        pytest.skip("warp specialization measured on Triton 3.6 and 3.9")
     report = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, true", num_stages=stages)
     assert report["warp_specialized"] == "yes: 3 partitions"
     parts = dict(report["ws_partitions"])
@@ -207,15 +210,15 @@ def test_warp_specialize_asked_but_not_applied_on_hopper():
     assert report.pipeline_depth == 3
 
 
-@needs_host_tma
-def test_diff_with_and_without_warp_specialization_explains_it():
-    if TRITON < (3, 6):
-        pytest.skip("warp specialization measured on Triton 3.6 and 3.9")
-    from ttinspect import diff
+def _diff_without_and_with_warp_specialization():
+    return diff(inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, false"),
+                inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, true"))
 
-    a = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, false")
-    b = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, true")
-    change = diff(a, b).change("warp_specialized")
+
+@needs_host_tma
+@needs_ws
+def test_diff_with_and_without_warp_specialization_explains_it():
+    change = _diff_without_and_with_warp_specialization().change("warp_specialized")
     assert change is not None and "producer" in change.explanation and "setmaxnreg" in change.explanation
 
 
@@ -302,33 +305,18 @@ def test_each_tma_loop_counts_its_own_barriers_and_ring(arch):
 
 def test_a_nested_k_loop_in_a_helper_is_not_called_flattened(tmp_path):
     kernel = tmp_path / "helper_nested.py"
-    kernel.write_text(
-        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
-        "def _tiles(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
-        "    for t in range(tl.program_id(0), T, 4):\n"
-        "        offs = tl.arange(0, BLOCK)\n"
-        "        acc = tl.zeros((BLOCK, BLOCK), tl.float32)\n"
-        "        for k in range(0, K, BLOCK):\n"
-        "            a = tl.load(a_ptr + (k + offs)[:, None] * BLOCK + offs[None, :])\n"
-        "            acc = tl.dot(a, a, acc)\n"
-        "        tl.store(c_ptr + t * BLOCK * BLOCK + offs[:, None] * BLOCK + offs[None, :], acc)\n\n\n"
-        "@triton.jit\n"
-        "def k(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
-        "    _tiles(a_ptr, c_ptr, T, K, BLOCK)\n")
+    kernel.write_text(JIT_HEADER + "def _tiles(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n" + TILE_AND_K_LOOPS
+                      + "\n\n@triton.jit\ndef k(a_ptr, c_ptr, T, K, BLOCK: tl.constexpr):\n"
+                      "    _tiles(a_ptr, c_ptr, T, K, BLOCK)\n")
     report = inspect(f"{kernel}:k", arch="sm_80", signature="*fp16:16, *fp32:16, i32:16, i32:16, 32")
     assert [loop["facts"]["role"].value for loop in _loops(report)] == ["tile loop", "K loop"]
 
 
 @needs_host_tma
+@needs_ws
 def test_diff_compares_only_the_same_loop_on_both_sides():
-    if TRITON < (3, 6):
-        pytest.skip("warp specialization measured on Triton 3.6 and 3.9")
-    from ttinspect import diff
-
-    a = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, false")
-    b = inspect(f"{LOOPS}:matmul_ws", arch="sm_100", signature=f"{WS_SIG}, true")
-    # side b's loops are the partitions' shares of side a's loop: no loop of b is "the same loop"
-    assert not [c for c in diff(a, b).changes if c.group.startswith("loop ")]
+    # the warp-specialized side's loops are the partitions' shares of the other's loop: not "the same loop"
+    assert not [c for c in _diff_without_and_with_warp_specialization().changes if c.group.startswith("loop ")]
     c = inspect(f"{LOOPS}:rms_norm", arch="sm_80", signature=f"{NORM_SIG}, 3, 2")
     d = inspect(f"{LOOPS}:rms_norm", arch="sm_80", signature=f"{NORM_SIG}, 3, 4")
     changed = [ch.key for ch in diff(c, d).changes if ch.key.endswith("pipeline_depth")]

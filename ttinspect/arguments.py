@@ -20,6 +20,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
+from .parse.operands import split_operands
 from .variants import Pointer, Scalar, TensorDesc, parse_value
 
 # Triton's type names (triton.language's canonical short names).
@@ -82,23 +83,9 @@ def _descriptor(entry: str, where: str) -> TensorDesc:
     return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")))
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split on the commas outside `[...]` / `<...>` (a descriptor's block shape has its own commas)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "[<":
-            depth += 1
-        elif ch in "]>":
-            depth -= 1
-        elif ch == "," and depth <= 0:
-            parts.append(text[start:i])
-            start = i + 1
-    return parts + [text[start:]]
-
-
 def parse_signature(text: str) -> list[Any]:
     """`"*fp16:16, i32:16, 64"` -> one parsed entry per kernel parameter, in order."""
-    parts = _split_top_level(text)
+    parts = split_operands(text)  # commas inside a descriptor's [128, 64] do not split
     if not text.strip():
         raise UsageError("--signature is empty; write one entry per kernel parameter, e.g. \"*fp16:16, i32:16, 64\"")
     return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]

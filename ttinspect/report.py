@@ -299,9 +299,10 @@ def _computed_report(result: Build, sass: bool) -> Report:
     ptx_text, ptx_missing = _stage_text(result, "ptx")
     ptx = parse_ptx(ptx_text)
     view = PtxView.of(ptx)
-    depth, per_loop = _loop_facts(result, ptx, view) if not ptx_missing else (pipeline_depth(view), [])
+    ir = _IrStages.of(result)
+    depth, per_loop = (pipeline_depth(view), []) if ptx_missing else _loop_facts(result, ir, ptx, view, ptx_text)
     facts = _config_facts(result) + _all_unknown([depth] + ptx_facts(view), ptx_missing)
-    facts += _ir_facts(result) + _resource_facts(result)
+    facts += _ir_facts(result, ir) + _resource_facts(result)
     if sass:
         facts += _sass_facts(result)
     facts += per_loop
@@ -310,37 +311,51 @@ def _computed_report(result: Build, sass: bool) -> Report:
                   _main_loop_text(ptx_text, ptx) if not ptx_missing else None, result)
 
 
-def _loop_facts(result: Build, ptx: Any, view: Any) -> tuple[Fact, list[Fact]]:
+@dataclass(frozen=True)
+class _IrStages:
+    """The TTIR and TTGIR, parsed once for the IR facts and the per-loop facts; `*_missing` says why a
+    stage is absent (its module is then the parse of an empty text)."""
+
+    ttir: Any
+    ttir_missing: str | None
+    ttgir: Any
+    ttgir_missing: str | None
+
+    @classmethod
+    def of(cls, result: Build) -> "_IrStages":
+        from .parse.mlir import parse_mlir
+
+        ttir, ttir_missing = _stage_text(result, "ttir")
+        ttgir, ttgir_missing = _stage_text(result, "ttgir")
+        return cls(parse_mlir(ttir, stage="ttir"), ttir_missing, parse_mlir(ttgir, stage="ttgir"), ttgir_missing)
+
+
+def _loop_facts(result: Build, ir: _IrStages, ptx: Any, view: Any, ptx_text: str) -> tuple[Fact, list[Fact]]:
     """The kernel's pipeline depth from two witnesses and every loop's own facts (facts/loops.py).
     Without a TTGIR the depth is the PTX's alone."""
     from .facts.loops import kernel_loop_facts
     from .facts.pipeline import pipeline_depth
 
-    ttgir, missing = _stage_text(result, "ttgir")
-    if missing:
+    if ir.ttgir_missing:
         return pipeline_depth(view), []
-    ttir, ttir_missing = _stage_text(result, "ttir")
-    return kernel_loop_facts(ttgir, None if ttir_missing else ttir, ptx, view, _stage_text(result, "ptx")[0],
+    return kernel_loop_facts(ir.ttgir, None if ir.ttir_missing else ir.ttir, ptx, view, ptx_text,
                              result.metadata.get("num_stages"))
 
 
-def _ir_facts(result: Build) -> list[Fact]:
+def _ir_facts(result: Build, ir: _IrStages) -> list[Fact]:
     """The TTIR and TTGIR facts: the same for every vendor."""
     from .facts.ir import ttgir_facts, ttir_facts
-    from .parse.mlir import parse_mlir
 
     # Triton 3.3 names the kernel's arguments %arg0, %arg1, ... in the IR; later versions by the
     # Python parameter names. The signature recorded at compile time gives the names back.
     signature = (result.metadata.get("ttinspect") or {}).get("signature") or {}
     arg_names = [name for name, ty in signature.items() if not str(ty).startswith("=")]
-    text, missing = _stage_text(result, "ttir")
-    facts = _all_unknown(ttir_facts(parse_mlir(text, stage="ttir"), arg_names), missing)
-    text, missing = _stage_text(result, "ttgir")
-    return facts + _all_unknown(ttgir_facts(parse_mlir(text, stage="ttgir")), missing)
+    facts = _all_unknown(ttir_facts(ir.ttir, arg_names), ir.ttir_missing)
+    return facts + _all_unknown(ttgir_facts(ir.ttgir), ir.ttgir_missing)
 
 
 def _computed_ir_report(result: Build, own: list[Fact], loop_text: str | None) -> Report:
-    facts = _config_facts(result) + own + _ir_facts(result)
+    facts = _config_facts(result) + own + _ir_facts(result, _IrStages.of(result))
     return Report(result.label, result.kernel, result.target.name, str(result.metadata.get("triton_version")),
                   dict(result.config), tuple(facts), loop_text, result)
 

@@ -95,18 +95,23 @@ def ir_loops(module: MlirModule, ttir: MlirModule | None = None) -> tuple[IrLoop
         if loop.parent is not None:
             children.setdefault(loop.parent, []).append(i + 1)
     owns = [_own_ops(module, loop.op, [loops[c - 1].op for c in children.get(i, [])]) for i, loop in enumerate(loops)]
-    inside = {op.index for loop in loops for op in module._select(loop.op)}
-    top = [op for op in module.ops if op.index not in inside]  # the function's ops outside every loop
+    inside = {op.index for loop in loops if loop.parent is None for op in module._select(loop.op)}
+
+    def slots(ops: list[MlirOp]) -> dict[str, tuple[int, str, bool]]:
+        return _ring_sources([module.text(op) for op in ops if "memdesc_" in op.name])
+
+    top_slots = slots([op for op in module.ops if op.index not in inside])  # outside every loop
+    own_slots = [slots(ops) for ops in owns]
     for i, loop in enumerate(loops):
         # A slot is found by its SSA name, and sibling loops reuse names: look in this loop, then in the
         # loops around it, then outside every loop — the nearest definition, as MLIR's scoping has it.
-        scope, at = [owns[i]], loop.parent
+        scope, at = [i], loop.parent
         while at is not None:
-            scope.append(owns[at])
+            scope.append(at)
             at = loops[at].parent
-        sources: dict[str, tuple[int, str, bool]] = {}
-        for ops in [top, *reversed(scope)]:
-            sources.update(_ring_sources([module.text(op) for op in ops if "memdesc_" in op.name]))
+        sources = dict(top_slots)
+        for k in reversed(scope):
+            sources.update(own_slots[k])
         own = owns[i]
         if children.get(i):
             # a nested loop's prologue and drain sit in this loop's body: the copies and waits the
@@ -120,7 +125,7 @@ def ir_loops(module: MlirModule, ttir: MlirModule | None = None) -> tuple[IrLoop
         flatten = attrs[2] or requested.get(line, (None, False, False))[2]
         partition = next((p.name for p in parts if p.start_line < loop.op.line <= p.end_line), None)
         texts = [module.text(op) for op in own]
-        walked = _ring_sources(texts)  # slots this loop takes by a varying index
+        walked = _ring_sources(texts)  # slots this loop takes by a varying index (prologue copies excluded)
         copy_rings = set()
         tma_bars = set()
         for text in texts:

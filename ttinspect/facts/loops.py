@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..parse.mlir import MlirModule
 from ..parse.ptx import PtxModule
 from .loop_ir import IrLoop
 from .model import Fact, counts, known, unknown
@@ -248,17 +249,16 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
     return out
 
 
-def kernel_loop_facts(ttgir: str, ttir: str | None, ptx: PtxModule, view: PtxView, ptx_text: str,
+def kernel_loop_facts(ttgir: MlirModule, ttir: MlirModule | None, ptx: PtxModule, view: PtxView, ptx_text: str,
                       num_stages: int | None) -> tuple[Fact, list[Fact]]:
-    """From the stages' texts: the kernel's pipeline depth (its main loop, two witnesses) and the
+    """From the parsed stages: the kernel's pipeline depth (its main loop, two witnesses) and the
     warp-specialization and per-loop facts. One path for a build's artifacts and for the JIT's own files
     (scripts/device_loop_facts.py compares the two on a GPU)."""
-    from ..parse.mlir import parse_mlir
     from .loop_ir import ir_loops
     from .warp_spec import warp_spec_facts
 
-    module = parse_mlir(ttgir)
-    loops = ir_loops(module, parse_mlir(ttir, stage="ttir") if ttir is not None else None)
+    module = ttgir
+    loops = ir_loops(module, ttir)
     facts, matched = loop_facts(loops, ptx, num_stages)
     depth_of = {int(f.key[4:].split(".")[0]): f for f in facts if f.key.endswith(".pipeline_depth")}
     facts = warp_spec_facts(module, ptx_text, loops, depth_of) + facts
