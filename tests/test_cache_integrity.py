@@ -128,7 +128,9 @@ def test_staging_leftovers_of_a_killed_writer_are_ignored(cache_copy):
     assert ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout == dump
     info = cache_info(root)
     assert info.leftovers == 1 and info.entries == 1
-    assert clear(root)[0] == 1 and not half.exists() and cache_info(root).entries == 0
+    cleared = clear(root)
+    assert cleared.entries == 1 and cleared.removed["leftovers"] == 1 and not half.exists() \
+        and cache_info(root).entries == 0
 
 
 def test_a_process_killed_mid_compile_leaves_a_usable_cache(tmp_path):
@@ -289,17 +291,64 @@ def test_every_read_is_checked_against_the_manifest(tmp_path):
 
 
 def test_clear_removes_only_what_ttinspect_wrote(tmp_path):
-    root = tmp_path
+    root = tmp_path  # empty when ttinspect first writes: tagged as its own
     cache.store("ab" * 32, {"metadata.json": b"{}"}, root=root)
+    assert cache.is_tagged(root)
     (root / "notes.txt").write_text("the user's")
     (root / "zz").mkdir()
     (root / "zz" / "keep").write_text("not ours")
+    (root / "ab" / "mine.txt").write_text("not ours either")
     (root / "autotune").mkdir()
     (root / "autotune" / "opt.json").write_text("{}")
-    removed, freed = clear(root)
-    assert removed == 1 and freed > 0
-    assert (root / "notes.txt").exists() and (root / "zz" / "keep").exists()
-    assert (root / "autotune" / "opt.json").exists() and not list(root.glob("ab/*"))
+    cleared = clear(root)
+    assert cleared.removed == {"compiled entries": 1} and cleared.freed_bytes > 0
+    assert cleared.strays == ["ab/mine.txt", "notes.txt", "zz"]
+    assert (root / "notes.txt").exists() and (root / "zz" / "keep").exists() and (root / "ab" / "mine.txt").exists()
+    assert (root / "autotune" / "opt.json").exists() and not (root / "ab" / ("ab" * 32)).exists()
+
+
+@pytest.mark.parametrize("foreign", ["derived/mydata.csv", "refs/bib.json", "notes.txt", "ab/keep", "rendered/x",
+                                     "tritoncache-index/list.txt"])
+def test_clear_refuses_a_folder_that_is_not_ttinspects(tmp_path, foreign):
+    """TTINSPECT_CACHE_DIR pointed at the user's folder: ttinspect uses it but never tags it, and --clear
+    removes nothing at all from a folder holding anything ttinspect never writes."""
+    root = tmp_path / "mine"
+    (root / foreign).parent.mkdir(parents=True)
+    (root / foreign).write_text("the user's")
+    cache.store("cd" * 32, {"metadata.json": b"{}"}, root=root)
+    assert not cache.is_tagged(root)
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    done = ttinspect("cache-info", "--clear", cache_dir=root, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "is not ttinspect's cache" in done.stderr and foreign in done.stderr
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
+
+
+def test_clear_takes_an_untagged_cache_with_only_ttinspects_layout(tmp_path):
+    """A cache an older ttinspect made (no tag): every name is ttinspect's, so it is cleared and tagged."""
+    root = tmp_path / "old"
+    entry = cache.store("ef" * 32, {"metadata.json": b"{}"}, root=root)
+    (root / cache.TAG).unlink()
+    for name in ("derived/ab/" + "12" * 32 + "/kernel.sass", "refs/ab/" + "34" * 32 + ".json"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    cleared = clear(root)
+    assert cleared.removed == {"compiled entries": 1, "derived folders": 1, "reference memos": 1}
+    assert not entry.exists() and cache.is_tagged(root) and cleared.strays == []
+
+
+@pytest.mark.parametrize("make", ["file", "symlink", "dangling"])
+def test_a_cache_path_that_is_not_a_directory(tmp_path, make):
+    root = tmp_path / "cache"
+    (tmp_path / "file").write_text("the user's")
+    if make == "file":
+        root = tmp_path / "file"
+    else:
+        root.symlink_to(tmp_path / ("file" if make == "symlink" else "nowhere"))
+    for command in (("cache-info",), ("cache-info", "--clear")):
+        done = ttinspect(*command, cache_dir=root, check=False)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not a directory" in done.stderr
+    assert (tmp_path / "file").read_text() == "the user's"
 
 
 def test_cache_info_command(cache_copy):

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from . import cache, tools
 from .errors import TTInspectError, UsageError
+from .outputs import check_output_dir, write_atomically
 from .stages import STAGES, get_stage
 
 
@@ -129,16 +130,13 @@ class Artifacts:
         if STAGES["sass"].derived_from not in stages:
             stages.remove("sass")  # no cubin to derive it from
         names = [f"kernel.{stage}" for stage in stages] + ["metadata.json"]
-        clashes = [n for n in names if (out_dir / n).exists()]
-        if clashes and not force:
-            raise UsageError(f"{out_dir} already has {', '.join(clashes)}; choose another --out or pass --force")
+        paths = check_output_dir(out_dir, names, force=force)  # links, FIFOs, devices: refused even with force
         contents = {f"kernel.{stage}": self.data(stage) for stage in stages}  # verified, before writing
         contents["metadata.json"] = self._read(self.metadata_file)
         out_dir.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, data in contents.items():
-            target = out_dir / name
-            target.write_bytes(data)
+        for target in paths:
+            write_atomically(target, contents[target.name])
             written.append(target)
         return written
 

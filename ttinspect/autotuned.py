@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .cache import cache_root, write_atomic
+from .cache import cache_root, make_dir, write_atomic
 from .errors import UsageError
 from .variants import Variant
 
@@ -21,7 +21,7 @@ def result_path(variant: Variant) -> Path:
 
 def save(variant: Variant, data: Mapping[str, Any]) -> Path:
     path = result_path(variant)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(path.parent)
     write_atomic(path, json.dumps(data, indent=2, default=repr).encode())
     return path
 

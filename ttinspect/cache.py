@@ -13,6 +13,10 @@ Layout: <root>/<key[:2]>/<key>/{kernel.ttir, kernel.ptx, ..., metadata.json, man
 - A cache that cannot be written (read-only, a file where the directory should be, a full disk) is
   not an error: one warning line, and the process keeps its entries in a temporary directory removed
   at exit.
+- Ownership: a root ttinspect creates (or finds empty) gets a `CACHEDIR.TAG` naming ttinspect before
+  anything is written in it (`claim`); `cache-info --clear` removes things only in a tagged root, or in
+  one whose every file has ttinspect's layout (cache_info.py). A folder of the user's that
+  TTINSPECT_CACHE_DIR points at is used, but never tagged, so it is never cleared.
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ from .errors import TTInspectError
 ENGINE_VERSION = "4"
 MANIFEST = "manifest.json"
 METADATA = "metadata.json"
+# The cache-directory tag convention (bford.info/cachedir): backup tools skip a folder holding it, and
+# its second line says which program made the folder, so --clear can tell ours from the user's.
+TAG = "CACHEDIR.TAG"
+TAG_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
+TAG_TEXT = (f"{TAG_SIGNATURE}\n# This file is a cache directory tag created by ttinspect.\n"
+            "# Everything here can be made again (`ttinspect cache-info --clear` removes it).\n")
 
 # Environment variables that change what Triton emits. Everything TRITON_* counts except those that
 # only say where files go or how much is printed.
@@ -115,6 +125,40 @@ def _why(error: OSError) -> str:
     if error.errno in (errno.EEXIST, errno.ENOTDIR):
         return "a file is in the way"
     return error.strerror or str(error)
+
+
+def is_tagged(root: Path) -> bool:
+    """Whether `root` holds ttinspect's CACHEDIR.TAG (a regular file, not a link to one elsewhere)."""
+    tag = root / TAG
+    try:
+        if tag.is_symlink() or not tag.is_file():
+            return False
+        head = tag.read_text(errors="replace")[:400]
+    except OSError:
+        return False
+    return head.startswith(TAG_SIGNATURE) and "created by ttinspect" in head
+
+
+_claimed: set[Path] = set()
+
+
+def claim(root: Path | None = None) -> Path:
+    """Make the root before the first write in it; tag it as ttinspect's when ttinspect creates it or finds
+    it empty — never a folder that already holds the user's files. Returns the root. Raises OSError."""
+    root = root or cache_root()
+    if root in _claimed:
+        return root
+    try:
+        root.mkdir(parents=True)
+        ours = True
+    except FileExistsError:
+        if not root.is_dir():
+            raise
+        ours = not is_tagged(root) and not any(root.iterdir())
+    if ours:
+        write_atomic(root / TAG, TAG_TEXT.encode())
+    _claimed.add(root)
+    return root
 
 
 def _roots(root: Path | None) -> list[Path]:
@@ -230,6 +274,7 @@ def store(key: str, files: Mapping[str, bytes], root: Path | None = None) -> Pat
 
 
 def _store_in(base: Path, key: str, files: Mapping[str, bytes]) -> Path:
+    claim(base)
     final = entry_dir(key, base)
     final.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=final.parent))
@@ -259,6 +304,7 @@ def add_file(entry: Path, name: str, data: bytes, *, create: bool = False) -> Pa
     has the data, only the next run derives it again. `create`: a folder of derived files only."""
     try:
         if create:
+            _claim_above(entry)
             entry.mkdir(parents=True, exist_ok=True)
         elif not entry.is_dir():
             return None
@@ -274,11 +320,26 @@ def write_json(path: Path, data: Any) -> bool:
     """A small record beside the entries (reference memos, listing indexes), atomically. False when the
     cache cannot be written: such records only make the next run faster."""
     try:
+        _claim_above(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(data, default=repr).encode())
     except OSError:
         return False
     return True
+
+
+def _claim_above(path: Path) -> None:
+    """Claim the cache root before writing `path` under it (paths elsewhere: nothing to claim)."""
+    root = cache_root()
+    if root in path.parents:
+        claim(root)
+
+
+def make_dir(path: Path) -> Path:
+    """A folder under the cache root (autotune results, toolchains), the root claimed first."""
+    _claim_above(path)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def write_atomic(path: Path, data: bytes) -> None:

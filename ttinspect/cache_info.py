@@ -10,16 +10,18 @@ TTINSPECT_CACHE_DIR pointed at a directory that holds other things loses nothing
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import cache
+from .errors import UsageError
 
 _SHARD = re.compile(r"^[0-9a-f]{2}$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-RECOMPUTABLE = ("derived", "refs", "tritoncache-index")
+RECOMPUTABLE = ("derived", "refs", "tritoncache-index", "rendered")
 
 
 @dataclass
@@ -44,11 +46,32 @@ class CacheInfo:
 
 
 def _size(path: Path) -> int:
+    """Bytes under path, never following a link (os.walk does not)."""
     if path.is_symlink() or not path.exists():
         return 0
     if path.is_file():
         return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                stat = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            total += stat.st_size if not os.path.islink(os.path.join(folder, name)) else 0
+    return total
+
+
+def _kind(path: Path) -> str:
+    import stat
+
+    try:
+        mode = path.lstat().st_mode
+    except OSError as error:
+        return error.strerror or "unreadable"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link to " + ("nothing" if not path.exists() else "a file")
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
 def _shards(root: Path):
@@ -61,6 +84,9 @@ def cache_info(root: Path | None = None) -> CacheInfo:
     root = Path(root or cache.cache_root())
     info = CacheInfo(str(root), root.is_dir())
     if not info.exists:
+        if root.exists() or root.is_symlink():
+            raise UsageError(f"the cache path {root} is not a directory ({_kind(root)}); point TTINSPECT_CACHE_DIR "
+                             "at a directory")
         return info
     for shard in _shards(root):
         for entry in shard.iterdir():
@@ -103,31 +129,123 @@ def cache_info(root: Path | None = None) -> CacheInfo:
     return info
 
 
-def clear(root: Path | None = None) -> tuple[int, int]:
-    """Remove every recomputable thing ttinspect wrote; (entries removed, bytes freed)."""
+# ttinspect's layout of everything recomputable, as (folder pattern, child pattern, child is a folder):
+# what --clear may remove. Names starting with "." are the staging, trash and temporary files of
+# interrupted writes (cache.py: `.<key>-*`, `.trash-*`, write_atomic's `.<name>-*`).
+_HEX2 = r"[0-9a-f]{2}"
+_HEX64 = r"[0-9a-f]{64}"
+_LEFTOVER = r"\..+"
+_LAYOUT: dict[str, list[tuple[str, bool]]] = {
+    "": [(_HEX64, True)],  # <shard>/<key>/: compiled entries (the shard level is checked by _shards)
+    "derived": [(_HEX2, True)], "derived/*": [(_HEX64, True)],  # derived/<2>/<cubin digest>/
+    "refs": [(_HEX2, True)], "refs/*": [(_HEX64 + r"\.json", False)],
+    "tritoncache-index": [(_HEX64 + r"\.json", False)],
+    "rendered": [(_HEX2, True)], "rendered/*": [(_HEX64 + r"(\.sha256)?", False)],
+}
+_KEPT = {"autotune", "toolchains", cache.TAG}  # GPU measurements, other Tritons (own command), the tag
+
+
+class NotOurs(UsageError):
+    """--clear found files ttinspect never writes in an untagged folder: it is not ttinspect's cache."""
+
+
+@dataclass
+class Cleared:
+    root: str
+    removed: dict[str, int] = field(default_factory=dict)  # what -> how many (entries, leftovers, ...)
+    freed_bytes: int = 0
+    strays: list[str] = field(default_factory=list)  # things ttinspect did not make: left in place
+    kept: list[str] = field(default_factory=list)  # ttinspect's own that --clear keeps (autotune, ...)
+
+    @property
+    def entries(self) -> int:
+        return self.removed.get("compiled entries", 0)
+
+
+def _matches(path: Path, pattern: str, folder: bool) -> bool:
+    if path.is_symlink():  # ttinspect never makes links: one here is not ours to follow or remove
+        return False
+    if re.fullmatch(_LEFTOVER, path.name):
+        return True
+    return bool(re.fullmatch(pattern, path.name)) and (path.is_dir() if folder else path.is_file())
+
+
+def _ours_and_strays(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
+    """Everything under root that has ttinspect's recomputable layout, with what it is; and every other
+    name (relative), which --clear never touches."""
+    ours: list[tuple[str, Path]] = []
+    strays: list[str] = []
+
+    def walk(folder: Path, layout: str, kind: str) -> None:
+        nested = f"{layout}/*" if layout else None
+        for child in sorted(folder.iterdir()):
+            rules = _LAYOUT[layout]
+            if not any(_matches(child, pattern, is_dir) for pattern, is_dir in rules):
+                strays.append(str(child.relative_to(root)))
+            elif nested in _LAYOUT and child.is_dir() and not child.name.startswith("."):
+                walk(child, nested, kind)
+            else:
+                ours.append(("leftovers" if child.name.startswith(".") else kind, child))
+
+    for child in sorted(root.iterdir()):
+        if child.name in _KEPT and not child.is_symlink():
+            continue
+        if _SHARD.match(child.name) and child.is_dir() and not child.is_symlink():
+            walk(child, "", "compiled entries")
+        elif child.name in _LAYOUT and child.is_dir() and not child.is_symlink():
+            walk(child, child.name, {"derived": "derived folders", "refs": "reference memos",
+                                     "tritoncache-index": "listing indexes", "rendered": "kept outputs"}[child.name])
+        elif re.fullmatch(_LEFTOVER, child.name) and not child.is_symlink():
+            ours.append(("leftovers", child))
+        else:
+            strays.append(child.name)
+    return ours, strays
+
+
+def clear(root: Path | None = None) -> Cleared:
+    """Remove every recomputable thing ttinspect wrote, and nothing else. Raises NotOurs (nothing removed)
+    when the folder is not tagged as ttinspect's and holds anything ttinspect never writes."""
     root = Path(root or cache.cache_root())
+    result = Cleared(str(root))
+    if not root.exists():
+        return result
     if not root.is_dir():
-        return 0, 0
-    entries = freed = 0
-    for shard in _shards(root):
-        for entry in list(shard.iterdir()):
-            ours = _KEY.match(entry.name) or entry.name.startswith(".")
-            if not ours or entry.is_symlink():
-                continue
-            freed += _size(entry)
-            if entry.is_dir():
-                entries += bool(_KEY.match(entry.name))
-                shutil.rmtree(entry, ignore_errors=True)  # a compile running meanwhile: what it holds stays
-            else:  # a leftover file (a trashed entry that was a file)
-                entry.unlink(missing_ok=True)
-        if not any(shard.iterdir()):
-            try:
-                shard.rmdir()
-            except OSError:
-                pass
-    for name in RECOMPUTABLE:
-        path = root / name
-        if path.is_dir() and not path.is_symlink():
-            freed += _size(path)
-            shutil.rmtree(path, ignore_errors=True)
-    return entries, freed
+        raise NotOurs(f"{root} is not a directory: it is not ttinspect's cache; nothing removed")
+    ours, strays = _ours_and_strays(root)
+    tagged = cache.is_tagged(root)
+    if strays and not tagged:
+        shown = ", ".join(strays[:3]) + (f" and {len(strays) - 3} more" if len(strays) > 3 else "")
+        raise NotOurs(f"{root} is not ttinspect's cache: it holds {shown}, which ttinspect never writes, and no "
+                      f"{cache.TAG} of ttinspect's; nothing removed (point TTINSPECT_CACHE_DIR at a folder of "
+                      "ttinspect's own)")
+    if not tagged and ours:  # a cache an older ttinspect made (every name is ours): tag it from now on
+        cache.write_atomic(root / cache.TAG, cache.TAG_TEXT.encode())
+    for kind, path in ours:
+        size = _size(path)
+        try:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except FileNotFoundError:  # another process removed it meanwhile (a damaged entry, a finished write)
+            continue
+        except OSError:  # a compile writing meanwhile, or no permission: what remains stays, uncounted
+            continue
+        result.removed[kind] = result.removed.get(kind, 0) + 1
+        result.freed_bytes += size
+    for folder in [p for p in root.iterdir() if not p.is_symlink() and p.is_dir() and p.name not in _KEPT]:
+        _remove_empty_folders(folder)
+    result.strays = strays
+    result.kept = sorted(p.name for p in root.iterdir() if p.name in _KEPT - {cache.TAG})
+    return result
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    """The shard and layout folders left empty (a folder holding anything at all stays)."""
+    for child in list(folder.iterdir()) if folder.is_dir() else []:
+        if child.is_dir() and not child.is_symlink():
+            _remove_empty_folders(child)
+    try:
+        folder.rmdir()
+    except OSError:
+        pass

@@ -18,6 +18,7 @@ class ConfigRow:
     facts: Mapping[str, Any]  # registers, spills, shared_memory, fits, blocks_per_sm, occupancy, ...
     reasons: Mapping[str, str]  # why a fact is unknown
     error: str | None = None  # the config did not compile
+    exit_code: int = 0  # the error's (errors.EXIT_*)
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "note": self.note, "target": self.target,
@@ -37,12 +38,13 @@ def config_rows(builds: list) -> list[ConfigRow]:
     rows = []
     for built in builds:
         if isinstance(built, Failed):
-            rows.append(ConfigRow(built.label, built.note, {}, None, {}, {}, built.error))
+            rows.append(ConfigRow(built.label, built.note, {}, None, {}, {}, built.error, built.exit_code))
             continue
         try:
             report = report_from_build(built, sass=False)
         except TTInspectError as error:
-            rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, {}, {}, str(error)))
+            rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, {}, {}, str(error),
+                                  error.exit_code))
             continue
         facts, reasons = {}, {}
         for key in COLUMNS:

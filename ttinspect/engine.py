@@ -124,9 +124,12 @@ def resolve_target(arch: str | Target | None) -> Target:
 
 
 def _source_digest(path: Path) -> dict[str, str]:
-    """The kernel's file and its sibling .py files (helpers it may import), by content."""
-    files = sorted(path.parent.glob("*.py"))
-    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+    """A shipped kernel's file and its sibling .py files (ttinspect's own kernels folder), by content;
+    regular files only."""
+    from .source_files import read_regular
+
+    files = {f.name: read_regular(f) for f in sorted(path.parent.glob("*.py"))}
+    return {name: hashlib.sha256(data).hexdigest() for name, data in files.items() if data is not None}
 
 
 def _jsonable(mapping: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,7 +176,9 @@ def build_function(fn: Any, label: str, args: Mapping[str, Any], config: Mapping
     path = fn.fn.__code__.co_filename
     name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
         else f"{fn.fn.__module__}:{fn.__name__}"
-    digest = _source_digest(Path(path))
+    from .source_files import digests
+
+    digest = digests(Path(path))  # the file and the local modules it imports: regular files only
     try:  # Triton's own key covers the @jit functions it calls wherever they live (a helper in a subfolder)
         digest["@jit"] = str(fn.cache_key)
     except Exception:  # an exotic global Triton cannot hash: the file digests alone, as before

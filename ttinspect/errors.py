@@ -3,23 +3,56 @@ them into one line on stderr and a non-zero exit code, never a traceback."""
 
 from __future__ import annotations
 
+# Exit codes, one meaning each (docs/engine.md's table). TTInspectError subclasses carry theirs.
+EXIT_OK = 0
+EXIT_FAILED = 1  # ran, and what it was asked to fail on happened (check --fail-on; every row/point failed);
+#                  or the system refused a file (permissions, a full disk)
+EXIT_USAGE = 2  # bad input: a reference, an option, a file, a cache path, an output path
+EXIT_COMPILE = 3  # Triton rejected the kernel or config
+EXIT_TOOL = 4  # a tool failed (nvdisasm, cuobjdump, ptxas, another Triton's toolchain)
+EXIT_NO_GPU = 5  # a command that needs a CUDA GPU, without one
+EXIT_PARSE = 6  # stage text that could not be parsed
+EXIT_INTERNAL = 70  # a bug in ttinspect (sysexits' EX_SOFTWARE)
+EXIT_INTERRUPTED = 130  # SIGINT; SIGTERM 143 and SIGHUP 129: 128 + the signal's number, as shells report
+
+
 
 class TTInspectError(Exception):
     """Anything ttinspect reports to the user as a clear message."""
 
-    exit_code = 1
+    exit_code = EXIT_FAILED
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread (cli.main installs the handler) so that every command
+    stops the way Ctrl-C stops it — workers ended, what finished kept — and exits 128 + the signal."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signum)
+
+
+def interrupted_exit_code(error: BaseException) -> int:
+    """128 + the signal that stopped us (2 for Ctrl-C)."""
+    return 128 + error.signum if isinstance(error, Terminated) else EXIT_INTERRUPTED
+
+
+def failures_exit_code(codes: list[int]) -> int:
+    """The exit code of a table whose every row failed (`--config all`, a sweep): the rows' own code when
+    they all share one (every config rejected by Triton: 3), else EXIT_FAILED."""
+    return codes[0] if codes and all(code == codes[0] for code in codes) else EXIT_FAILED
 
 
 class UsageError(TTInspectError):
     """Bad input: an unknown variant, stage, arch or --set key; a malformed option."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
 
 class CompileError(TTInspectError):
     """Triton rejected the kernel/config. Carries Triton's reason and the kernel source line."""
 
-    exit_code = 3
+    exit_code = EXIT_COMPILE
 
     def __init__(self, reason: str, *, file: str | None = None, line: int | None = None,
                  source_line: str | None = None):
@@ -34,19 +67,19 @@ class CompileError(TTInspectError):
 class ToolError(TTInspectError):
     """A tool Triton ships (nvdisasm, cuobjdump, ptxas) is missing or failed."""
 
-    exit_code = 4
+    exit_code = EXIT_TOOL
 
 
 class NoGPUError(TTInspectError):
     """A command that needs a CUDA GPU ran on a machine without one."""
 
-    exit_code = 5
+    exit_code = EXIT_NO_GPU
 
 
 class ParseError(TTInspectError):
     """Stage text that a parser could not read; carries the line number."""
 
-    exit_code = 6
+    exit_code = EXIT_PARSE
 
     def __init__(self, message: str, *, line: int | None = None, stage: str | None = None):
         self.line, self.stage = line, stage

@@ -146,6 +146,7 @@ def find(root: Path, prefix: str) -> Entry:
         raise UsageError("cache: needs an entry id prefix (from `ttinspect cache`), e.g. cache:3FA9C2")
     entries = scan(root)
     if not entries:
+        _refuse_an_entry_without_a_kernel(root, text)
         raise UsageError(f"{root}: no Triton kernels in this directory (is it a Triton cache?)")
     matches = [e for e in entries if e.id.lower().startswith(text.lower())]
     if not matches:
@@ -153,11 +154,30 @@ def find(root: Path, prefix: str) -> Entry:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        _refuse_an_entry_without_a_kernel(root, text)
         near = ", ".join(f"{e.id[:10]} ({e.name})" for e in entries[:8])
         more = f" and {len(entries) - 8} more" if len(entries) > 8 else ""
         raise UsageError(f"cache:{text}: no entry in {root} starts with {text!r}; entries: {near}{more}")
     shown = ", ".join(f"{e.id[:12]} ({e.name})" for e in matches[:8])
     raise UsageError(f"cache:{text}: {len(matches)} entries match; give more characters: {shown}")
+
+
+def _refuse_an_entry_without_a_kernel(root: Path, text: str) -> None:
+    """An entry folder that matches the prefix but holds no kernel (its metadata .json gone, or only a
+    group file): say that, not that no entry starts with the prefix."""
+    try:
+        folders = [e for e in os.scandir(root) if e.is_dir() and not e.name.startswith(".")
+                   and e.name.lower().startswith(text.lower())]
+    except OSError:
+        return
+    if len(folders) == 1:
+        try:
+            files = sorted(os.listdir(folders[0].path))
+        except OSError as error:
+            raise UsageError(f"cache:{text}: the entry {folders[0].path} cannot be read ({error.strerror})") from None
+        held = ", ".join(files[:6]) + (f" and {len(files) - 6} more" if len(files) > 6 else "") or "nothing"
+        raise UsageError(f"cache:{text}: the entry {folders[0].path} holds no kernel Triton can describe (its "
+                         f"metadata <name>.json is missing; it holds {held}): it is incomplete or damaged")
 
 
 def derived_dir(entry: Entry) -> Path:

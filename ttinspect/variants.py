@@ -201,16 +201,17 @@ OPTION_RANGES = {"num_warps": (1, 2, 4, 8, 16, 32), "num_stages": range(1, 33), 
                  "maxnreg": range(16, 256)}
 
 
-def check_option(key: str, value: Any) -> None:
-    """A compile option's value, for shipped variants and user kernels alike."""
+def check_option(key: str, value: Any, origin: str = "--set") -> None:
+    """A compile option's value, for shipped variants and user kernels alike. `origin` names where the
+    value came from (`--set`, or e.g. "autotune config 2 of matmul sets"), so the error blames it."""
     allowed = OPTION_RANGES.get(key)
     if allowed is None:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value not in allowed:
         if isinstance(allowed, range):
-            raise UsageError(f"--set {key}={_short(value)}: must be an integer from {allowed.start} to "
+            raise UsageError(f"{origin} {key}={_short(value)}: must be an integer from {allowed.start} to "
                              f"{allowed.stop - 1}")
-        raise UsageError(f"--set {key}={_short(value)}: must be one of {', '.join(map(str, allowed))}")
+        raise UsageError(f"{origin} {key}={_short(value)}: must be one of {', '.join(map(str, allowed))}")
 
 
 def _short(value: Any) -> str:

@@ -7,6 +7,7 @@ unless they need them. One module per command group; this package only assembles
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import sys
 
@@ -31,6 +32,9 @@ def main() -> None:
     """A reader that leaves early (`ttinspect dump ... | head`) is not an error: exit 0, say nothing —
     whether the pipe closed while click wrote (click then exits 1), while rich wrote (rich points stdout
     at /dev/null and exits 1), or at the final flush."""
+    if sys.stdout is None or sys.stderr is None:  # started with a standard stream closed (`>&-`)
+        _reopen_closed_streams()
+    _stop_like_ctrl_c_on(signal.SIGTERM, signal.SIGHUP)
     to_pipe = _is_pipe()
     code: int | str | None = 0
     try:
@@ -49,6 +53,37 @@ def main() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         code = 0 if code in (0, 1, None) else code
     sys.exit(code)
+
+
+def _stop_like_ctrl_c_on(*signals: int) -> None:
+    """SIGTERM and SIGHUP stop a command the way Ctrl-C does (workers ended, what finished kept, no orphan),
+    then exit 128 + the signal: they raise errors.Terminated, a KeyboardInterrupt, in the main thread."""
+    from ..errors import Terminated
+
+    def stop(signum, frame):
+        raise Terminated(signum)
+
+    for number in signals:
+        try:
+            if signal.getsignal(number) is signal.SIG_DFL:  # SIG_IGN (nohup) stays ignored
+                signal.signal(number, stop)
+        except (OSError, ValueError):  # not the main thread, or a platform without it
+            pass
+
+
+def _reopen_closed_streams() -> None:
+    """Python gives None for a standard stream that was closed at start; point it at /dev/null so that
+    what would go there is dropped, while the exit code still tells the outcome."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        if getattr(sys, name) is None:
+            try:
+                os.fstat(fd)
+            except OSError:  # free descriptor: occupy it with /dev/null so a file opened later cannot take it
+                null = os.open(os.devnull, os.O_WRONLY)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+            setattr(sys, name, open(fd, "w", closefd=False))
 
 
 def _is_pipe() -> bool:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..errors import TTInspectError
+from ..errors import EXIT_FAILED, EXIT_INTERNAL, TTInspectError, Terminated, interrupted_exit_code
 
 def _fail(error: TTInspectError) -> None:
     click.echo(f"ttinspect: error: {error}", err=True)
@@ -37,9 +37,8 @@ class _Group(click.Group):
         except click.ClickException as error:
             click.echo(f"ttinspect: error: {' '.join(error.format_message().split())}", err=True)
             sys.exit(error.exit_code)
-        except click.Abort:
-            click.echo("ttinspect: interrupted", err=True)
-            sys.exit(130)
+        except click.Abort as error:  # click's wrapping of Ctrl-C (and of SIGTERM/SIGHUP, errors.Terminated)
+            _interrupted(error.__context__ or error)
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
@@ -50,18 +49,38 @@ class _Group(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise  # a closed pipe: click exits 1, and cli.main() turns that into 0
         except OSError as error:  # a path the user gave (--out, TTINSPECT_CACHE_DIR) that cannot be used
-            where = f": {error.filename}" if error.filename else ""
-            click.echo(f"ttinspect: error: {error.strerror or error}{where}", err=True)
-            sys.exit(1)
-        except KeyboardInterrupt:
-            click.echo("ttinspect: interrupted", err=True)
-            sys.exit(130)
+            click.echo(f"ttinspect: error: {_os_error_text(error)}", err=True)
+            sys.exit(EXIT_FAILED)
+        except KeyboardInterrupt as error:
+            _interrupted(error)
         except Exception as error:  # a bug in ttinspect: still one line, traceback on request
             if os.environ.get("TTINSPECT_DEBUG"):
                 raise
             click.echo(f"ttinspect: internal error: {type(error).__name__}: {error} "
                        "(set TTINSPECT_DEBUG=1 for the traceback)", err=True)
-            sys.exit(70)
+            sys.exit(EXIT_INTERNAL)
+
+
+def _os_error_text(error: OSError) -> str:
+    """The system's reason and the path it refused; an unnamed write failure (a full disk, an I/O error)
+    is the output's: every file ttinspect writes itself is named where it is written."""
+    import errno
+
+    if error.filename:
+        return f"{error.strerror or error}: {error.filename}"
+    if error.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT):
+        return f"cannot write the output: {error.strerror or error}"
+    return str(error.strerror or error)
+
+
+def _interrupted(error: BaseException) -> None:
+    if isinstance(error, Terminated):
+        import signal
+
+        click.echo(f"ttinspect: terminated ({signal.Signals(error.signum).name})", err=True)
+    else:
+        click.echo("ttinspect: interrupted", err=True)
+    sys.exit(interrupted_exit_code(error))
 
 
 def _offline(ctx, param, value):

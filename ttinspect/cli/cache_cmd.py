@@ -36,8 +36,9 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
 
 
 @cli.command("cache-info")
-@click.option("--clear", is_flag=True, help="Remove every compiled entry and derived file (kept: autotune results, "
-                                            "which are GPU measurements).")
+@click.option("--clear", is_flag=True, help="Remove every compiled entry and derived file ttinspect made (kept: "
+                                            "autotune results, which are GPU measurements, toolchains, and anything "
+                                            "ttinspect did not make; a folder that is not ttinspect's is refused).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def cache_info_command(clear: bool, as_json: bool) -> None:
     """ttinspect's own cache (TTINSPECT_CACHE_DIR, else $XDG_CACHE_HOME/ttinspect): where it is, how big,
@@ -46,13 +47,20 @@ def cache_info_command(clear: bool, as_json: bool) -> None:
     from ..cache_info import clear as clear_cache
 
     if clear:
-        entries, freed = clear_cache()
+        cleared = clear_cache()
         info = cache_info()
         if as_json:
-            emit_json({"removed_entries": entries, "freed_bytes": freed, "after": info.as_dict()})
-        else:
-            click.echo(f"removed {entries} compiled entries, freed {_mib(freed)} from {info.root}"
-                       + (f"; kept {info.autotune_results} autotune result(s)" if info.autotune_results else ""))
+            emit_json({"removed_entries": cleared.entries, "removed": cleared.removed,
+                       "freed_bytes": cleared.freed_bytes, "left_alone": cleared.strays, "after": info.as_dict()})
+            return
+        what = ", ".join(f"{n} {kind}" for kind, n in cleared.removed.items()) or "nothing"
+        click.echo(f"removed {what}; freed {_mib(cleared.freed_bytes)} from {info.root}"
+                   + (f"; kept {info.autotune_results} autotune result(s)" if info.autotune_results else "")
+                   + (f"; kept {info.toolchains} toolchain(s)" if info.toolchains else ""))
+        if cleared.strays:
+            shown = ", ".join(cleared.strays[:5]) + (f" and {len(cleared.strays) - 5} more"
+                                                      if len(cleared.strays) > 5 else "")
+            click.echo(f"left alone (not made by ttinspect): {shown}")
         return
     info = cache_info()
     if as_json:

@@ -30,19 +30,23 @@ def _sizes(text: str) -> list[int]:
 @click.option("--rounds", default=3, show_default=True, type=click.IntRange(1, 1000),
               help="cuBLAS and the variants timed in turn, median.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
+@click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None,
+def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None, force: bool,
           as_json: bool) -> None:
     """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
     from ..gpu.bench import bench as run_bench, plot, require_gpu
     from ..variants import parse_ref
 
+    from ..outputs import check_output
+
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
+    out = check_output(plot_path, force=force, option="--plot") if plot_path else None
     require_gpu()
     result = run_bench(refs, sizes_list, dtype, rounds)
-    if plot_path:
-        plot(result, plot_path)
+    if out is not None:
+        plot(result, out)
     if as_json:
         emit_json(result.as_dict())
         return

@@ -132,10 +132,14 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
         rows = config_rows(resolve(ref, options, keep_going=True))
         if as_json:
             emit_json([row.as_dict() for row in rows])
-            return
-        from ..render.configs import config_table
+        else:
+            from ..render.configs import config_table
 
-        config_table(rows)
+            config_table(rows)
+        if rows and all(row.error for row in rows):  # some failing is a finding of the table; all, a failure
+            from ..errors import failures_exit_code
+
+            raise click.exceptions.Exit(failures_exit_code([row.exit_code for row in rows]))
         return
     built = resolve_one(ref, options)
     if by_line:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import NoGPUError, UsageError
@@ -153,7 +154,12 @@ def _changed(ref: Resolved) -> dict[str, Any]:
     return {k: v for k, v in {**ref.config, **ref.problem}.items() if defaults.get(k) != v}
 
 
-def plot(result: BenchResult, path: str) -> None:
+def plot(result: BenchResult, path: Path) -> None:
+    """Draw to memory, then write `path` atomically (checked by outputs.check_output before the run)."""
+    import io
+
+    from ..outputs import write_atomically
+
     try:
         import matplotlib
 
@@ -174,4 +180,6 @@ def plot(result: BenchResult, path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=120, format=path.suffix.lstrip(".").lower() or "png")
+    write_atomically(path, image.getvalue())

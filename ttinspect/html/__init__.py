@@ -73,11 +73,11 @@ def write_html(refs_or_builds: Any, path: str | os.PathLike, *, options=None, ar
                force: bool = False, passes: bool = True, stages: Any = None) -> Path:
     """Write the page to `path` and return it. The path is checked first (UsageError for a missing folder,
     or an existing file without `force`), the file written atomically: nothing is overwritten on failure."""
-    from .output import check_output, write_atomically
+    from ..outputs import check_output, write_atomically
 
     parse_stages(stages)  # a bad list is refused before anything compiles
-    out = check_output(path, force=force)
+    out = check_output(path, force=force, option="-o")
     text = render_html(refs_or_builds, options=options, arch=arch, passes=passes, stages=stages)
-    check_output(out, force=force)  # the file may have appeared while the kernels compiled
+    check_output(out, force=force, option="-o")  # the file may have appeared while the kernels compiled
     write_atomically(out, text)
     return out

@@ -96,6 +96,7 @@ class Failed:
     label: str
     note: str
     error: str
+    exit_code: int = 1  # the error's (errors.EXIT_*), for the exit code of a table whose every row failed
 
 
 def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = False) -> list:
@@ -176,7 +177,7 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
             except TTInspectError as error:
                 if not keep_going:
                     raise
-                out.append(Failed(f"{variant.name}#{number}", note, str(error)))
+                out.append(Failed(f"{variant.name}#{number}", note, str(error), error.exit_code))
                 continue
             out.append(dataclasses.replace(built, label=f"{built.label}#{number}", note=note))
         return out
@@ -185,7 +186,8 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
 
 
 def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
-    from ..engine import _source_digest, _jsonable
+    from ..engine import _jsonable
+    from ..source_files import sha256_or_empty
     from . import memo
     from .userfile import parse_file_ref
 
@@ -197,7 +199,8 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
     memo_key = None
     if not (arch or "").strip().lower() == "native":  # the GPU here decides: resolve every time
         memo_key = memo.key({
-            "file": str(ref.path), "sources": _source_digest(ref.path), "name": ref.name, "inline": ref.inline,
+            # the file itself; the modules it imported are the memo's recorded `files`, checked on reading
+            "file": str(ref.path), "source": sha256_or_empty(ref.path), "name": ref.name, "inline": ref.inline,
             "settings": _jsonable(options.settings), "args": _jsonable(options.args),
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
         found = memo.load(memo_key)
@@ -283,11 +286,13 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     out: list[Build | Failed] = []
     for launch in plan(obj, name, bound, settings, which, label):
         try:
+            if launch.invalid:
+                raise UsageError(launch.invalid)
             built = build_function(fn, launch.label, launch.args, launch.config, target, check=not keep_going)
         except TTInspectError as error:
             if not keep_going:
                 raise
-            out.append(Failed(launch.label, launch.note, str(error)))
+            out.append(Failed(launch.label, launch.note, str(error), error.exit_code))
             continue
         out.append(dataclasses.replace(built, note=launch.note))
     return out

@@ -25,6 +25,7 @@ class Launch:
     args: Mapping[str, Any]  # runtime arguments by name
     config: Mapping[str, Any]  # constexprs and compile options
     note: str = ""  # e.g. "autotune config 2 of 4; prune_configs_by not run"
+    invalid: str | None = None  # why this launch cannot compile, found before compiling (its config's fault)
 
 
 def selector(which: Any) -> int | str | None:
@@ -85,8 +86,24 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
             text += ":" + ",".join(shown)
         total = len(autotuner.configs) if autotuner is not None else 0
         launch_note = f"autotune config {number} of {total}; {note}" if number is not None else ""
-        launches.append(Launch(text, runtime, merged, launch_note))
+        launches.append(Launch(text, runtime, merged, launch_note, _invalid_option(name, number, config, base)))
     return launches
+
+
+def _invalid_option(name: str, number: int | None, config: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
+    """An autotune config's own bad option value, blamed on the config (a --set of the key overrides it)."""
+    from ..errors import UsageError
+    from ..variants import check_option
+
+    if number is None:
+        return None
+    for key, value in config.items():
+        if key not in base:
+            try:
+                check_option(key, value, f"autotune config {number} of {name} sets")
+            except UsageError as error:
+                return str(error)
+    return None
 
 
 def _chosen(name: str, autotuner: Any, configs: list[dict[str, Any]], which: Any, base: Mapping[str, Any]

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any, Mapping
 
 from ..errors import UsageError
+from ..source_files import sha256_or_empty
 
 EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
 EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arch", "description")
@@ -33,12 +34,16 @@ EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arc
 # my_mm.py:matmul, ./k.py:small:BLOCK_M=64,num_warps=8@sm_90, dir/kernel_file:fn (a `/` is enough)
 _FILE_REF = re.compile(r"^(?P<path>[^:@]*(?:\.py|/[^:@]*))(?::(?P<name>[A-Za-z_]\w*))?"
                        r"(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
+# What follows the path: [:NAME][:KEY=VALUE,...][@ARCH]
+_REST = re.compile(r"^(?::(?P<name>[A-Za-z_]\w*))?(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
+_PY_END = re.compile(r"\.py(?=[:@]|$)")
 
 
 def is_file_ref(text: str) -> bool:
-    """A file path contains `/` or ends in `.py` (so `opt:num_stages=3` stays a variant)."""
+    """A file path contains `/` or ends in `.py` (so `opt:num_stages=3` stays a variant); a file name may
+    itself hold `:` or `@` (`at@sign.py:k`)."""
     head = re.split(r"[:@]", text, maxsplit=1)[0]
-    return "/" in head or head.endswith(".py")
+    return "/" in head or bool(_PY_END.search(text))
 
 
 @dataclass(frozen=True)
@@ -50,15 +55,60 @@ class FileRef:
 
 
 def parse_file_ref(text: str) -> FileRef:
-    match = _FILE_REF.match(text.strip())
-    if not match:
-        raise UsageError(f"{text!r}: a file reference is PATH.py:NAME[:KEY=VALUE,...][@ARCH]")
-    path = Path(match["path"]).expanduser()
-    if not path.is_file():
-        what = "is a directory, not a Python file" if path.is_dir() else "no such file"
-        raise UsageError(f"{match['path']}: {what}")
-    inline = tuple(item for item in (match["inline"] or "").split(",") if item.strip())
-    return FileRef(path.resolve(), match["name"], inline, match["arch"])
+    """PATH[:NAME][:KEY=VALUE,...][@ARCH]. A path may hold `:` and `@` (`./co:lon.py:k`, `at@sign.py:k`):
+    of the ways to split the text, the longest path that exists wins; with none existing, the path ends at
+    the first `:` or `@` and the error names it."""
+    text = text.strip()
+    split = _split_existing(text)
+    if split is None:
+        match = _FILE_REF.match(text)
+        ends = [m.end() for m in _PY_END.finditer(text)]
+        if not match and ends:  # `at@nope.py:k`: a .py path that is not there
+            raise UsageError(f"{text[:ends[-1]]}: no such file")
+        if not match:
+            raise UsageError(f"{text!r}: a file reference is PATH.py:NAME[:KEY=VALUE,...][@ARCH]")
+        path_text, rest = match["path"], _REST.match(text[len(match["path"]):])
+        assert rest is not None  # the same groups as _FILE_REF's tail
+    else:
+        path_text, rest = split
+    path = Path(path_text).expanduser()
+    problem = _not_a_python_file(path)
+    if problem:
+        raise UsageError(f"{path_text}: {problem}")
+    inline = tuple(item for item in (rest["inline"] or "").split(",") if item.strip())
+    return FileRef(path.resolve(), rest["name"], inline, rest["arch"])
+
+
+def _split_existing(text: str) -> tuple[str, re.Match] | None:
+    """(path, the match of what follows) for the longest prefix that names something on disk and is
+    followed by a well-formed rest; None if no prefix exists."""
+    ends = [i for i, char in enumerate(text) if char in ":@"] + [len(text)]
+    for end in sorted(ends, reverse=True):
+        head = text[:end]
+        if head and os.path.lexists(os.path.expanduser(head)):
+            rest = _REST.match(text[end:])
+            if rest:
+                return head, rest
+    return None
+
+
+def _not_a_python_file(path: Path) -> str | None:
+    """Why `path` cannot be loaded as a kernel file (None: it can)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "is a symbolic link to nothing (dangling)" if path.is_symlink() else "no such file"
+    except OSError as error:  # a link loop, a name too long, no permission on a folder
+        return f"cannot be read ({error.strerror or error})"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a Python file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a named pipe, a device or a socket); give a Python file"
+    if not os.access(path, os.R_OK):
+        return "cannot be read (permission denied)"
+    return None
 
 
 def module_name(path: Path) -> str:
@@ -80,6 +130,7 @@ def load_module(path: Path) -> ModuleType:
         raise UsageError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     folder = str(path.parent)
+    _import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
     _forget_other_folders(folder)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -89,7 +140,7 @@ def load_module(path: Path) -> ModuleType:
         # What the file prints at import goes to stderr: stdout is the stage text or the JSON.
         from ..compile import offline_imports
 
-        with contextlib.redirect_stdout(sys.stderr), offline_imports():
+        with _contained(), offline_imports():
             spec.loader.exec_module(module)
     except SyntaxError as error:
         del sys.modules[name]
@@ -97,6 +148,9 @@ def load_module(path: Path) -> ModuleType:
     except (KeyboardInterrupt, GeneratorExit):
         del sys.modules[name]
         raise
+    except _ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
+        del sys.modules[name]
+        raise UsageError(f"importing {path} called {error} ({_where(error, path)})") from None
     except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
         del sys.modules[name]
         raise UsageError(f"importing {path} raised {type(error).__name__}: {error} "
@@ -105,6 +159,72 @@ def load_module(path: Path) -> ModuleType:
         _LOADED.setdefault(folder, set()).update(
             m for m in set(sys.modules) - before if _module_folder(m) == folder)
     return module
+
+
+class _ProcessExit(BaseException):
+    """os._exit() or os.abort() called by a user's file at import (raised instead of ending the process)."""
+
+
+class _Shielded:
+    """A stream the user's file may print to, flush and even close: closing it closes nothing (it is
+    ttinspect's stderr, still needed for the error line and the warnings)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _contained():
+    """While a user's file runs at import: what it prints goes to stderr (stdout is the stage text or the
+    JSON), closing sys.stdout/sys.stderr closes nothing, and os._exit()/os.abort() raise instead of
+    ending the process, so that the user hears which line did it."""
+    saved = sys.stdout, sys.stderr, os._exit, os.abort
+    shield = _Shielded(sys.stderr)
+
+    def no_exit(code=0):
+        raise _ProcessExit(f"os._exit({code})")
+
+    def no_abort():
+        raise _ProcessExit("os.abort()")
+
+    sys.stdout = sys.stderr = shield
+    os._exit, os.abort = no_exit, no_abort
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr, os._exit, os.abort = saved
+
+
+def _import_own_dependencies() -> None:
+    """Import the packages ttinspect itself needs (its distribution's requirements) before a user's folder
+    goes first on sys.path: a user's `rich.py` or `triton.py` would otherwise be taken for them by the
+    imports ttinspect does later (submodules resolve inside the package already imported)."""
+    import importlib
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires("ttinspect") or []
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        requires = []
+    for requirement in requires:
+        if "extra ==" in requirement:
+            continue
+        name = re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower().replace("-", "_")
+        if name and name not in sys.modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # a broken optional piece: the command that needs it says so later
+                pass
 
 
 # Sibling modules each user folder imported: two files in different folders may both `import helpers`,
@@ -261,6 +381,8 @@ def user_files(path: Path) -> dict[str, str]:
     import hashlib
     import sysconfig
 
+    from ..source_files import read_regular
+
     installed = {os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
                                                                                   "platlib")} if p}
     ours = os.path.realpath(str(Path(__file__).resolve().parent.parent))
@@ -273,22 +395,13 @@ def user_files(path: Path) -> dict[str, str]:
         if real.startswith(ours) or any(real.startswith(p + os.sep) for p in installed) \
                 or "site-packages" in real or "dist-packages" in real:
             continue
-        try:
-            found[real] = hashlib.sha256(Path(real).read_bytes()).hexdigest()
-        except OSError:
-            continue
-    found.setdefault(os.path.realpath(path), _digest_or_empty(path))
+        data = read_regular(real)
+        if data is not None:
+            found[real] = hashlib.sha256(data).hexdigest()
+    found.setdefault(os.path.realpath(path), sha256_or_empty(path))
     return found
 
 
-def _digest_or_empty(path: Path) -> str:
-    import hashlib
-
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return ""
-
-
 def files_unchanged(files: dict[str, str]) -> bool:
-    return all(_digest_or_empty(Path(p)) == digest for p, digest in files.items())
+    """Whether every recorded file still has its content (a file now a FIFO or a folder: changed)."""
+    return all(sha256_or_empty(p) == digest for p, digest in files.items())

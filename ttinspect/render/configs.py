@@ -33,9 +33,8 @@ def config_table(rows) -> None:
     for key in HEADERS:
         table.add_column(HEADERS[key], justify="right" if key != "tensor_core_path" else "left")
     for row in rows:
-        if row.error:
-            table.add_row(row.label, _config_text(row.config), f"[red]{row.error.splitlines()[0]}[/red]",
-                          *[""] * (len(HEADERS) - 1))
+        if row.error:  # the reason, whole, below the table: a cell would cut it to the column's width
+            table.add_row(row.label, _config_text(row.config), "[red]failed[/red]", *[""] * (len(HEADERS) - 1))
             continue
         table.add_row(row.label, _config_text(row.config), *(_cell(row, key) for key in HEADERS))
     console = _console()
@@ -50,3 +49,6 @@ def config_table(rows) -> None:
     for row in rows:
         if "fits" in row.reasons:
             console.print(f"[red]{row.label}: {row.reasons['fits']}[/red]")
+    for row in rows:
+        if row.error:
+            console.print(f"[red]{row.label} failed: {' '.join(row.error.split())}[/red]", soft_wrap=True)

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..cache import make_dir
 from ..errors import UsageError
 
 VERSION_RE = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")  # ASCII, no leading zeros
@@ -113,7 +114,7 @@ def all_toolchains() -> list[Toolchain]:
 def _write(toolchain: Toolchain) -> None:
     from .. import cache
 
-    root().mkdir(parents=True, exist_ok=True)
+    make_dir(root())
     cache.write_atomic(_record(toolchain.version), json.dumps(asdict(toolchain), indent=1).encode())
 
 
@@ -153,7 +154,7 @@ def prepare(version: str, *, log=None) -> Toolchain:
                          f"`ttinspect toolchains --add {version}` where a package index is reachable")
     if version == installed_version():
         raise UsageError(f"Triton {version} is the installed one: no toolchain needed")
-    root().mkdir(parents=True, exist_ok=True)
+    make_dir(root())
     with _locked(version):  # two processes asking for one release at once: the second waits, then uses it
         existing = find(version)
         if existing and not existing.problem():

@@ -1,0 +1,138 @@
+"""Files the user names for ttinspect to write (`html -o`, `dump --all --out DIR`, `--plot`): ttinspect
+writes only regular files, replaces one only with `--force`, and never replaces what is not a regular file.
+
+The rules, as careful tools keep them (git, rsync, uv): a symbolic link at the path — dangling or not — a
+directory, a named pipe, a device or a socket is refused in one line whatever `--force` says (writing
+through a link would change a file the user did not name; replacing a device node or a FIFO destroys
+something that was never ours). Every path is checked before any work starts, and every file is written
+atomically (a temporary file in the same folder, renamed over the path), so a failure leaves whatever was
+there untouched and a reader never sees half a file. Errors name the user's path, never the temporary
+file's.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from .errors import TTInspectError, UsageError
+
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+class WriteError(TTInspectError):
+    """The system refused to write a file the user named (permissions, a full disk, a read-only folder)."""
+
+
+def check_output(path: str | os.PathLike, *, force: bool = False, option: str = "--out") -> Path:
+    """The path to write, or UsageError in one line: an empty path, a missing folder, anything but a regular
+    file at the path, or an existing regular file without `force`."""
+    if str(path).strip() == "":
+        raise UsageError(f"{option}: the output path is empty")
+    out = Path(path).expanduser()
+    try:
+        mode = out.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:  # a folder on the way that is a file, a name too long, no permission
+        raise UsageError(f"cannot write {out}: {error.strerror or error}") from None
+    if mode is not None:
+        refusal = _not_a_regular_file(out, mode)
+        if refusal:
+            raise UsageError(f"{out} is {refusal}; ttinspect writes only regular files (nothing was written)")
+        if not force:
+            raise UsageError(f"{out} already exists; --force overwrites it")
+    folder = out.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {out}: the directory {folder} does not exist")
+    return out
+
+
+def check_output_dir(folder: Path, names: list[str], *, force: bool = False) -> list[Path]:
+    """The files `names` inside `folder` (made if missing), each checked as check_output does; every clash
+    is named at once. A folder that exists must be a directory (a link to one is the user's choice)."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder} is not a directory (--out names the folder to write every stage into)")
+    paths = [folder / name for name in names]
+    refused, clashes = [], []
+    for path in paths:
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
+            continue
+        refusal = _not_a_regular_file(path, mode)
+        if refusal:
+            refused.append(f"{path.name} is {refusal}")
+        else:
+            clashes.append(path.name)
+    if refused:
+        raise UsageError(f"{folder}: {'; '.join(refused)}; ttinspect writes only regular files (nothing was written)")
+    if clashes and not force:
+        raise UsageError(f"{folder} already has {', '.join(clashes)}; choose another --out or pass --force")
+    return paths
+
+
+def _not_a_regular_file(path: Path, mode: int) -> str | None:
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        dangling = "" if path.exists() else ", which does not exist"
+        return f"a symbolic link to {target}{dangling}"
+    if stat.S_ISDIR(mode):
+        return f"a directory (give a file name, e.g. {path / 'out'})"
+    for test, what in _SPECIAL:
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def write_atomically(out: Path, data: str | bytes) -> None:
+    """Write `data` to `out` through a temporary file in the same folder. Raises WriteError naming `out`;
+    `out` is then as it was. A regular file that appeared at `out` since the check is replaced only if it
+    is still a regular file (anything else is refused)."""
+    payload = data.encode() if isinstance(data, str) else data
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    except OSError as error:
+        raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(payload)
+        os.chmod(temporary, _file_mode(out))
+        try:
+            mode = out.lstat().st_mode
+        except FileNotFoundError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{out} is {_not_a_regular_file(out, mode)}; ttinspect writes only regular files "
+                             "(nothing was written)")
+        os.replace(temporary, out)
+    except OSError as error:
+        _remove(temporary)
+        raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _file_mode(out: Path) -> int:
+    """An overwritten file keeps its mode; a new one gets what open() would give it (0o666 less umask),
+    not mkstemp's private 0o600."""
+    try:
+        return out.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
