@@ -48,7 +48,19 @@ def check_output(path: str | os.PathLike, *, force: bool = False, option: str = 
     folder = out.parent
     if not folder.is_dir():
         raise UsageError(f"cannot write {out}: the directory {folder} does not exist")
+    _probe(out)
     return out
+
+
+def _probe(out: Path) -> None:
+    """Make and remove a temporary file beside `out`, so that a folder the system will not let us write
+    (read-only, /proc) is said before any work starts, not after it."""
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".probe", dir=out.parent)
+    except OSError as error:
+        raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
+    os.close(handle)
+    _remove(temporary)
 
 
 def check_output_dir(folder: Path, names: list[str], *, force: bool = False) -> list[Path]:
@@ -97,7 +109,7 @@ def write_atomically(out: Path, data: str | bytes) -> None:
     is still a regular file (anything else is refused)."""
     payload = data.encode() if isinstance(data, str) else data
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+        handle, temporary = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
     except OSError as error:
         raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
     try:

@@ -37,6 +37,11 @@ class _Group(click.Group):
         except click.ClickException as error:
             click.echo(f"ttinspect: error: {' '.join(error.format_message().split())}", err=True)
             sys.exit(error.exit_code)
+        except OSError as error:  # writing --help or --version to a full disk, a closed descriptor
+            if isinstance(error, BrokenPipeError):
+                raise
+            click.echo(f"ttinspect: error: {_os_error_text(error)}", err=True)
+            sys.exit(EXIT_FAILED)
         except click.Abort as error:  # click's wrapping of Ctrl-C (and of SIGTERM/SIGHUP, errors.Terminated)
             _interrupted(error.__context__ or error)
         sys.exit(code if isinstance(code, int) else 0)

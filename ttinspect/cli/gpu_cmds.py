@@ -42,7 +42,7 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
 
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
-    out = check_output(plot_path, force=force, option="--plot") if plot_path else None
+    out = check_output(plot_path, force=force, option="--plot") if plot_path is not None else None
     require_gpu()
     result = run_bench(refs, sizes_list, dtype, rounds)
     if out is not None:

@@ -368,14 +368,24 @@ def _compile_error(fn, exc: CompilationError) -> CompileError:
 def _innermost_reason(exc: BaseException) -> str:
     """Triton wraps errors from tl.* calls in CompilationErrors whose text repeats the source; the
     useful part is the last message in the chain."""
+    chain = [exc]
     while True:
         inner = exc.__cause__ or exc.__context__
-        if inner is None or inner is exc:
+        if inner is None or inner is exc or inner in chain:
             break
+        chain.append(inner)
         exc = inner
+    for link in chain:  # a tool's own verdict (`ptxas fatal : ...`) says more than the exit status it led to
+        said = _TOOL_VERDICT.search(str(getattr(link, "error_message", None) or link))
+        if said:
+            return said.group(0).strip()
     message = getattr(exc, "error_message", None) or str(exc)
     lines = [ln for ln in str(message).strip().splitlines() if ln.strip()]
     return lines[-1].strip() if lines else type(exc).__name__
+
+
+# `ptxas fatal   : Unexpected non-ASCII character encountered on line 24` (Triton's PTXASError quotes it)
+_TOOL_VERDICT = re.compile(r"^\s*(ptxas|nvlink|ld\.lld|llc|opt)\S*\s+(fatal|error)\s*:.*$", re.M)
 
 
 # Backend failures measured on older releases (scripts/versions_probe.py), and what they mean:
@@ -405,6 +415,9 @@ def _backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Targe
         inner = f"{inner} ({diagnostic})"
     reason = f"Triton could not compile {fn.__name__} for {target.name}" + (f" ({settings})" if settings else "") \
         + f": {inner}"
+    if "non-ASCII" in inner and not file.isascii():  # the PTX's .file directive carries the path
+        reason += (" — the PTX names the kernel's file by its path, and ptxas reads only ASCII: give the file and "
+                   "its folders ASCII names")
     return CompileError(reason + _known_meaning(inner, target), file=file, line=first_line)
 
 
