@@ -53,7 +53,7 @@ def _has_cuda() -> bool:
 QUICK_MODULES = {"test_parse_ptx", "test_parse_mlir", "test_parse_llir", "test_parse_sass", "test_lexers",
                  "test_render_text", "test_loops", "test_versions", "test_fuzz", "test_cli_bad_values",
                  "test_specialize", "test_docs", "test_terminal", "test_resources", "test_source",
-                 "test_parse_amdgcn"}
+                 "test_parse_amdgcn", "test_source_files"}
 
 
 def pytest_collection_modifyitems(config, items):

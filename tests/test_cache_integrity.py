@@ -300,15 +300,20 @@ def test_clear_removes_only_what_ttinspect_wrote(tmp_path):
     (root / "ab" / "mine.txt").write_text("not ours either")
     (root / "autotune").mkdir()
     (root / "autotune" / "opt.json").write_text("{}")
+    for empty in ("mywork/placeholder", "ab/keepdir", "refs/notes"):  # the user's empty folders: kept too
+        (root / empty).mkdir(parents=True)
+    (root / ".git").mkdir()
     cleared = clear(root)
     assert cleared.removed == {"compiled entries": 1} and cleared.freed_bytes > 0
-    assert cleared.strays == ["ab/mine.txt", "notes.txt", "zz"]
+    assert cleared.strays == [".git", "ab/keepdir", "ab/mine.txt", "mywork", "notes.txt", "refs/notes", "zz"]
+    assert all((root / empty).is_dir() for empty in ("mywork/placeholder", "ab/keepdir", "refs/notes", ".git"))
     assert (root / "notes.txt").exists() and (root / "zz" / "keep").exists() and (root / "ab" / "mine.txt").exists()
     assert (root / "autotune" / "opt.json").exists() and not (root / "ab" / ("ab" * 32)).exists()
 
 
 @pytest.mark.parametrize("foreign", ["derived/mydata.csv", "refs/bib.json", "notes.txt", "ab/keep", "rendered/x",
-                                     "tritoncache-index/list.txt"])
+                                     "tritoncache-index/list.txt", ".ssh/id_ed25519", ".bashrc", "ab/.git/config",
+                                     ".trash-notes"])
 def test_clear_refuses_a_folder_that_is_not_ttinspects(tmp_path, foreign):
     """TTINSPECT_CACHE_DIR pointed at the user's folder: ttinspect uses it but never tags it, and --clear
     removes nothing at all from a folder holding anything ttinspect never writes."""
@@ -320,7 +325,9 @@ def test_clear_refuses_a_folder_that_is_not_ttinspects(tmp_path, foreign):
     before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
     done = ttinspect("cache-info", "--clear", cache_dir=root, check=False)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "is not ttinspect's cache" in done.stderr and foreign in done.stderr
+    named = (foreign, foreign.rsplit("/", 1)[0])  # the file, or the folder of the user's that holds it
+    assert done.stderr.count("\n") == 1 and "is not ttinspect's cache" in done.stderr
+    assert any(f" {name}" in done.stderr for name in named), done.stderr
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
 
 

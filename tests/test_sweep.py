@@ -255,13 +255,28 @@ def test_help_imports_neither_ray_matplotlib_nor_triton():
 
 
 @pytest.mark.ray
-def test_ray_local_ships_entries_home(tmp_path):
+def test_ray_local_ships_entries_home(tmp_path, monkeypatch):
     """A local Ray whose workers use another cache directory stands for a cluster: each worker ships the
     entry's files, the driver stores them, and the point is warm here afterwards."""
+    import shutil
+    import tempfile
+
     ray = pytest.importorskip("ray")
     from ttinspect import cache
     from ttinspect.sweep.run import plan, run_sweep
 
+    # Ray's session folder in a short folder of the test's own (tmp_path is too long for its sockets), and no
+    # auth token (Ray writes it to ~/.ray): nothing left in HOME or /tmp/ray
+    ray_tmp = tempfile.mkdtemp(prefix="tt-ray-")
+    monkeypatch.setenv("RAY_TMPDIR", ray_tmp)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    try:
+        _ship_home(ray, cache, plan, run_sweep, tmp_path)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def _ship_home(ray, cache, plan, run_sweep, tmp_path) -> None:
     remote_cache = tmp_path / "remote-cache"
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
              runtime_env={"env_vars": {"TTINSPECT_CACHE_DIR": str(remote_cache), **cache.compile_env()}})

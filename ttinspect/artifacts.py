@@ -79,8 +79,13 @@ class Artifacts:
 
     def _read(self, name: str) -> bytes:
         """A compiled file, verified; a damaged entry is compiled again once."""
-        if not self.verified:
-            return (self.directory / name).read_bytes()
+        if not self.verified:  # a Triton cache entry: regular files only (a FIFO there would block the read)
+            from .source_files import read_regular
+
+            data = read_regular(self.directory / name)
+            if data is None:
+                raise TTInspectError(f"{self.directory / name} is missing, unreadable or not a regular file")
+            return data
         try:
             return cache.read(self.directory, name)
         except cache.Damaged as damage:
@@ -117,7 +122,10 @@ class Artifacts:
         if self.verified:
             return self._read(file).decode() if cache.has(self.directory, file) else None
         path = self.directory / file
-        return path.read_text() if path.is_file() else None
+        from .source_files import read_regular
+
+        data = read_regular(path)
+        return data.decode(errors="replace") if data is not None else None
 
     def resource_usage(self) -> str:
         """cuobjdump's resource table for the cubin, derived once and kept like the SASS."""
@@ -136,7 +144,7 @@ class Artifacts:
         out_dir.mkdir(parents=True, exist_ok=True)
         written = []
         for target in paths:
-            write_atomically(target, contents[target.name])
+            write_atomically(target, contents[target.name], force=force)
             written.append(target)
         return written
 

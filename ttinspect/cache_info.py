@@ -21,7 +21,7 @@ from .errors import UsageError
 
 _SHARD = re.compile(r"^[0-9a-f]{2}$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-RECOMPUTABLE = ("derived", "refs", "tritoncache-index", "rendered")
+RECOMPUTABLE = ("derived", "refs", "tritoncache-index", "rendered", "examples-index")
 
 
 @dataclass
@@ -129,19 +129,30 @@ def cache_info(root: Path | None = None) -> CacheInfo:
     return info
 
 
-# ttinspect's layout of everything recomputable, as (folder pattern, child pattern, child is a folder):
-# what --clear may remove. Names starting with "." are the staging, trash and temporary files of
-# interrupted writes (cache.py: `.<key>-*`, `.trash-*`, write_atomic's `.<name>-*`).
+# ttinspect's layout of everything recomputable, as (child pattern, child is a folder) per folder: what
+# --clear may remove. The leftovers of interrupted writes have names of their own, per level: a staging
+# entry `.<key[:12]>-XXXX` and a trashed one `.trash-<key[:12]>-<pid>` in a shard (cache.py), and
+# write_atomic's `.<name>-XXXX` beside a file of the layout. Any other name — `.git`, `.ssh` — is not ours.
 _HEX2 = r"[0-9a-f]{2}"
 _HEX64 = r"[0-9a-f]{64}"
-_LEFTOVER = r"\..+"
+_STAGING = r"\.(?:trash-)?[0-9a-f]{12}-[A-Za-z0-9_]+"
+
+
+def _temporary(name: str) -> str:
+    """write_atomic's temporary file for a file called `name` (a regex)."""
+    return rf"\.{name}-[A-Za-z0-9_]+"
+
+
 _LAYOUT: dict[str, list[tuple[str, bool]]] = {
-    "": [(_HEX64, True)],  # <shard>/<key>/: compiled entries (the shard level is checked by _shards)
+    "": [(_HEX64, True), (_STAGING, True), (_STAGING, False)],  # <shard>/<key>/: compiled entries
     "derived": [(_HEX2, True)], "derived/*": [(_HEX64, True)],  # derived/<2>/<cubin digest>/
-    "refs": [(_HEX2, True)], "refs/*": [(_HEX64 + r"\.json", False)],
-    "tritoncache-index": [(_HEX64 + r"\.json", False)],
-    "rendered": [(_HEX2, True)], "rendered/*": [(_HEX64 + r"(\.sha256)?", False)],
+    "refs": [(_HEX2, True)], "refs/*": [(_HEX64 + r"\.json", False), (_temporary(_HEX64 + r"\.json"), False)],
+    "tritoncache-index": [(_HEX64 + r"\.json", False), (_temporary(_HEX64 + r"\.json"), False)],
+    "examples-index": [(_HEX64 + r"\.json", False), (_temporary(_HEX64 + r"\.json"), False)],
+    "rendered": [(_HEX2, True)],
+    "rendered/*": [(_HEX64 + r"(\.sha256)?", False), (_temporary(_HEX64 + r"(\.sha256)?"), False)],
 }
+_TOP_LEFTOVER = _temporary(r"CACHEDIR\.TAG")  # the tag's own temporary file
 _KEPT = {"autotune", "toolchains", cache.TAG}  # GPU measurements, other Tritons (own command), the tag
 
 
@@ -165,16 +176,16 @@ class Cleared:
 def _matches(path: Path, pattern: str, folder: bool) -> bool:
     if path.is_symlink():  # ttinspect never makes links: one here is not ours to follow or remove
         return False
-    if re.fullmatch(_LEFTOVER, path.name):
-        return True
     return bool(re.fullmatch(pattern, path.name)) and (path.is_dir() if folder else path.is_file())
 
 
-def _ours_and_strays(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
-    """Everything under root that has ttinspect's recomputable layout, with what it is; and every other
-    name (relative), which --clear never touches."""
+def _ours_and_strays(root: Path) -> tuple[list[tuple[str, Path]], list[str], list[Path]]:
+    """Everything under root that has ttinspect's recomputable layout, with what it is; every other name
+    (relative), which --clear never touches; and the layout's own folders (shards, `refs/ab`), deepest
+    first, which --clear removes when they are left empty."""
     ours: list[tuple[str, Path]] = []
     strays: list[str] = []
+    folders: list[Path] = []
 
     def walk(folder: Path, layout: str, kind: str) -> None:
         nested = f"{layout}/*" if layout else None
@@ -186,6 +197,7 @@ def _ours_and_strays(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
                 walk(child, nested, kind)
             else:
                 ours.append(("leftovers" if child.name.startswith(".") else kind, child))
+        folders.append(folder)
 
     for child in sorted(root.iterdir()):
         if child.name in _KEPT and not child.is_symlink():
@@ -194,12 +206,13 @@ def _ours_and_strays(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
             walk(child, "", "compiled entries")
         elif child.name in _LAYOUT and child.is_dir() and not child.is_symlink():
             walk(child, child.name, {"derived": "derived folders", "refs": "reference memos",
-                                     "tritoncache-index": "listing indexes", "rendered": "kept outputs"}[child.name])
-        elif re.fullmatch(_LEFTOVER, child.name) and not child.is_symlink():
+                                     "tritoncache-index": "listing indexes", "rendered": "kept outputs",
+                                     "examples-index": "example indexes"}[child.name])
+        elif re.fullmatch(_TOP_LEFTOVER, child.name) and child.is_file() and not child.is_symlink():
             ours.append(("leftovers", child))
         else:
             strays.append(child.name)
-    return ours, strays
+    return ours, strays, folders
 
 
 def clear(root: Path | None = None) -> Cleared:
@@ -211,7 +224,7 @@ def clear(root: Path | None = None) -> Cleared:
         return result
     if not root.is_dir():
         raise NotOurs(f"{root} is not a directory: it is not ttinspect's cache; nothing removed")
-    ours, strays = _ours_and_strays(root)
+    ours, strays, folders = _ours_and_strays(root)
     tagged = cache.is_tagged(root)
     if strays and not tagged:
         shown = ", ".join(strays[:3]) + (f" and {len(strays) - 3} more" if len(strays) > 3 else "")
@@ -233,19 +246,11 @@ def clear(root: Path | None = None) -> Cleared:
             continue
         result.removed[kind] = result.removed.get(kind, 0) + 1
         result.freed_bytes += size
-    for folder in [p for p in root.iterdir() if not p.is_symlink() and p.is_dir() and p.name not in _KEPT]:
-        _remove_empty_folders(folder)
+    for folder in folders:  # the layout's folders only, deepest first: a user's empty folder is a stray, kept
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (a stray inside, or a write meanwhile)
+            pass
     result.strays = strays
     result.kept = sorted(p.name for p in root.iterdir() if p.name in _KEPT - {cache.TAG})
     return result
-
-
-def _remove_empty_folders(folder: Path) -> None:
-    """The shard and layout folders left empty (a folder holding anything at all stays)."""
-    for child in list(folder.iterdir()) if folder.is_dir() else []:
-        if child.is_dir() and not child.is_symlink():
-            _remove_empty_folders(child)
-    try:
-        folder.rmdir()
-    except OSError:
-        pass

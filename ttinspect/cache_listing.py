@@ -92,8 +92,11 @@ def _index_path(root: Path) -> Path:
 
 def _load_index(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        from .source_files import read_regular
+
+        raw = read_regular(path)
+        data = json.loads(raw.decode()) if raw is not None else None
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != INDEX_VERSION or not isinstance(data.get("entries"), dict):
         return {}

@@ -179,6 +179,8 @@ def build_function(fn: Any, label: str, args: Mapping[str, Any], config: Mapping
     from .source_files import digests
 
     digest = digests(Path(path))  # the file and the local modules it imports: regular files only
+    # where it lives too: the PTX's debug info names the file by its path, so a copy elsewhere is another kernel
+    digest["@path"] = os.path.realpath(path)
     try:  # Triton's own key covers the @jit functions it calls wherever they live (a helper in a subfolder)
         digest["@jit"] = str(fn.cache_key)
     except Exception:  # an exotic global Triton cannot hash: the file digests alone, as before

@@ -23,44 +23,85 @@ _SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character 
             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
+# The formats matplotlib's savefig writes (by the file's suffix): a plot path is checked against them before
+# the work that draws it, not after.
+IMAGE_SUFFIXES = ("png", "pdf", "svg", "svgz", "jpg", "jpeg", "ps", "eps", "tif", "tiff", "webp", "pgf", "raw",
+                  "rgba")
+
+
 class WriteError(TTInspectError):
     """The system refused to write a file the user named (permissions, a full disk, a read-only folder)."""
 
 
-def check_output(path: str | os.PathLike, *, force: bool = False, option: str = "--out") -> Path:
-    """The path to write, or UsageError in one line: an empty path, a missing folder, anything but a regular
-    file at the path, or an existing regular file without `force`."""
+def check_output(path: str | os.PathLike, *, force: bool = False, option: str = "--out",
+                 suffixes: tuple[str, ...] | None = None) -> Path:
+    """The path to write (absolute), or UsageError in one line: an empty path, a missing folder, anything but
+    a regular file at the path, an existing regular file without `force`, a suffix not among `suffixes`."""
     if str(path).strip() == "":
         raise UsageError(f"{option}: the output path is empty")
-    out = Path(path).expanduser()
+    if str(path).endswith(os.sep):
+        raise UsageError(f"{path}: ends with {os.sep}, so it names a folder; give a file name")
+    given = Path(path).expanduser()  # the user's spelling, in every message
+    out = Path(os.path.abspath(given))  # what is returned is absolute: what runs later cannot move it
     try:
         mode = out.lstat().st_mode
     except FileNotFoundError:
         mode = None
     except OSError as error:  # a folder on the way that is a file, a name too long, no permission
-        raise UsageError(f"cannot write {out}: {error.strerror or error}") from None
+        raise UsageError(f"cannot write {given}: {error.strerror or error}") from None
     if mode is not None:
-        refusal = _not_a_regular_file(out, mode)
+        refusal = _not_a_regular_file(given, mode)
         if refusal:
-            raise UsageError(f"{out} is {refusal}; ttinspect writes only regular files (nothing was written)")
+            raise UsageError(f"{given} is {refusal}; ttinspect writes only regular files (nothing was written)")
         if not force:
-            raise UsageError(f"{out} already exists; --force overwrites it")
-    folder = out.parent
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {out}: the directory {folder} does not exist")
-    _probe(out)
+            raise UsageError(f"{given} already exists; --force overwrites it")
+    if not out.parent.is_dir():
+        raise UsageError(f"cannot write {given}: the directory {given.parent} does not exist")
+    if suffixes is not None and out.suffix.lstrip(".").lower() not in suffixes:
+        raise UsageError(f"{option} {path}: the file's suffix names its format; one of: "
+                         + ", ".join(f".{s}" for s in suffixes))
+    _probe(out, given)
     return out
 
 
-def _probe(out: Path) -> None:
+def _probe(out: Path, given: Path) -> None:
     """Make and remove a temporary file beside `out`, so that a folder the system will not let us write
     (read-only, /proc) is said before any work starts, not after it."""
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".probe", dir=out.parent)
     except OSError as error:
-        raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
+        raise WriteError(f"cannot write {given}: {error.strerror or error}") from None
     os.close(handle)
     _remove(temporary)
+
+
+def check_output_folder(folder: Path) -> Path:
+    """The folder `dump --all --out` writes every stage into, checked before any compile (absolute): a link
+    to a folder is the user's choice, a link to nothing or to itself, a file or a special file at the path
+    is refused in one line; the folder (made if missing) must be writable, and no file ttinspect could
+    write there may be a link, a FIFO or a device."""
+    from .stages import STAGES
+
+    if str(folder).strip() in ("", "."):
+        folder = Path(".")
+    given = folder.expanduser()
+    out = Path(os.path.abspath(given))
+    if out.is_symlink() and not out.exists():
+        raise UsageError(f"--out {given} is a symbolic link to {os.readlink(out)}, which does not exist or loops")
+    if out.exists() and not out.is_dir():
+        try:
+            mode = out.lstat().st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        raise UsageError(f"--out {given} is {_not_a_regular_file(given, mode) or 'a file'}, not a folder")
+    for parent in (out, *out.parents):  # the first folder that exists: a file on the way is said now
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--out {given}: {parent} is a file, not a folder")
+            _probe(parent / "kernel", given)  # the folder, or where it will be made, must be writable
+            break
+    check_output_dir(out, [f"kernel.{stage}" for stage in STAGES] + ["metadata.json"], force=True)
+    return out
 
 
 def check_output_dir(folder: Path, names: list[str], *, force: bool = False) -> list[Path]:
@@ -103,10 +144,11 @@ def _not_a_regular_file(path: Path, mode: int) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def write_atomically(out: Path, data: str | bytes) -> None:
+def write_atomically(out: Path, data: str | bytes, *, force: bool = True) -> None:
     """Write `data` to `out` through a temporary file in the same folder. Raises WriteError naming `out`;
-    `out` is then as it was. A regular file that appeared at `out` since the check is replaced only if it
-    is still a regular file (anything else is refused)."""
+    `out` is then as it was. With `force`, a regular file at `out` is replaced (anything else is refused);
+    without it, a file that appeared at `out` since the check is never replaced: the temporary file is
+    published with a hard link, which fails if the name is taken."""
     payload = data.encode() if isinstance(data, str) else data
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
@@ -119,17 +161,38 @@ def write_atomically(out: Path, data: str | bytes) -> None:
         try:
             mode = out.lstat().st_mode
         except FileNotFoundError:
-            mode = stat.S_IFREG
-        if not stat.S_ISREG(mode):
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
             raise UsageError(f"{out} is {_not_a_regular_file(out, mode)}; ttinspect writes only regular files "
                              "(nothing was written)")
-        os.replace(temporary, out)
+        if mode is not None and not force:
+            raise UsageError(f"{out} appeared while ttinspect worked; --force overwrites it (nothing was written)")
+        if force:
+            os.replace(temporary, out)
+        else:
+            _publish_new(temporary, out)
     except OSError as error:
         _remove(temporary)
         raise WriteError(f"cannot write {out}: {error.strerror or error}") from None
     except BaseException:
         _remove(temporary)
         raise
+
+
+def _publish_new(temporary: str, out: Path) -> None:
+    """Give the finished file its name only if the name is free (a hard link fails on an existing name;
+    where links are not supported, the rename after a last look)."""
+    try:
+        os.link(temporary, out)
+    except FileExistsError:
+        raise UsageError(f"{out} appeared while ttinspect worked; --force overwrites it (nothing was written)") \
+            from None
+    except OSError:  # a filesystem without hard links
+        if os.path.lexists(out):
+            raise UsageError(f"{out} appeared while ttinspect worked; --force overwrites it") from None
+        os.replace(temporary, out)
+        return
+    _remove(temporary)
 
 
 def _remove(path: str) -> None:

@@ -52,9 +52,14 @@ class Entry:
 
     @cached_property
     def metadata(self) -> dict[str, Any]:
+        from .source_files import read_regular
+
         try:
-            data = json.loads(self.file("json").read_text())
-        except (OSError, ValueError) as error:
+            raw = read_regular(self.file("json"))  # never blocks: a FIFO named k.json is not metadata
+            if raw is None:
+                raise OSError("missing, unreadable or not a regular file")
+            data = json.loads(raw.decode())
+        except (OSError, ValueError, RecursionError) as error:
             raise UsageError(f"cache entry {self.id}: {self.name}.json cannot be read ({error})") from error
         if not isinstance(data, dict):
             raise UsageError(f"cache entry {self.id}: {self.name}.json is not kernel metadata")
@@ -186,5 +191,8 @@ def derived_dir(entry: Entry) -> Path:
     from .cache import cache_root
 
     cubin = entry.file("cubin")
-    digest = hashlib.sha256(cubin.read_bytes() if cubin.is_file() else str(entry.directory).encode()).hexdigest()
+    from .source_files import read_regular
+
+    data = read_regular(cubin)
+    digest = hashlib.sha256(data if data is not None else str(entry.directory).encode()).hexdigest()
     return cache_root() / "derived" / digest[:2] / digest

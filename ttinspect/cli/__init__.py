@@ -11,7 +11,7 @@ import signal
 import stat
 import sys
 
-from . import (cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, sweep_cmd,  # noqa: F401
+from . import (cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, snapshot_cmd, sweep_cmd,  # noqa: F401
                targets_cmd, toolchains_cmd)  # (importing them registers the commands)
 from .app import cli
 from .common import terminal_options

@@ -38,15 +38,16 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
     from ..gpu.bench import bench as run_bench, plot, require_gpu
     from ..variants import parse_ref
 
-    from ..outputs import check_output
+    from ..outputs import IMAGE_SUFFIXES, check_output
 
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
-    out = check_output(plot_path, force=force, option="--plot") if plot_path is not None else None
+    out = check_output(plot_path, force=force, option="--plot", suffixes=IMAGE_SUFFIXES) \
+        if plot_path is not None else None
     require_gpu()
     result = run_bench(refs, sizes_list, dtype, rounds)
     if out is not None:
-        plot(result, out)
+        plot(result, out, force)
     if as_json:
         emit_json(result.as_dict())
         return

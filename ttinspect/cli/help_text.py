@@ -14,6 +14,7 @@ SHORT = {
     "passes": "Every compiler pass: what it changed, facts it made",
     "html": "One self-contained HTML page about one or two kernels",
     "sweep": "Compile a grid of configs x targets, a row of facts each",
+    "snapshot": "A library's kernels' facts in one file; --check gates CI",
     "targets": "NVIDIA targets, their limits, which Tritons compile them",
     "toolchains": "Other Triton releases to compile with (@triton=X.Y.Z)",
     "versions": "One kernel under several Tritons: a row of facts each",
@@ -37,6 +38,7 @@ EXAMPLES = {
     "passes": ["ttinspect passes opt --arch sm_90", "ttinspect passes opt --arch sm_90 --show tritongpu-pipeline"],
     "html": ["ttinspect html opt --arch sm_90 -o opt.html", "ttinspect html naive opt -o naive-vs-opt.html"],
     "sweep": [],  # its epilog has them (cli/sweep_cmd.py)
+    "snapshot": [],  # its epilog has them (cli/snapshot_cmd.py)
     "targets": ["ttinspect targets", "ttinspect targets --json"],
     "toolchains": ["ttinspect toolchains", "ttinspect toolchains --add 3.5.1",
                    "ttinspect toolchains --add 3.6.0 --python /opt/venv-3.6/bin/python"],

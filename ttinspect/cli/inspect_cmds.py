@@ -49,7 +49,7 @@ def list_command(file: str | None, as_json: bool) -> None:
 @click.option("--source", "with_source", is_flag=True,
               help="Interleave the kernel's Python lines with the stage text (like objdump -S).")
 @click.option("--all", "dump_all", is_flag=True, help="Write every stage and metadata.json to --out.")
-@click.option("--out", type=click.Path(file_okay=False), help="Directory for --all.")
+@click.option("--out", help="Directory for --all.")
 @click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
 @click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
 def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
@@ -66,10 +66,13 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
             raise UsageError("--all needs --out DIR")
         if stage or loop or with_source:
             raise UsageError("--all writes every stage whole: it takes no --stage, --loop or --source")
-        result = resolve_one(ref, options_from(arch, settings, args, signature, config))
         from pathlib import Path
 
-        written = result.artifacts.export(Path(out), force=force)
+        from ..outputs import check_output_folder
+
+        folder = check_output_folder(Path(out))  # before anything compiles
+        result = resolve_one(ref, options_from(arch, settings, args, signature, config))
+        written = result.artifacts.export(folder, force=force)
         click.echo(f"# {result.header()}")
         for path in written:
             click.echo(str(path))
@@ -186,16 +189,35 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
               help="Also compare the two pass histories: the first pass after which a snapshot fact differs.")
 @click.option("--all", "show_all", is_flag=True,
               help="Also list the unchanged facts, and explain the detail facts that changed.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (the same as --format json).")
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "json", "sarif", "markdown", "junit"]),
+              help="text (the terminal view), json, or for CI: sarif (GitHub code scanning), markdown (a PR "
+                   "comment, $GITHUB_STEP_SUMMARY), junit (a test report); one note per changed fact.")
+@click.option("-o", "--output", "out", default=None, metavar="FILE",
+              help="Write --format's output to FILE (atomically; its folder must exist) instead of stdout.")
+@click.option("--force", is_flag=True, help="With -o: overwrite FILE if it exists.")
 def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-                 signature: str | None, stage: str | None, passes: bool, show_all: bool, as_json: bool) -> None:
+                 signature: str | None, stage: str | None, passes: bool, show_all: bool, as_json: bool,
+                 fmt: str, out: str | None, force: bool) -> None:
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
+    import time
+
+    from ..ci.write import CI_FORMATS, check_format_and_output
     from ..refs import resolve_one
 
+    if as_json and fmt not in ("text", "json"):
+        raise UsageError(f"--json and --format {fmt} disagree: give one of them")
+    fmt = "json" if as_json else fmt
+    as_json = fmt == "json"
+    if fmt in CI_FORMATS and (stage or passes or show_all):
+        raise UsageError(f"--format {fmt} lists the changed facts; --stage, --passes and --all go with text or json")
     if stage is not None:
         check_stage(stage)
+    check_format_and_output(fmt, out, force)  # before compiling: a refused -o costs nothing
+    started = time.perf_counter()
     options = options_from(arch, settings, args, signature, None)
     from contextlib import nullcontext
 
@@ -208,7 +230,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
         from ..sweep.executors import resolve_pair
 
         builds = resolve_pair(a, b, options)
-    plain = not (as_json or stage or passes or show_all)
+    plain = fmt == "text" and not (stage or passes or show_all)
     from ..render.kept import echo_kept, render_and_keep
 
     if plain and echo_kept(builds):
@@ -230,7 +252,21 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
         if divergence is not None:
             data["passes"] = divergence.as_dict()
-        emit_json(data)
+        if out is None:
+            emit_json(data)
+        else:
+            from ..ci.write import write_text
+            from ..render.jsonout import dumps
+
+            write_text(dumps(data) + "\n", out, force)
+        return
+    if fmt in CI_FORMATS:
+        from ..ci.from_check import find_repo_root
+        from ..ci.from_diff import ci_from_diff
+        from ..ci.write import emit
+
+        root = find_repo_root()
+        emit(ci_from_diff(result, root, seconds=time.perf_counter() - started), fmt, out, force, root)
         return
     from ..render.diff_view import print_diff
 

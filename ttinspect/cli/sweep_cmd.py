@@ -17,7 +17,17 @@ Examples:
   ttinspect sweep opt --grid BLOCK_SIZE_N=32..256:x2 --grid num_stages=2..6 --grid num_warps=4,8 --arch sm_80,sm_90
   ttinspect sweep opt --grid config=all --arch sm_90 --where "spills == 0 and fits" --autotune-configs
   ttinspect sweep my.py:matmul --signature "..." --grid BLOCK_M=64,128 --plot sweep.png
-  ttinspect sweep opt --grid ... --executor ray --ray-address ray://head:10001"""
+  ttinspect sweep opt --grid ... --executor ray --ray-address ray://head:10001
+
+\b
+Exit status:
+  0    every point ran; some may have failed (the table says why)
+  1-6  every point failed: the exit code their failures share (3: Triton rejected every one;
+       2: bad input such as a --set value), else 1
+  2    bad input, refused before anything compiles (a --grid key, an --arch target, --where, a
+       malformed or unreachable --ray-address) or once the rows exist (a --columns, --sort or
+       --plot-fact name no row has)
+  130, 143, 129  Ctrl-C, SIGTERM, SIGHUP: the workers are ended, the points that finished printed"""
 
 
 @cli.command("sweep", epilog=SWEEP_HELP)
@@ -43,6 +53,7 @@ Examples:
 @click.option("--autotune-configs", "autotune_configs", is_flag=True,
               help="Print the points that compiled, fit and pass --where as triton.Config(...) lines.")
 @click.option("--plot", default=None, metavar="FILE.png", help="Also draw a heatmap (needs matplotlib).")
+@click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")
 @click.option("--plot-axes", default=None, metavar="X,Y", help="The heatmap's two axes (default: the first two).")
 @click.option("--plot-fact", default="registers", show_default=True, metavar="FACT", help="The heatmap's value.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 1024), default=None,
@@ -50,16 +61,16 @@ Examples:
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: a process pool here; ray: Ray tasks (a local Ray, or RAY_ADDRESS / --ray-address).")
 @click.option("--ray-address", default=None, metavar="ADDR", type=VALUE,
-              help="An existing Ray cluster: ray://host:10001, host:6379 or auto (default: $RAY_ADDRESS, else a "
-                   "local Ray).")
+              help="An existing Ray cluster: ray://host:10001, host:6379, auto or local (default: $RAY_ADDRESS, "
+                   "else a local Ray); a malformed or unreachable one is refused (exit 2).")
 def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
                   signature: str | None, config: str | None, where: str | None, sort: str | None, columns: str | None,
                   as_json: bool, as_csv: bool, autotune_configs: bool, plot: str | None, plot_axes: str | None,
-                  plot_fact: str, jobs: int | None, executor: str, ray_address: str | None) -> None:
+                  plot_fact: str, force: bool, jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Compile REF at every point of a grid of constexprs and options × targets, in parallel, one row of
     facts per point; filter with --where, export the survivors as autotune configs."""
     from ..sweep.output import autotune_configs as config_lines
-    from ..sweep.output import known_names, sort_rows, to_csv, to_json, values
+    from ..sweep.output import known_names, refuse_unknown, sort_rows, to_csv, to_json, values
     from ..sweep.run import plan, run_sweep
     from ..sweep.task import DEFAULT_COLUMNS
     from ..sweep.where import Where
@@ -70,31 +81,46 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         raise UsageError("sweep needs at least one --grid KEY=VALUES (or several --arch targets)")
     if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
         raise UsageError("--config and --grid config=... both pick the autotune config: give one")
-    if executor == "ray" and ray_address is None:
-        try:
-            import importlib.util
+    if executor == "ray":  # Ray, and the address's form, checked now: a warm sweep never calls ray.init
+        _require_ray()
+        from ..sweep.executors import ray_address as checked_address
 
-            if importlib.util.find_spec("ray") is None:
-                raise ImportError
-        except (ImportError, ValueError):
-            from ..sweep.executors import RAY_MISSING
+        checked_address(ray_address)
+    elif ray_address is not None:
+        raise UsageError("--ray-address goes with --executor ray")
+    plot_path = None
+    pair = None
+    if plot is not None:  # the picture's path and axes, before anything compiles (links, FIFOs, devices refused)
+        from ..outputs import IMAGE_SUFFIXES, check_output
 
-            raise UsageError(RAY_MISSING) from None
+        plot_path = check_output(plot, force=force, option="--plot", suffixes=IMAGE_SUFFIXES)
+        if plot_axes:
+            names = [a.strip() for a in plot_axes.split(",")]
+            if len(names) != 2 or not all(names):
+                raise UsageError("--plot-axes takes two axes: X,Y")
+            pair = (names[0], names[1])
     filt = Where(where) if where else None  # a bad expression is refused before anything compiles
     shown_columns = tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else DEFAULT_COLUMNS
     parsed = options_from(None, settings, args, signature, config)
     options = {"settings": dict(parsed.settings), "args": dict(parsed.args), "signature": parsed.signature,
                "config": parsed.config}
     axes, points = plan(ref, grid, arch, options)
+    if plot_path is not None and pair is None and len(axes) + (len({a for _, a in points}) > 1) < 2:
+        raise UsageError("--plot needs two axes: a --grid with two keys, or one key and several --arch targets")
     result = run_sweep(ref, axes, points, options, executor=executor, jobs=jobs, ray_address=ray_address)
     rows = result.rows
+    if not result.interrupted:  # names are checked against the rows; a stopped sweep prints what it has
+        if columns:
+            refuse_unknown("--columns", shown_columns, rows, "column")
+        if sort:
+            refuse_unknown("--sort", [sort.lstrip("-+")], rows)
+        if plot:
+            refuse_unknown("--plot-fact", [plot_fact], rows, "fact")
+        if filt is not None and any(not row.get("error") for row in rows):
+            filt.check_names(known_names(rows))
     if filt is not None:
-        filt.check_names(known_names(rows))
         rows = [row for row in rows if filt(values(row))]
     if sort:
-        name = sort.lstrip("-+")
-        if rows and name not in known_names(rows):
-            raise UsageError(f"--sort {sort}: no fact or axis {name!r}")
         rows = sort_rows(rows, sort)
     if as_json:
         click.echo(to_json(result, rows))
@@ -106,19 +132,30 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         from ..render.sweep import sweep_table
 
         sweep_table(result, rows, shown_columns)
-    if plot:
+    if plot is not None:
         from ..render.sweep import heatmap
 
-        pair = None
-        if plot_axes:
-            names = [a.strip() for a in plot_axes.split(",")]
-            if len(names) != 2 or not all(names):
-                raise UsageError("--plot-axes takes two axes: X,Y")
-            pair = (names[0], names[1])
-        click.echo(heatmap(result, rows, plot, pair, plot_fact), err=True)
-    if result.interrupted:
-        click.echo(f"ttinspect: interrupted: {len(result.rows)} of {result.total} points finished", err=True)
-        sys.exit(130)
+        click.echo(heatmap(result, rows, str(plot_path), pair, plot_fact, force), err=True)
+    if result.interrupted:  # 128 + the signal (errors.interrupted_exit_code), as app.py's stop line says
+        click.echo(f"ttinspect: {result.stop_reason}: {len(result.rows)} of {result.total} points finished", err=True)
+        sys.exit(result.exit_code)
+    if result.exit_code:  # every point failed: one line, and the code their failures share
+        kinds = ", ".join(sorted({str(row.get("error_kind")) for row in result.rows}))
+        every = "the only point" if len(result.rows) == 1 else f"all {len(result.rows)} points"
+        click.echo(f"ttinspect: error: {every} failed ({kinds}); the first: {result.rows[0]['error']}", err=True)
+        sys.exit(result.exit_code)
+
+
+def _require_ray() -> None:
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ImportError
+    except (ImportError, ValueError):
+        from ..sweep.executors import RAY_MISSING
+
+        raise UsageError(RAY_MISSING) from None
 
 
 __all__ = ["sweep_command", "emit_json"]

@@ -154,7 +154,7 @@ def _changed(ref: Resolved) -> dict[str, Any]:
     return {k: v for k, v in {**ref.config, **ref.problem}.items() if defaults.get(k) != v}
 
 
-def plot(result: BenchResult, path: Path) -> None:
+def plot(result: BenchResult, path: Path, force: bool = False) -> None:
     """Draw to memory, then write `path` atomically (checked by outputs.check_output before the run)."""
     import io
 
@@ -182,4 +182,4 @@ def plot(result: BenchResult, path: Path) -> None:
     fig.tight_layout()
     image = io.BytesIO()
     fig.savefig(image, dpi=120, format=path.suffix.lstrip(".").lower() or "png")
-    write_atomically(path, image.getvalue())
+    write_atomically(path, image.getvalue(), force=force)

@@ -79,5 +79,5 @@ def write_html(refs_or_builds: Any, path: str | os.PathLike, *, options=None, ar
     out = check_output(path, force=force, option="-o")
     text = render_html(refs_or_builds, options=options, arch=arch, passes=passes, stages=stages)
     check_output(out, force=force, option="-o")  # the file may have appeared while the kernels compiled
-    write_atomically(out, text)
+    write_atomically(out, text, force=force)
     return out

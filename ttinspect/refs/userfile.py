@@ -82,12 +82,13 @@ def parse_file_ref(text: str) -> FileRef:
 def _split_existing(text: str) -> tuple[str, re.Match] | None:
     """(path, the match of what follows) for the longest prefix that names something on disk and is
     followed by a well-formed rest; None if no prefix exists."""
-    ends = [i for i, char in enumerate(text) if char in ":@"] + [len(text)]
-    for end in sorted(ends, reverse=True):
-        head = text[:end]
-        if head and os.path.lexists(os.path.expanduser(head)):
-            rest = _REST.match(text[end:])
-            if rest:
+    ends = sorted([i for i, char in enumerate(text) if char in ":@"] + [len(text)], reverse=True)
+    candidates = [(text[:end], _REST.match(text[end:])) for end in ends]
+    candidates = [(head, rest) for head, rest in candidates if head and rest]
+    for wanted in (os.path.isfile, os.path.lexists):  # a file first: `k.py:small` beside a folder `k.py:small`
+        for head, rest in candidates:
+            if wanted(os.path.expanduser(head)):
+                assert rest is not None
                 return head, rest
     return None
 
@@ -186,23 +187,53 @@ class _Shielded:
 @contextlib.contextmanager
 def _contained():
     """While a user's file runs at import: what it prints goes to stderr (stdout is the stage text or the
-    JSON), closing sys.stdout/sys.stderr closes nothing, and os._exit()/os.abort() raise instead of
-    ending the process, so that the user hears which line did it."""
+    JSON) — Python's prints and a child process's output alike (descriptor 1 points at 2 meanwhile);
+    closing sys.stdout/sys.stderr closes nothing; the working directory it changes is changed back (the
+    paths the user gave are relative to it); and os._exit()/os.abort() raise instead of ending the
+    process, so that the user hears which line did it — in this process only: a child the file forks
+    exits for real."""
     saved = sys.stdout, sys.stderr, os._exit, os.abort
+    real_exit, real_abort, me = os._exit, os.abort, os.getpid()
     shield = _Shielded(sys.stderr)
+    cwd = _cwd()
 
     def no_exit(code=0):
+        if os.getpid() != me:
+            real_exit(code)
         raise _ProcessExit(f"os._exit({code})")
 
     def no_abort():
+        if os.getpid() != me:
+            real_abort()
         raise _ProcessExit("os.abort()")
 
+    try:
+        sys.stdout.flush()
+        saved_fd = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no descriptor 1 or 2 (embedded, closed): Python's level only
+        saved_fd = None
     sys.stdout = sys.stderr = shield
     os._exit, os.abort = no_exit, no_abort
     try:
         yield
     finally:
         sys.stdout, sys.stderr, os._exit, os.abort = saved
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+        if cwd is not None and _cwd() != cwd:
+            try:
+                os.chdir(cwd)
+            except OSError:
+                pass
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the working directory was removed
+        return None
 
 
 def _import_own_dependencies() -> None:

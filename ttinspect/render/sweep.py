@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
@@ -12,10 +13,12 @@ SWEEP_HEADERS = {**HEADERS, "occupancy_limit": "occ. limit", "loop_tensor_core_o
 
 
 def _cell(row: dict, key: str) -> str:
+    """A fact; else what --where and --csv see under that name (a grid key, the config, arch, label)."""
     from ..facts.model import format_value
+    from ..sweep.output import values
 
     facts = row.get("facts") or {}
-    value = facts.get(key)
+    value = facts[key] if key in facts else values(row).get(key)
     if value is None:
         reason = (row.get("reasons") or {}).get(key, "")
         return "n/a" if reason.startswith("not applicable") else "[dim]?[/dim]"
@@ -75,13 +78,14 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     for n, error in enumerate(errors, 1):
         console.print(f"[red]error {n}:[/red] {escape(error)}")
     if result.interrupted:
-        console.print(f"[yellow]interrupted: {len(result.rows)} of {result.total} points finished "
+        console.print(f"[yellow]{result.stop_reason}: {len(result.rows)} of {result.total} points finished "
                       "(their artifacts are in the cache: the same sweep again starts from there)[/yellow]")
     for note in result.notes:
         console.print(f"[yellow]{note}[/yellow]")
 
 
-def heatmap(result, rows: list[dict], out: str, axes: tuple[str, str] | None, fact: str) -> str:
+def heatmap(result, rows: list[dict], out: str, axes: tuple[str, str] | None, fact: str,
+            force: bool = False) -> str:
     """A heatmap of `fact` over two axes (other axes and targets: the best value — the lowest for
     registers/spills/shared memory, else the highest — with the count of points folded into a cell
     shown). Returns a one-line note."""
@@ -124,8 +128,14 @@ def heatmap(result, rows: list[dict], out: str, axes: tuple[str, str] | None, fa
     ax.set_title(f"{result.ref}: {fact}{folded}", fontsize=9)
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    import io
+
+    from ..outputs import write_atomically
+
+    image = io.BytesIO()  # drawn in memory, written atomically: a failure leaves what was at `out`
+    fig.savefig(image, dpi=120, format=Path(out).suffix.lstrip(".").lower() or "png")
     plt.close(fig)
+    write_atomically(Path(out), image.getvalue(), force=force)
     return f"wrote {out}: {fact} over {x_axis} × {y_axis}"
 
 

@@ -4,10 +4,12 @@ top-level function (`task.compile_point`) and yield (index, row) as points finis
 from __future__ import annotations
 
 import os
-import signal
+import re
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from ..errors import UsageError
+from ..errors import EXIT_FAILED, ToolError, UsageError
+from .stopping import (end_process_trees, handlers_kept, remove_scratch, scratch_folder, signal_remembered,
+                       signals_held, start_helpers, start_worker)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -22,11 +24,6 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the driver, which stops them (no traceback from each worker)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class LocalPool:
     """`concurrent.futures.ProcessPoolExecutor` with forkserver workers (spawn where there is none):
     Triton is not fork-safe once imported, and these workers never inherit an imported one."""
@@ -36,6 +33,7 @@ class LocalPool:
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
         self._executor: ProcessPoolExecutor | None = None  # while `run` runs
+        self._scratch: str | None = None  # the workers' TMPDIR, removed with them
 
     def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None) -> Iterator[tuple[int, dict]]:
         import multiprocessing
@@ -47,10 +45,14 @@ class LocalPool:
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if context.get_start_method() == "forkserver":
             context.set_forkserver_preload(["ttinspect.sweep.task"])
-        executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
-                                                        mp_context=context, initializer=_ignore_sigint)
-        futures = {executor.submit(compile_point, ref, overrides, arch, options, driver): index
-                   for index, ref, overrides, arch, options in jobs}
+        start_helpers(context)
+        with signals_held():  # the pool whole and known to stop(), or not at all
+            self._scratch = scratch_folder()
+            executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
+                                                            mp_context=context, initializer=start_worker,
+                                                            initargs=(self._scratch,))
+            futures = {executor.submit(compile_point, ref, overrides, arch, options, driver): index
+                       for index, ref, overrides, arch, options in jobs}
         pending = set(futures)
         try:
             while pending:
@@ -61,26 +63,76 @@ class LocalPool:
             self.stop()
 
     def stop(self) -> None:
+        """Cancel what has not started and SIGKILL the workers with their children (a compile's ptxas): they
+        ignore SIGINT/SIGTERM/SIGHUP, so a signal to the whole group leaves the ending to us. A second signal
+        meanwhile waits until every worker is gone."""
         executor, self._executor = self._executor, None
+        scratch, self._scratch = self._scratch, None
         if executor is None:
             return
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:  # our own workers, by their handles
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(timeout=5)
+        with signals_held():
+            _end_pool(executor)
+            remove_scratch(scratch)
+
+
+def _end_pool(executor) -> None:
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    # by pid, not by is_alive(): with its forkserver gone, a live worker reads as exited
+    end_process_trees(process.pid for process in processes if process.pid)
+    for process in processes:
+        process.join(timeout=5)
 
 
 def _result(future) -> dict:
     try:
         return future.result()
     except Exception as error:  # a worker that died (killed, out of memory): the point's row says so
-        return {"error": f"the worker failed: {type(error).__name__}: {error}", "error_kind": type(error).__name__}
+        return {"error": f"the worker failed: {type(error).__name__}: {error}", "error_kind": type(error).__name__,
+                "exit_code": EXIT_FAILED}
 
 
 RAY_MISSING = "--executor ray needs Ray: pip install 'ttinspect[ray]'  (or: pip install 'ray>=2.9')"
+RAY_FORMS = ("ray://HOST:PORT (a Ray Client server, e.g. ray://head:10001), HOST:PORT (the head's GCS, e.g. "
+             "head:6379), auto (the Ray running here) or local (a new local Ray)")
+# What ray.init takes besides auto/local: HOST:PORT ([v6]:PORT), behind ray:// for the Ray Client
+_HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?):(?P<port>\d{1,5})$")
+PROBE_SECONDS = 10.0  # ray.init waits minutes on an address where nothing answers; a TCP connect says so first
+
+
+def ray_address(given: str | None) -> str | None:
+    """The cluster `--executor ray` joins: --ray-address, else $RAY_ADDRESS, else None (a local Ray); a
+    malformed one is refused here, before anything is compiled or read (ray.init would say `internal error`)."""
+    if given is not None:
+        check_ray_address(given, "--ray-address")
+        return given
+    env = os.environ.get("RAY_ADDRESS") or None
+    if env is not None:
+        check_ray_address(env, "RAY_ADDRESS")
+    return env
+
+
+def check_ray_address(address: str, source: str = "--ray-address") -> tuple[str, int] | None:
+    """The (host, port) to reach, or None for auto/local; UsageError for any other form."""
+    if address in ("auto", "local"):
+        return None
+    inner = address[len("ray://"):] if address.startswith("ray://") else address
+    match = _HOST_PORT.match(inner)
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise UsageError(f"{source} {address!r} is not a Ray address; give {RAY_FORMS}")
+    return match["host"].strip("[]"), int(match["port"])
+
+
+def _probe(address: str, host: str, port: int) -> None:
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_SECONDS):
+            pass
+    except socket.timeout:
+        raise UsageError(f"cannot reach the Ray cluster at {address}: no answer in {PROBE_SECONDS:g} s") from None
+    except OSError as error:
+        raise UsageError(f"cannot reach the Ray cluster at {address}: {error.strerror or error}") from None
 
 
 class RayExecutor:
@@ -91,7 +143,7 @@ class RayExecutor:
 
     def __init__(self, jobs: int, address: str | None = None):
         self.jobs = max(1, jobs)
-        self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self.address = ray_address(address)
         self._refs: list = []
         self._started = False
 
@@ -100,55 +152,78 @@ class RayExecutor:
             import ray
         except ImportError:
             raise UsageError(RAY_MISSING) from None
-        from .. import cache
         from .task import compile_point
 
         if not ray.is_initialized():
-            # The compile environment travels with the tasks: TRITON_* settings change the code (and the
-            # cache key), so a worker on another machine must compile with the driver's.
-            runtime_env = {"env_vars": cache.compile_env()} if cache.compile_env() else None
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                      "configure_logging": False, "runtime_env": runtime_env}
-            if self.address:
-                kwargs["address"] = self.address
-            else:
-                kwargs["num_cpus"] = self.jobs
-            try:
-                ray.init(**kwargs)
-            except ConnectionError as error:
-                raise UsageError(f"cannot reach the Ray cluster at {self.address}: {error}") from None
-            self._started = True
+            self._init(ray)
         task = ray.remote(num_cpus=1, max_retries=1)(compile_point)
-        refs = {task.remote(ref, dict(overrides), arch, dict(options), dict(driver or {})): index
-                for index, ref, overrides, arch, options in jobs}
+        with signals_held():  # every task known to stop(), or none started
+            refs = {task.remote(ref, dict(overrides), arch, dict(options), dict(driver or {})): index
+                    for index, ref, overrides, arch, options in jobs}
         self._refs = list(refs)
         pending = list(refs)
         try:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1)
-                for ref in done:
-                    try:
-                        row = ray.get(ref)
-                    except Exception as error:  # a task that died: its row says so
-                        row = {"error": f"the Ray task failed: {type(error).__name__}: {str(error).splitlines()[0]}",
-                               "error_kind": type(error).__name__}
-                    yield refs[ref], row
+            with signal_remembered():
+                while pending:
+                    done, pending = ray.wait(pending, num_returns=1)
+                    for ref in done:
+                        try:
+                            row = ray.get(ref)
+                        except Exception as error:  # a task that died: its row says so
+                            row = {"error": f"the Ray task failed: {type(error).__name__}: "
+                                            f"{str(error).splitlines()[0]}",
+                                   "error_kind": type(error).__name__, "exit_code": EXIT_FAILED}
+                        yield refs[ref], row
         finally:
             self.stop(pending)
 
+    def _init(self, ray) -> None:
+        from .. import cache
+
+        # The compile environment travels with the tasks: TRITON_* settings change the code (and the
+        # cache key), so a worker on another machine must compile with the driver's.
+        runtime_env = {"env_vars": cache.compile_env()} if cache.compile_env() else None
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False, "runtime_env": runtime_env}
+        if self.address:
+            kwargs["address"] = self.address
+            where = check_ray_address(self.address)
+            if where is not None:
+                _probe(self.address, *where)
+        else:
+            kwargs["num_cpus"] = self.jobs
+        self._started = True  # from here on stop() shuts it down, even if interrupted half-way
+        try:
+            with handlers_kept():
+                ray.init(**kwargs)
+        except Exception as error:  # ray raises ConnectionError, ValueError (ray:// without ray[client]), ...
+            self.stop()
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            if self.address:
+                raise UsageError(f"cannot use the Ray cluster at {self.address}: {reason}") from None
+            raise ToolError(f"cannot start a local Ray: {reason}") from None
+
     def stop(self, pending=()) -> None:
+        """Cancel the tasks not finished (best effort: force-kills their workers) and shut down the Ray we
+        started or joined; a second signal meanwhile waits until that is done."""
+        if not pending and not self._started:
+            return
         try:
             import ray
         except ImportError:
             return
-        for ref in pending:
-            try:
-                ray.cancel(ref, force=True)
-            except Exception:  # already finished, or Ray is going down
-                pass
-        if self._started:
-            ray.shutdown()
-            self._started = False
+        with signals_held():
+            for ref in pending:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # already finished, or Ray is going down
+                    pass
+            if self._started:
+                self._started = False
+                try:
+                    ray.shutdown()
+                except Exception:  # half started: nothing more to end
+                    pass
 
 
 class compile_aside:
@@ -165,11 +240,15 @@ class compile_aside:
 
         from .task import warm_reference
 
-        self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_sigint)
+        context = multiprocessing.get_context("spawn")
+        start_helpers(context)
         options = {"settings": dict(self.options.settings), "args": dict(self.options.args),
                    "signature": self.options.signature, "config": self.options.config, "arch": self.options.arch}
-        self._future = self._executor.submit(warm_reference, self.ref, options)
+        with signals_held():
+            self._scratch = scratch_folder()
+            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=start_worker,
+                                                 initargs=(self._scratch,))
+            self._future = self._executor.submit(warm_reference, self.ref, options)
         return self
 
     def wait(self) -> None:
@@ -179,12 +258,12 @@ class compile_aside:
             pass
 
     def __exit__(self, *exc) -> None:
-        processes = list((getattr(self._executor, "_processes", None) or {}).values())
-        self._executor.shutdown(wait=exc[0] is None, cancel_futures=True)
-        if exc[0] is not None:
-            for process in processes:
-                if process.is_alive():
-                    process.terminate()
+        with signals_held():
+            if exc[0] is None:
+                self._executor.shutdown(wait=True)
+            else:  # the worker ignores the stop signals: end it (and its ptxas) here
+                _end_pool(self._executor)
+            remove_scratch(self._scratch)
 
 
 def resolve_pair(a: str, b: str, options) -> list:

@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any, Iterable
 
+from ..errors import UsageError
 from ..variants import OPTION_KEYS
 from .task import DEFAULT_COLUMNS
 
@@ -29,6 +30,26 @@ def known_names(rows: Iterable[dict]) -> set[str]:
     for row in rows:
         names.update(values(row))
     return names
+
+
+def refuse_unknown(option: str, names: Iterable[str], rows: list[dict], what: str = "fact or axis") -> None:
+    """A name no row has — a typo, or a fact this kernel has none of — is refused in one line with the
+    known ones. The facts are known from a point that compiled: while none did, nothing is refused (the
+    exit code says every point failed)."""
+    if not any(not row.get("error") for row in rows):
+        return
+    import difflib
+
+    known = known_names(rows)
+    unknown = [name for name in dict.fromkeys(names) if name not in known]
+    if not unknown:
+        return
+    ordered = [*(c for c in DEFAULT_COLUMNS if c in known), *sorted(known - set(DEFAULT_COLUMNS))]
+    near = [n for name in unknown for n in difflib.get_close_matches(name, ordered, n=2, cutoff=0.6)]
+    hint = f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
+    plural = "s" if len(unknown) > 1 else ""
+    raise UsageError(f"{option}: unknown {what}{plural} {', '.join(map(repr, unknown))}{hint}; "
+                     f"known: {', '.join(ordered)}")
 
 
 def sort_rows(rows: list[dict], key: str) -> list[dict]:

@@ -1,14 +1,15 @@
 """A sweep from start to end: the points, the warm ones read here, the cold ones compiled by an
-executor, a progress bar on a terminal, Ctrl-C keeping what finished."""
+executor, a progress bar on a terminal, Ctrl-C (or SIGTERM, SIGHUP) keeping what finished."""
 
 from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from ..errors import UsageError
+from ..errors import EXIT_FAILED, EXIT_OK, UsageError, interrupted_exit_code
 from .grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
 
 
@@ -25,10 +26,32 @@ class SweepResult:
     executor: str = "local"
     jobs: int = 1
     notes: list[str] = field(default_factory=list)
+    stopped_by: KeyboardInterrupt | None = None  # Ctrl-C, or errors.Terminated (SIGTERM, SIGHUP)
 
     @property
     def failed(self) -> int:
         return sum(1 for row in self.rows if row.get("error"))
+
+    @property
+    def stop_reason(self) -> str:
+        """`interrupted` (Ctrl-C) or `terminated (SIGTERM)`, as the CLI's one line says it."""
+        signum = getattr(self.stopped_by, "signum", None)
+        if signum is None:
+            return "interrupted"
+        import signal
+
+        return f"terminated ({signal.Signals(signum).name})"
+
+    @property
+    def exit_code(self) -> int:
+        """Stopped by a signal: 128 + it. Every point failed: the exit code their failures share (all
+        rejected by Triton: 3), else 1. Otherwise 0, some failed points included (the table shows them)."""
+        if self.interrupted:
+            return interrupted_exit_code(self.stopped_by or KeyboardInterrupt())
+        if not self.rows or self.failed < len(self.rows):
+            return EXIT_OK
+        codes = {row.get("exit_code", EXIT_FAILED) for row in self.rows}
+        return codes.pop() if len(codes) == 1 else EXIT_FAILED
 
 
 def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
@@ -37,22 +60,104 @@ def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
         raise UsageError(f"{ref}: a sweep compiles with the installed Triton; `ttinspect versions REF --triton ...` "
                          "compares releases")
     axes = parse_grid(grid)
+    from ..engine import resolve_target
     from ..variants import check_option
 
+    check_reference(ref, axes, options)
     for axis in axes:  # a compile option out of its range is refused before anything compiles
         for value in axis.values:
-            if isinstance(value, int):
-                try:
-                    check_option(axis.name, value)
-                except UsageError as error:  # the same rule as --set, named as the user wrote it
-                    raise UsageError(str(error).replace("--set ", "--grid ", 1)) from None
+            with _as_grid():  # the same rule as --set, named as the user wrote it
+                check_option(axis.name, value)
     archs = parse_arch_list(arch)
     if "@" in ref and archs != [None]:
         raise UsageError(f"{ref} names its target after @ and --arch names {arch}: give the targets once, with --arch")
+    for target in (*archs, _ref_arch(ref)):  # an unknown target, as `--arch` of any command refuses it
+        if target is not None and target.strip().lower() != "native":  # native: each point asks the GPU
+            resolve_target(target)
     count = None
     if any(a.name == CONFIG_AXIS and a.values == ("all",) for a in axes):
         count = _autotune_config_count(ref, options)
     return axes, expand(axes, archs, count)
+
+
+@contextmanager
+def _as_grid() -> Iterator[None]:
+    """--set's validators, their message naming --grid (the option the value came from)."""
+    try:
+        yield
+    except UsageError as error:
+        raise UsageError(str(error).replace("--set ", "--grid ", 1)) from None
+
+
+def _ref_arch(ref: str) -> str | None:
+    from ..refs import kind_of
+
+    if kind_of(ref) == "variant":
+        return ref.partition("@")[2] or None
+    if kind_of(ref) == "file":
+        from ..refs.userfile import parse_file_ref
+
+        return parse_file_ref(ref).arch
+    return None
+
+
+def check_reference(ref: str, axes: list[Axis], options: Mapping[str, Any]) -> None:
+    """What every point shares, refused once and up front as `report` refuses it, never compiling (else each
+    point would fail alike, in a table): a variant's name, its inline and --set keys and values, --config; a
+    Triton cache entry's prefix (and a --grid, which no compiled entry takes); a file reference's inline
+    compile options (its keys: check_grid_keys, which loads the file)."""
+    from ..refs import kind_of
+
+    kind = kind_of(ref)
+    if kind == "variant":
+        from ..variants import parse_ref
+
+        parse_ref(ref, options.get("settings") or {}, None, options.get("config"))
+    elif kind == "cache":
+        from ..refs import RefOptions, resolve
+
+        resolve(ref, RefOptions())
+        if axes:
+            raise UsageError(f"{ref}: a Triton cache entry is already compiled: --grid does not apply")
+    elif kind == "file":
+        from ..refs.userfile import parse_file_ref
+        from ..variants import check_option, parse_settings
+
+        for key, value in parse_settings(list(parse_file_ref(ref).inline), ref=ref).items():
+            check_option(key, value)
+
+
+def check_grid_keys(ref: str, axes: list[Axis]) -> None:
+    """A --grid key the kernel cannot take, refused as --set refuses it: a variant's config and problem
+    keys and the compile options; a file's kernel parameters and compile options (loading the file). A
+    reference of another kind is left to its points (each fails, and the exit code says so)."""
+    from ..refs import kind_of
+
+    names = [axis.name for axis in axes if axis.name != CONFIG_AXIS]
+    if not names or "@triton=" in ref:
+        return
+    if kind_of(ref) == "variant":
+        from ..variants import OPTION_KEYS, get_variant, resolve
+
+        variant = get_variant(ref.partition("@")[0].partition(":")[0])
+        defaults = {**variant.problem, **variant.config}
+        # each key at its default (a valid value): only a key the variant does not have is refused
+        probe = {k: defaults.get(k) for k in names if k in defaults or k not in OPTION_KEYS}
+        with _as_grid():
+            resolve(variant, probe)
+    elif kind_of(ref) == "file":
+        from ..compile import split_options, unwrap
+        from ..refs.userfile import Example, find, load_module, parse_file_ref
+
+        parsed = parse_file_ref(ref)
+        if parsed.name is None:
+            return  # every point says how to name one
+        found = find(load_module(parsed.path), parsed.path, parsed.name)
+        fn = unwrap(found.kernel if isinstance(found, Example) else found)[0]
+        try:  # each axis's first value: plan() has checked the options' values, a kernel's are its points' own
+            split_options(fn, {axis.name: axis.values[0] for axis in axes if axis.name in names})
+        except UsageError as error:
+            raise UsageError(f"--grid {error}") from None
 
 
 def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
@@ -110,6 +215,9 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
         row.setdefault("point", dict(overrides))
         row.setdefault("arch", arch)
         row.setdefault("facts", {})
+        if row.get("error"):  # every failed row says its kind (a row from an older worker may not)
+            row.setdefault("error_kind", "Error")
+            row.setdefault("exit_code", EXIT_FAILED)
         ingest(row)
         rows[index] = row
         if bar:
@@ -126,6 +234,8 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
                     result.warm += 1
                 except NotCached:
                     cold.append(index)
+        if cold or any(row and row.get("error") for row in rows):  # keys no warm point vouched for,
+            check_grid_keys(ref, axes)  # refused before anything compiles
         if cold:
             if executor == "local" and (jobs == 1 or len(cold) == 1):  # no worker to start: compile here
                 for index in cold:
@@ -138,8 +248,8 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
                 for index, row in runner.run(work, driver):
                     finish(index, row)
                     result.compiled += 1
-    except KeyboardInterrupt:
-        result.interrupted = True
+    except KeyboardInterrupt as error:  # Ctrl-C, or SIGTERM/SIGHUP as errors.Terminated
+        result.interrupted, result.stopped_by = True, error
         stop = getattr(runner, "stop", None)
         if stop:
             stop()

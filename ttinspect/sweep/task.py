@@ -80,7 +80,7 @@ def compile_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
                   driver: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One point of a sweep -> its row. Never raises for a point that does not compile (the row says
     why), except `engine.NotCached` when called within `engine.cached_only()`."""
-    from ..errors import TTInspectError
+    from ..errors import EXIT_FAILED, TTInspectError
     from ..report import report_from_build
 
     start = time.perf_counter()
@@ -100,13 +100,13 @@ def compile_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
                    config={k: getattr(v, "name", v) if not isinstance(v, (int, float, str, bool)) else v
                            for k, v in built.config.items()},
                    entry=str(built.artifacts.directory))
-    except TTInspectError as error:
+    except TTInspectError as error:  # the kind and its exit code travel with the row (all failed: exit with it)
         row["error"] = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        row["error_kind"] = type(error).__name__
+        row["error_kind"], row["exit_code"] = type(error).__name__, error.exit_code
     except (RecursionError, MemoryError, ValueError, RuntimeError, AssertionError, IndexError, KeyError,
             TypeError) as error:  # Triton's own failures on odd configs: still a row, never a crash
         row["error"] = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
-        row["error_kind"] = type(error).__name__
+        row["error_kind"], row["exit_code"] = type(error).__name__, EXIT_FAILED  # no known kind
     row["seconds"] = round(time.perf_counter() - start, 3)
     row["worker"] = os.getpid()
     if driver is not None and row["entry"]:

@@ -11,7 +11,9 @@ recursive-descent parser build a tree of closures; the only names are the row's 
 A NAME is a fact key (`registers`, `spills`, `occupancy` — a percentage number, 25 for 25% —,
 `tensor_core_path`, ...), a grid axis (`BLOCK_SIZE_N`, `num_stages`), `arch`, `fits`, `ok` (it compiled)
 or `error`. A comparison with an unknown value (the fact could not be had, the point did not compile)
-is false. Anything else — attribute access, calls, subscripts, `__import__` — is a syntax error.
+is false. Anything else — attribute access, calls, subscripts, `__import__` — is a syntax error, and
+so is nesting deeper than MAX_DEPTH (parentheses and `not`): the parser and the filter it builds recurse
+once per level, and a level past Python's recursion limit would be a crash, not an answer.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 _KEYWORDS = {"and", "or", "not", "true", "false", "none", "True", "False", "None"}
+MAX_DEPTH = 64  # parentheses and `not` nested; a level costs the parser 5 frames, the filter 2
 
 Row = Mapping[str, Any]
 
@@ -48,8 +51,8 @@ def tokenize(text: str) -> list[tuple[str, str]]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None:
-            raise WhereError(f"--where: unexpected {text[pos]!r} at position {pos + 1} in {text!r} (only comparisons, "
-                             "and/or/not, parentheses, numbers, quoted strings and fact names)")
+            raise WhereError(f"--where: unexpected {text[pos]!r} at position {pos + 1} in {_short(text)} (only "
+                             "comparisons, and/or/not, parentheses, numbers, quoted strings and fact names)")
         kind = match.lastgroup
         assert kind is not None  # every alternative of _TOKEN is a named group
         if kind != "space":
@@ -63,6 +66,7 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.pos = 0
+        self.depth = 0
         self.names: set[str] = set()
 
     def peek(self) -> tuple[str, str] | None:
@@ -71,14 +75,20 @@ class _Parser:
     def take(self) -> tuple[str, str]:
         token = self.peek()
         if token is None:
-            raise WhereError(f"--where {self.text!r}: it ends too early")
+            raise WhereError(f"--where {_short(self.text)}: it ends too early")
         self.pos += 1
         return token
 
     def fail(self, what: str) -> WhereError:
         token = self.peek()
         at = f"at {token[1]!r}" if token else "at the end"
-        return WhereError(f"--where {self.text!r}: {what} {at}")
+        return WhereError(f"--where {_short(self.text)}: {what} {at}")
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise WhereError(f"--where {_short(self.text)}: nested more than {MAX_DEPTH} deep "
+                             "(parentheses and not)")
 
     def parse(self) -> Callable[[Row], Any]:
         if not self.tokens:
@@ -105,7 +115,9 @@ class _Parser:
     def not_(self):
         if self.peek() == ("name", "not"):
             self.take()
+            self.deeper()
             inner = self.not_()
+            self.depth -= 1
             return lambda row: not _truth(inner(row))
         return self.compare()
 
@@ -141,10 +153,12 @@ class _Parser:
             string = text[1:-1]
             return lambda row: string
         if kind == "op" and text == "(":
+            self.deeper()
             inner = self.or_()
             if self.take() != ("op", ")"):
                 self.pos -= 1
                 raise self.fail("expected )")
+            self.depth -= 1
             return inner
         if kind == "name":
             if text in ("true", "True"):
@@ -177,8 +191,11 @@ class Where:
 
     def __init__(self, text: str):
         self.text = text
-        parser = _Parser(text)
-        self._node = parser.parse()
+        try:
+            parser = _Parser(text)
+            self._node = parser.parse()
+        except RecursionError:  # MAX_DEPTH keeps clear of it; whatever still gets there is refused alike
+            raise WhereError(f"--where {_short(text)}: nested too deep") from None
         self.names = frozenset(parser.names)
 
     def check_names(self, known: set[str]) -> None:
@@ -192,4 +209,12 @@ class Where:
                              "also the grid's keys, arch, fits, ok, error)")
 
     def __call__(self, values: Row) -> bool:
-        return _truth(self._node(values))
+        try:
+            return _truth(self._node(values))
+        except RecursionError:
+            raise WhereError(f"--where {_short(self.text)}: nested too deep") from None
+
+
+def _short(text: str, most: int = 80) -> str:
+    """The expression as a message quotes it: repr (one line whatever it holds), long ones cut."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + f"... ({len(text)} characters)"

@@ -1,0 +1,253 @@
+"""`ttinspect snapshot`: a library's kernels in one committed file, and the gate against it — through the real
+CLI on a small library made from tests/data/user_kernels/my_mm.py (an autotuned matmul and an add)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ttinspect.ci.model import IMPROVED, NEUTRAL, REGRESSED
+from ttinspect.snapshot import classify
+from ttinspect.snapshot.gate import gate
+
+SOURCE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
+PYPROJECT = """[tool.ttinspect]
+kernels = ["mylib/ops/*.py"]
+targets = ["sm_80"]
+fail-on = "warning"
+"""
+
+
+def ttinspect(*argv: str, cwd: Path, check: bool = False) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "ttinspect", *argv], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}, timeout=600)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def library(tmp_path):
+    root = tmp_path / "lib"
+    (root / "mylib" / "ops").mkdir(parents=True)
+    shutil.copyfile(SOURCE, root / "mylib" / "ops" / "mm.py")
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    return root
+
+
+# Two edits a library makes by mistake: a config that loses its pipelining, a register cap that spills
+# (maxnreg=96 on sm_80: spills on Triton 3.6 and 3.9).
+UNPIPELINED = ('num_warps=4, num_stages=3),\n    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64',
+               'num_warps=4, num_stages=1),\n    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64')
+SPILLING = '"autotune_config": 3, "config": {"maxnreg": 96},'
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_snapshot_then_check_unchanged_then_two_regressions(library):
+    made = ttinspect("snapshot", cwd=library, check=True)
+    assert "3 entries" in made.stdout
+    snapshot = library / "ttinspect.snapshot.json"
+    document = json.loads(snapshot.read_text())
+    assert sorted(document["entries"]) == ["mylib/ops/mm.py:add@sm_80", "mylib/ops/mm.py:big@sm_80",
+                                           "mylib/ops/mm.py:small@sm_80"]
+    small = document["entries"]["mylib/ops/mm.py:small@sm_80"]
+    assert small["file"] == "mylib/ops/mm.py" and small["line"] == 17 and small["facts"]["pipeline_depth"] >= 2
+    committed = snapshot.read_text()
+    ttinspect("snapshot", cwd=library, check=True)
+    assert snapshot.read_text() == committed  # the same library, the same bytes (warm: nothing compiled)
+    clean = ttinspect("snapshot", "--check", cwd=library)
+    assert clean.returncode == 0 and clean.stdout.startswith("ok: 3 entries, nothing changed"), clean.stdout
+    # one kernel loses its pipelining, another spills
+    ops = library / "mylib" / "ops" / "mm.py"
+    _edit(ops, *UNPIPELINED)
+    _edit(ops, '"autotune_config": 3,', SPILLING)
+    gated = ttinspect("snapshot", "--check", cwd=library)
+    assert gated.returncode == 1, gated.stdout + gated.stderr
+    assert gated.stdout.startswith("FAIL: 2 of 3 entries"), gated.stdout
+    assert re.search(r"mylib/ops/mm.py:small@sm_80: pipeline depth: \d → 1 on sm_80 \(mylib/ops/mm.py:17\)",
+                     gated.stdout), gated.stdout
+    assert "mylib/ops/mm.py:big@sm_80: spills: 0 →" in gated.stdout and "(mylib/ops/mm.py:17)" in gated.stdout
+    assert snapshot.read_text() == committed  # --check writes nothing
+    updated = ttinspect("snapshot", "--check", "--update", cwd=library)
+    assert updated.returncode == 0 and "updated" in updated.stderr
+    assert ttinspect("snapshot", "--check", cwd=library).returncode == 0
+
+
+@pytest.mark.parametrize("key, old, new, expected", [
+    ("spills", 0, 24, REGRESSED), ("spills", 24, 0, IMPROVED),
+    ("pipeline_depth", 3, 1, REGRESSED), ("pipeline_depth", 3, None, REGRESSED), ("pipeline_depth", 2, 4, IMPROVED),
+    ("tensor_core_path", "wgmma", "mma.sync", REGRESSED), ("tensor_core_path", "mma.sync", "tcgen05", IMPROVED),
+    ("tensor_core_path", "mfma", "mma.sync", NEUTRAL),
+    ("occupancy", "50%", "25%", REGRESSED), ("occupancy", "25%", "50%", IMPROVED),
+    ("fits", True, False, REGRESSED), ("fits", False, True, IMPROVED),
+    ("registers", 40, 80, NEUTRAL), ("num_warps", 4, 8, NEUTRAL),
+])
+def test_the_guard_rules(key, old, new, expected):
+    assert classify(key, old, new) == expected
+
+
+def _entry(**facts):
+    return {"kernel": "k.py:k", "target": "sm_90", "file": "k.py", "line": 3, "facts": facts, "findings": []}
+
+
+def test_a_regression_not_guarded_is_neutral_and_findings_gate_at_fail_on():
+    committed = {"entries": {"k.py:a@sm_80": _entry(spills=0, pipeline_depth=3)}}
+    now = {"k.py:a@sm_80": {**_entry(spills=8, pipeline_depth=3),
+                            "findings": [{"id": "TTI005", "severity": "info", "title": "narrow", "line": 9}]}}
+    report = gate(committed, now, fail_on="warning", guard=("pipeline_depth",))
+    assert not report.failed and [r.status for r in report.results] == [NEUTRAL, "finding"]
+    report = gate(committed, now, fail_on="info", guard=("spills", "findings"))
+    assert report.failed and {r.status for r in report.results} == {REGRESSED}
+    assert [r.line for r in report.results] == [3, 9]
+
+
+def test_new_removed_and_failing_entries():
+    committed = {"entries": {"k.py:gone@sm_80": _entry(), "k.py:broken@sm_80": _entry()}}
+    now = {"k.py:new@sm_80": _entry(), "k.py:broken@sm_80": {"error": "k.py:4: Triton could not compile"}}
+    report = gate(committed, now, fail_on="error", guard=("spills",))
+    assert {e.key: e.status for e in report.entries} == {"k.py:broken@sm_80": "failed", "k.py:gone@sm_80": "removed",
+                                                         "k.py:new@sm_80": "new"}
+    assert report.failed
+
+
+@pytest.mark.parametrize("pyproject, says", [
+    ("", "no [tool.ttinspect] table"),
+    ("[tool.ttinspect]\nkernels = ['nothing/*.py']\n", "matches no Python file"),
+    ("[tool.ttinspect]\nkernels = ['mylib/ops/*.py']\nguard = ['spils']\n", "'spils': not a guard"),
+    ("[tool.ttinspect]\nkernels = ['mylib/ops/*.py']\nfail-on = 'loud'\n", "fail-on = 'loud'"),
+    ("[tool.ttinspect]\nkernels = ['mylib/ops/*.py']\ntargets = ['sm_999']\n", "sm_999"),
+    ("[tool.ttinspect]\nkernels = ['mylib/ops/*.py']\nkernel = 1\n", "unknown key(s) kernel"),
+    ("[tool.ttinspect\n", "not valid TOML"),
+    ("[tool.ttinspect]\nkernels = ['mylib.ops.attn']\n", "give file globs"),
+])
+def test_a_bad_configuration_is_one_line(library, pyproject, says):
+    (library / "pyproject.toml").write_text(pyproject)
+    done = ttinspect("snapshot", cwd=library)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert not (library / "ttinspect.snapshot.json").exists()
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "no snapshot yet"), ("{not json", "not JSON"), ('{"a": 1}', "no format key"),
+    ('{"format": "ttinspect-snapshot/0", "entries": {}}', "this ttinspect reads ttinspect-snapshot/1"),
+])
+def test_a_missing_or_damaged_snapshot_is_one_line(library, content, says):
+    if content is not None:
+        (library / "ttinspect.snapshot.json").write_text(content)
+    done = ttinspect("snapshot", "--check", cwd=library)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+def test_the_snapshot_never_replaces_a_file_it_did_not_write(library):
+    mine = library / "ttinspect.snapshot.json"
+    mine.write_text('{"my": "data"}\n')
+    done = ttinspect("snapshot", cwd=library)
+    assert done.returncode == 2 and "not a snapshot ttinspect wrote" in done.stderr
+    assert mine.read_text() == '{"my": "data"}\n'
+    mine.unlink()
+    mine.symlink_to(library / "pyproject.toml")
+    done = ttinspect("snapshot", cwd=library)
+    assert done.returncode == 2 and "symbolic link" in done.stderr
+    assert (library / "pyproject.toml").read_text() == PYPROJECT
+
+
+# --- where it plugs in: the GitHub Action's steps and the pre-commit hook -------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _action_steps() -> list[dict]:
+    yaml = pytest.importorskip("yaml")
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    return action["runs"]["steps"]
+
+
+def _expand(text: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
+    """The ${{ ... }} expressions the action's run steps use, as GitHub would give them."""
+    for name, value in inputs.items():
+        text = text.replace("${{ inputs.%s }}" % name, value)
+    text = text.replace("${{ github.action_path }}", str(ROOT))
+    return re.sub(r"\$\{\{ steps\.gate\.outputs\.(\w+) \}\}", lambda m: outputs.get(m[1], ""), text)
+
+
+def _run_action(library: Path, tmp: Path) -> tuple[int, dict[str, str], Path]:
+    """The action's `run` steps as a script, as a runner would run them (no network: the install step, which
+    pip-installs this repository, and the `uses` steps — setup-python, cache, upload — are GitHub's part)."""
+    steps = _action_steps()
+    action = __import__("yaml").safe_load((ROOT / "action.yml").read_text())
+    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
+    summary, output = tmp / "summary.md", tmp / "output.txt"
+    summary.write_text("")
+    output.write_text("")
+    outputs: dict[str, str] = {}
+    code = 0
+    for step in steps:
+        if "run" not in step or step.get("name", "").startswith("Install"):
+            continue
+        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output), "NO_COLOR": "1",
+               **{k: _expand(str(v), inputs, outputs) for k, v in (step.get("env") or {}).items()}}
+        done = subprocess.run(["bash", "-e", "-c", _expand(step["run"], inputs, outputs)], cwd=library, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert "Traceback" not in done.stderr, done.stderr
+        outputs.update(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+        code = done.returncode
+    return code, outputs, summary
+
+
+def test_the_action_gates_a_library(library, tmp_path):
+    ttinspect("snapshot", cwd=library, check=True)
+    code, outputs, summary = _run_action(library, tmp_path)
+    assert code == 0 and outputs["status"] == "0"
+    sarif = json.loads((library / "ttinspect.sarif").read_text())
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"] == []
+    assert summary.read_text().strip()
+    _edit(library / "mylib" / "ops" / "mm.py", '"autotune_config": 3,', SPILLING)
+    code, outputs, summary = _run_action(library, tmp_path)
+    assert code == 1 and outputs["status"] == "1"
+    results = json.loads((library / "ttinspect.sarif").read_text())["runs"][0]["results"]
+    spill = [r for r in results if r["ruleId"] == "regression/spills"]
+    assert spill and spill[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "mylib/ops/mm.py"
+    assert "mylib/ops/mm.py:big@sm_80" in summary.read_text()
+
+
+def test_the_pre_commit_hook_checks_the_files_a_commit_touches(library, tmp_path):
+    if shutil.which("pre-commit") is None or shutil.which("git") is None:
+        pytest.skip("pre-commit (pip install pre-commit) and git are needed")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(tmp_path)}
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(argv, cwd=library, env=env, capture_output=True, text=True, timeout=600)
+
+    ttinspect("snapshot", cwd=library, check=True)
+    assert run("git", "init", "-q").returncode == 0
+    run("git", "add", "-A")
+    assert run("git", "commit", "-q", "-m", "library").returncode == 0
+    # the hook's repository: this one's manifest, committed (try-repo reads committed files; `language:
+    # system` needs nothing else from it)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    shutil.copyfile(ROOT / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml")
+    for argv in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-q", "-m", "hooks")):
+        assert subprocess.run(argv, cwd=hooks, env=env, capture_output=True).returncode == 0
+    hook = ("pre-commit", "try-repo", str(hooks), "ttinspect-snapshot", "--files")
+    clean = run(*hook, "mylib/ops/mm.py", "pyproject.toml")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    _edit(library / "mylib" / "ops" / "mm.py", *UNPIPELINED)
+    untouched = run(*hook, "pyproject.toml")  # the kernel file is not among the commit's: nothing to gate
+    assert untouched.returncode == 0, untouched.stdout + untouched.stderr
+    gated = run(*hook, "mylib/ops/mm.py")
+    assert gated.returncode == 1 and "pipeline depth" in gated.stdout, gated.stdout + gated.stderr

@@ -1,0 +1,117 @@
+"""`ttinspect snapshot`: a library's kernels' facts in one committed file, and the CI gate that compares
+with it (logic in ttinspect/snapshot/)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .app import cli
+from .common import VALUE
+
+SNAPSHOT_HELP = """
+\b
+Examples:
+  ttinspect snapshot                                   # writes ttinspect.snapshot.json ([tool.ttinspect])
+  ttinspect snapshot --check                           # CI: exit 1 on a guarded regression
+  ttinspect snapshot --check --format sarif -o ttinspect.sarif
+  ttinspect snapshot --check --format markdown >> $GITHUB_STEP_SUMMARY
+  ttinspect snapshot --check --triton 3.9.0            # what the next Triton would change
+  ttinspect snapshot --check --update                  # accept the changes
+
+\b
+Exit status: 0 no guarded regression; 1 a guarded regression, or a kernel that no longer compiles;
+2 bad input (the configuration, a missing or damaged snapshot)."""
+
+_FORMATS = click.Choice(["text", "json", "sarif", "markdown", "junit"])
+
+
+@cli.command("snapshot", epilog=SNAPSHOT_HELP)
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option("--check", "check_mode", is_flag=True,
+              help="Compare with the committed snapshot instead of writing it.")
+@click.option("--update", is_flag=True, help="With --check: write the snapshot afterwards, accepting the changes.")
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True, help="How --check reports.")
+@click.option("-o", "--out", default=None, metavar="FILE", help="Write the --check report here instead of stdout.")
+@click.option("--force", is_flag=True, help="Overwrite -o FILE if it exists.")
+@click.option("--triton", default=None, metavar="X.Y.Z", type=VALUE,
+              help="Compile with another Triton release (the upgrade gate; `ttinspect toolchains`).")
+@click.option("--kernels", multiple=True, metavar="GLOB", type=VALUE,
+              help="Kernel files (repeatable), instead of [tool.ttinspect] kernels.")
+@click.option("--arch", "targets", default=None, metavar="A,B", type=VALUE,
+              help="Targets, comma-separated, instead of [tool.ttinspect] targets.")
+@click.option("--fail-on", type=click.Choice(["info", "warning", "error"]), default=None,
+              help="New findings at or above this fail the gate (default: [tool.ttinspect] fail-on, else error).")
+@click.option("--snapshot", "snapshot_path", default=None, metavar="FILE", type=VALUE,
+              help="The snapshot file (default: [tool.ttinspect] snapshot, else ttinspect.snapshot.json).")
+@click.option("-j", "--jobs", type=click.IntRange(1, 1024), default=None, help="Parallel compiles (default: CPUs).")
+def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt: str, out: str | None, force: bool,
+                     triton: str | None, kernels: tuple[str, ...], targets: str | None, fail_on: str | None,
+                     snapshot_path: str | None, jobs: int | None) -> None:
+    """Every kernel × example × target of a library, its facts and findings, in one reviewable JSON file;
+    --check is the CI gate: each change explained and classed improved / regressed / neutral (docs/ci.md).
+    FILEs (a pre-commit hook passes those a commit touches): only their entries; others are left as they are."""
+    from ..errors import UsageError
+    from ..snapshot import config as snapshot_config
+    from ..snapshot import run, store
+
+    if update and not check_mode:
+        raise UsageError("--update goes with --check (plain `ttinspect snapshot` always writes)")
+    if not check_mode and (out or fmt != "text"):
+        raise UsageError("--format and -o are for --check's report")
+    if triton:
+        from ..toolchains import check_format
+
+        check_format(triton)
+    names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
+    config = snapshot_config.load(kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
+    if check_mode:
+        from ..ci.write import check_format_and_output
+
+        check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
+        committed = store.load(config.snapshot)
+    only = run.selected(config, files)
+    computed = run.compute(config, triton=triton, jobs=jobs, only=only)
+    if check_mode:
+        committed = run.only_files(committed, only)
+    if not check_mode:
+        entries = computed.entries
+        if only is not None:  # the other files' entries stay as the committed snapshot has them
+            entries = {**run.others(store.load(config.snapshot) if config.snapshot.exists() else {}, only), **entries}
+        store.write(config.snapshot, store.dumps(entries, computed.triton_version, config.targets))
+        _say_written(config, computed)
+        if computed.failed:
+            raise click.exceptions.Exit(1)
+        return
+    report = run.check(config, committed, computed)
+    if fmt == "text":
+        from ..render.snapshot import snapshot_text
+
+        snapshot_text(report, computed.seconds)
+    else:
+        from ..ci.write import emit
+
+        emit(report, fmt, out, force)
+    if update:
+        entries = computed.entries if only is None else \
+            {**run.others(store.load(config.snapshot), only), **computed.entries}
+        store.write(config.snapshot, store.dumps(entries, computed.triton_version, config.targets))
+        click.echo(f"updated {config.snapshot}", err=True)
+        return
+    if report.failed:
+        raise click.exceptions.Exit(1)
+
+
+def _say_written(config, computed) -> None:
+    count = len(computed.entries)
+    click.echo(f"wrote {config.snapshot}: {count} entr{'y' if count == 1 else 'ies'} "
+               f"({', '.join(config.targets)}; Triton {computed.triton_version}) in {computed.seconds:.1f} s")
+    for note in computed.notes:
+        click.echo(f"  note: {note}")
+    for key, error in computed.failed.items():
+        click.echo(f"  failed: {key}: {error}", err=True)
+    sys.stdout.flush()
+
+
+__all__ = ["snapshot_command"]

@@ -1,0 +1,136 @@
+"""A CIReport as GitHub-flavoured Markdown, for a pull-request comment or $GITHUB_STEP_SUMMARY.
+
+The order is what a reviewer needs first: one verdict line; the regressions, then the improvements, then
+every other result, each in a short table (entry, level, what, where); then one collapsed `<details>` per
+entry with every result's explanation and fix. With no results it is the verdict line alone.
+
+Every text from a kernel or a compiler is escaped: `|` would split a table cell, a backtick or `*` would
+start code or emphasis, and `<`, `>`, `&` would be read as HTML (GitHub drops tags it does not allow).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ci.model import ERROR, IMPROVED, REGRESSED, CIReport, Entry, Result
+
+TABLE_HEADER = "| entry | level | what | where |\n|---|---|---|---|"
+MAX_ROWS = 25  # per table: a comment stays readable; the details below list everything
+_LEVEL_MARK = {"error": "🔴 error", "warning": "🟡 warning", "note": "🔵 note"}
+
+# Markdown's own punctuation, backslash-escaped (GFM allows it before any ASCII punctuation).
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~#])")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def to_markdown(report: CIReport) -> str:
+    lines = [_verdict(report)]
+    if not report.results and not report.notes and not any(e.error for e in report.entries):
+        return lines[0] + "\n"
+    regressed = [r for r in report.results if r.status in (REGRESSED, ERROR)]
+    improved = [r for r in report.results if r.status == IMPROVED]
+    others = [r for r in report.results if r.status not in (REGRESSED, ERROR, IMPROVED)]
+    for title, results in (("Regressions", regressed), ("Improvements", improved), (_others_title(report), others)):
+        if results:
+            lines += ["", f"### {title} ({len(results)})", "", *_table(results)]
+    errors = [e for e in report.entries if e.error]
+    if errors:
+        lines += ["", "### Could not be checked", ""]
+        lines += [f"- {escape(e.key)}: {escape(e.error or '')}" for e in errors]
+    if report.notes:
+        lines += [""] + [f"> {escape(note)}" for note in report.notes]
+    for entry in report.entries:
+        lines += ["", *_details(entry, report.results_of(entry.key))]
+    return "\n".join(lines) + "\n"
+
+
+def escape(text: str) -> str:
+    """Plain text that Markdown and GitHub's HTML shows as written, on one line."""
+    return _MARKDOWN.sub(r"\\\1", _html(text))
+
+
+def _html(text: str) -> str:
+    """For inside an HTML block (`<summary>`), where Markdown is not read: HTML escapes only; control
+    characters (a compiler's colour codes) become U+FFFD, as a browser would show nothing useful."""
+    text = _CONTROL.sub("\ufffd", text)
+    return " ".join(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
+
+
+def _escape_lines(text: str) -> str:
+    """Like escape, keeping line breaks (as <br>) for a multi-line explanation."""
+    return "<br>".join(escape(line) for line in text.splitlines() if line.strip())
+
+
+def _verdict(report: CIReport) -> str:
+    counts = _counts(report)
+    entries = len(report.entries)
+    scope = f"{entries} {'entry' if entries == 1 else 'entries'}"
+    if len(report.entries) == 1:
+        scope = escape(report.entries[0].key)
+    if report.failed:
+        mark = "❌"
+    elif any(r.level in ("error", "warning") for r in report.results) or any(e.error for e in report.entries):
+        mark = "⚠️"
+    else:
+        mark = "✅"
+    said = ", ".join(counts) if counts else ("no findings" if report.command == "check" else "no changes")
+    return f"{mark} **ttinspect {escape(report.command)}** — {scope}: {said}"
+
+
+def _counts(report: CIReport) -> list[str]:
+    """What the results are, by status, biggest news first: "1 regression, 2 improvements, 3 findings"."""
+    words = (("regressed", "regression", "regressions"), ("error", "error", "errors"),
+             ("improved", "improvement", "improvements"), ("finding", "finding", "findings"),
+             ("neutral", "change", "changes"), ("new", "new result", "new results"),
+             ("removed", "removed", "removed"))
+    out = []
+    for status, one, many in words:
+        count = sum(1 for r in report.results if r.status == status)
+        if count:
+            out.append(f"{count} {one if count == 1 else many}")
+    failed = sum(1 for e in report.entries if e.failed)
+    if failed and len(report.entries) > 1:
+        out.append(f"{failed} of {len(report.entries)} entries failed")
+    return out
+
+
+def _others_title(report: CIReport) -> str:
+    return {"check": "Findings", "diff": "Changes"}.get(report.command, "Other results")
+
+
+def _table(results: list[Result]) -> list[str]:
+    rows = [TABLE_HEADER]
+    for r in results[:MAX_ROWS]:
+        rows.append(f"| {escape(r.entry)} | {_LEVEL_MARK.get(r.level, escape(r.level))} | "
+                    f"{escape(r.message)} | {escape(_where(r))} |")
+    if len(results) > MAX_ROWS:
+        rows.append(f"\n…and {len(results) - MAX_ROWS} more in the details below.")
+    return rows
+
+
+def _where(result: Result) -> str:
+    if not result.file:
+        return "—"
+    return f"{result.file}:{result.line}" if result.line is not None else result.file
+
+
+def _details(entry: Entry, results: tuple[Result, ...]) -> list[str]:
+    """One collapsed block: the summary is HTML (escaped as such), the body Markdown, which GitHub renders
+    only after a blank line."""
+    where = f" · {entry.file}:{entry.line}" if entry.file and entry.line else f" · {entry.file}" if entry.file else ""
+    count = f"{len(results)} result{'s' * (len(results) != 1)}"
+    summary = f"{entry.key} — {entry.status}, {count}{where}"
+    lines = ["<details>", f"<summary>{_html(summary)}</summary>", ""]
+    if entry.error:
+        lines += [f"**Could not be checked:** {escape(entry.error)}", ""]
+    for r in results:
+        lines.append(f"- **{escape(r.rule)}** ({escape(r.level)}, {escape(r.status)}) {escape(r.message)}"
+                     + (f" — {escape(_where(r))}" if r.file else ""))
+        if r.detail:
+            lines.append(f"  <br>Why: {_escape_lines(r.detail)}")
+        if r.fix:
+            lines.append(f"  <br>Fix: {_escape_lines(r.fix)}")
+    if not results and not entry.error:
+        lines.append("Nothing to report.")
+    lines += ["", "</details>"]
+    return lines

@@ -1,0 +1,39 @@
+"""`snapshot --check` on a terminal: the verdict first, then regressions, improvements and the rest, one line
+each with the kernel's file:line and diff's explanation indented under it."""
+
+from __future__ import annotations
+
+import click
+
+from ..ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
+
+_ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (IMPROVED, "improved"), (NEW, "new"),
+          (REMOVED, "removed"), (FINDING, "new findings below fail-on"), (NEUTRAL, "changed"))
+
+
+def verdict(report: CIReport) -> str:
+    failing = [e for e in report.entries if e.failed]
+    changed = [e for e in report.entries if e.status != "ok"]
+    if failing:
+        return f"FAIL: {len(failing)} of {len(report.entries)} entries regressed or no longer compile"
+    if changed:
+        return f"ok: {len(report.entries)} entries, {len(changed)} changed, none regressed"
+    return f"ok: {len(report.entries)} entries, nothing changed"
+
+
+def snapshot_text(report: CIReport, seconds: float) -> None:
+    click.echo(f"{verdict(report)} ({seconds:.1f} s)")
+    for status, heading in _ORDER:
+        results = [r for r in report.results if r.status == status]
+        if not results:
+            continue
+        click.echo(f"{heading}:")
+        for result in results:
+            where = f" ({result.file}:{result.line})" if result.file and result.line else ""
+            click.echo(f"  {result.entry}: {result.message}{where}")
+            if result.detail and result.detail != result.message:
+                click.echo(f"      {result.detail}")
+            if result.fix:
+                click.echo(f"      fix: {result.fix}")
+    for note in report.notes:
+        click.echo(f"note: {note}")

@@ -1,0 +1,192 @@
+"""The entries of a snapshot: every kernel file's examples × every target, each reduced to the facts that
+matter and its findings' ids — computed in parallel, warm ones read without compiling.
+
+An entry is keyed `FILE:EXAMPLE@TARGET` with FILE relative to the library's root, so the snapshot reads
+the same on every machine. Its facts are a documented, versioned subset (FACTS; docs/ci.md): what a
+reviewer needs to see a regression, and what diff's explanations need to say why (shared buffers, tiles).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from .. import cache
+from ..errors import TTInspectError, UsageError
+
+FORMAT = "ttinspect-snapshot/1"  # bump when FACTS or an entry's shape changes
+# The facts kept per entry: the guarded ones, what explains them, and what a reviewer reads beside them.
+FACTS = ("block_sizes", "num_warps", "num_stages", "registers", "spills", "local_bytes", "shared_memory",
+         "shared_buffers", "blocks_per_sm", "occupancy", "occupancy_limit", "pipeline_depth", "tensor_core_path",
+         "loop_tensor_core_ops", "tma_copies", "warp_specialized")
+
+
+def example_names(path: Path) -> list[str]:
+    """The names of the file's TTINSPECT_EXAMPLES. Loading the file is the cold part: the names are kept
+    in the cache keyed by the file and the local modules it imports, so a warm run imports nothing."""
+    from ..source_files import digests
+
+    key = cache.content_key({"examples": 1, "path": os.path.realpath(path), "sources": digests(path)})
+    index = cache.cache_root() / "examples-index" / f"{key}.json"
+    try:
+        names = json.loads(index.read_text())["examples"]
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            return names
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    from ..refs.userfile import examples_in, load_module
+
+    module = load_module(path)
+    names = list(examples_in(module, path))
+    cache.write_json(index, {"examples": names})
+    return names
+
+
+def planned(config, only: set[str] | None = None) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """(entry key, reference, target) for every example × target, and a note per file with no examples."""
+    plan, notes = [], []
+    for path in config.files():
+        relative = os.path.relpath(path, config.root)
+        if only is not None and relative not in only:
+            continue
+        names = example_names(path)
+        if not names:
+            notes.append(f"{relative}: no TTINSPECT_EXAMPLES, so not in the snapshot (docs/your-kernels.md says how "
+                         "to declare a launch)")
+            continue
+        for name in names:
+            for target in config.targets:
+                plan.append((f"{relative}:{name}@{target}", f"{path}:{name}", target))
+    return plan, notes
+
+
+def compute(reference: str, target: str, root: str) -> dict[str, Any]:
+    """One entry (a worker's whole job): the facts subset, the findings, where the kernel lives."""
+    from ..check import check_reference
+    from ..refs import RefOptions
+
+    start = time.perf_counter()
+    report, findings = check_reference(reference, RefOptions(arch=target))
+    facts = {key: _jsonable(report[key]) for key in FACTS if _has(report, key)}
+    build = report.build
+    limit = build.target.max_shared_per_block if build is not None else None
+    if limit and isinstance(facts.get("shared_memory"), int):
+        facts["fits"] = facts["shared_memory"] <= limit
+    facts["loop_depths"] = list(report.loop_depths)
+    source = build.source_file if build is not None else None
+    kernel_name = (build.kernel if build is not None else report.kernel).rpartition(":")[2]
+    return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
+            "file": os.path.relpath(source, root) if source else None, "line": _def_line(source, kernel_name),
+            "facts": facts,
+            "findings": sorted(({"id": f.id, "severity": f.severity, "title": f.title,
+                                 "line": next((e.python_line for e in f.evidence if e.python_line), None),
+                                 "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
+            "seconds": round(time.perf_counter() - start, 3)}
+
+
+def _has(report, key: str) -> bool:
+    try:
+        report.fact(key)
+        return True
+    except KeyError:
+        return False
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def _def_line(source: str | None, name: str) -> int | None:
+    if not source:
+        return None
+    try:
+        text = Path(source).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", text, re.M)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _compute_row(reference: str, target: str, root: str) -> dict[str, Any]:
+    """A worker's result: the entry, or the error that stopped it (a row, not an exception: one kernel
+    that no longer compiles is a finding of the gate, not the end of it)."""
+    try:
+        return compute(reference, target, root)
+    except TTInspectError as error:
+        return {"error": str(error).splitlines()[0], "exit_code": error.exit_code}
+
+
+def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None = None) -> Iterator[tuple[str, dict]]:
+    """(key, entry or error row) for every planned entry: warm ones here, without compiling; cold ones in a
+    process pool (one import of the library per worker), or here when only one is cold."""
+    from ..engine import NotCached, cached_only
+
+    cold, warm = [], []
+    with cached_only():  # rows are gathered first: nothing else runs while compiling is forbidden
+        for key, reference, target in plan:
+            try:
+                warm.append((key, _compute_row(reference, target, str(root))))
+            except NotCached:
+                cold.append((key, reference, target))
+    yield from warm
+    if not cold:
+        return
+    if len(cold) == 1 or jobs == 1:
+        for key, reference, target in cold:
+            yield key, _compute_row(reference, target, str(root))
+        return
+    yield from _in_pool(cold, str(root), jobs)
+
+
+def _in_pool(cold: list[tuple[str, str, str]], root: str, jobs: int | None) -> Iterator[tuple[str, dict]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from ..sweep.executors import default_jobs
+    from ..sweep.stopping import scratch_folder, start_worker
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    scratch = scratch_folder()
+    workers = min(jobs or default_jobs(), len(cold))
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
+                                   initargs=(scratch,))
+    try:
+        futures = {executor.submit(_compute_row, reference, target, root): key for key, reference, target in cold}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    row = future.result()
+                except Exception as error:  # a worker that died (killed, out of memory)
+                    row = {"error": f"the worker failed: {type(error).__name__}: {error}", "exit_code": 1}
+                yield futures[future], row
+    finally:
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes:
+            process.join(timeout=5)
+        import shutil
+
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def check_unique(plan: list[tuple[str, str, str]]) -> None:
+    keys = [key for key, _, _ in plan]
+    doubled = sorted({k for k in keys if keys.count(k) > 1})
+    if doubled:
+        raise UsageError(f"the snapshot would hold {doubled[0]} twice: two patterns name one file under two paths?")

@@ -1,0 +1,81 @@
+"""The snapshot file: one JSON document, stable in order and formatting (keys sorted, two-space indent, a
+final newline) so that a change in review reads as the facts that changed and nothing else.
+
+    {"format": "ttinspect-snapshot/1", "triton_version": "3.9.0", "targets": [...], "facts": [...],
+     "entries": {"mylib/ops/add.py:small@sm_90": {"kernel", "target", "file", "line", "facts", "findings"}}}
+
+ttinspect replaces the file only when it is a snapshot it wrote (the format key), through outputs.py (a
+link, FIFO or device at the path is refused; the write is atomic).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .entries import FACTS, FORMAT
+
+_ENTRY_KEYS = ("kernel", "target", "file", "line", "facts", "findings")
+
+
+def dumps(entries: dict[str, dict[str, Any]], triton_version: str, targets: tuple[str, ...]) -> str:
+    document = {"format": FORMAT, "triton_version": triton_version, "targets": list(targets), "facts": list(FACTS),
+                "entries": {key: {k: entry.get(k) for k in _ENTRY_KEYS} for key, entry in sorted(entries.items())}}
+    return _stable(document) + "\n"
+
+
+def _stable(value: Any, depth: int = 0) -> str:
+    """Keys sorted; the document, its entries, each entry and its facts one per line; a fact's value or a
+    finding on its own single line (so a changed fact is a one-line diff in review)."""
+    if depth >= 4 or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_stable(v, depth + 1)}"
+                 for k, v in sorted(value.items())]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if depth >= 3:
+        return "[\n" + ",\n".join(f"{inner}{json.dumps(v, sort_keys=True, ensure_ascii=False)}" for v in value) \
+            + f"\n{pad}]"
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The committed snapshot. Missing, unreadable or not a snapshot: one line naming the file and the fix."""
+    from ..source_files import read_regular
+
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path}: no snapshot yet; make one with `ttinspect snapshot` and commit it")
+    data = read_regular(path)
+    if data is None:
+        raise UsageError(f"{path}: not a regular file; the snapshot must be one")
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise UsageError(f"{path}: not a ttinspect snapshot (not JSON: {error}); make it again with "
+                         "`ttinspect snapshot --update`") from None
+    if not isinstance(document, dict) or not str(document.get("format", "")).startswith("ttinspect-snapshot/"):
+        raise UsageError(f"{path}: not a ttinspect snapshot (no format key)")
+    if document["format"] != FORMAT:
+        raise UsageError(f"{path}: a {document['format']} snapshot; this ttinspect reads {FORMAT}: make it again "
+                         "with `ttinspect snapshot --update` (and review the diff)")
+    entries = document.get("entries")
+    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
+        raise UsageError(f"{path}: its entries are damaged; make it again with `ttinspect snapshot --update`")
+    return document
+
+
+def write(path: Path, text: str) -> None:
+    """Write the snapshot: a new file, or one that is a ttinspect snapshot (never the user's other files)."""
+    from ..outputs import check_output, write_atomically
+
+    if path.exists() and not path.is_symlink():
+        try:
+            load(path)
+        except UsageError as error:
+            if "no snapshot yet" not in str(error) and "snapshot; this ttinspect reads" not in str(error):
+                raise UsageError(f"{path} exists and is not a snapshot ttinspect wrote: it is left as it is "
+                                 "(remove it, or set snapshot = \"...\" in [tool.ttinspect])") from None
+    write_atomically(check_output(path, force=True, option="snapshot"), text)
