@@ -237,8 +237,9 @@ def test_options_that_would_be_ignored_are_refused(tmp_path):
 def test_unusable_output_directory_is_one_line(tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("x")
-    result = run("dump", "opt", "--all", "--out", str(afile / "sub"))
-    assert result.exit_code == 1 and result.output.startswith("ttinspect: error:") and "Traceback" not in result.output
+    result = run("dump", "opt", "--all", "--out", str(afile / "sub"))  # refused before compiling: bad input
+    assert result.exit_code == 2 and result.output.startswith("ttinspect: error:") and "Traceback" not in result.output
+    assert "is a file, not a folder" in result.output
 
 
 def test_diff_stage_without_a_loop_keeps_the_facts():

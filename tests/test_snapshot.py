@@ -17,6 +17,8 @@ from ttinspect.ci.model import IMPROVED, NEUTRAL, REGRESSED
 from ttinspect.snapshot import classify
 from ttinspect.snapshot.gate import gate
 
+from test_toolchains import other  # noqa: F401  (the fixture: another Triton release, ready to compile with)
+
 SOURCE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
 PYPROJECT = """[tool.ttinspect]
 kernels = ["mylib/ops/*.py"]
@@ -80,6 +82,14 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
                      gated.stdout), gated.stdout
     assert "mylib/ops/mm.py:big@sm_80: spills: 0 →" in gated.stdout and "(mylib/ops/mm.py:17)" in gated.stdout
     assert snapshot.read_text() == committed  # --check writes nothing
+    junit = ttinspect("snapshot", "--check", "--format", "junit", cwd=library)
+    import xml.etree.ElementTree as ElementTree
+
+    cases = {case.get("name"): case for case in ElementTree.fromstring(junit.stdout).iter("testcase")}
+    assert junit.returncode == 1 and set(cases) == {"mylib/ops/mm.py:add@sm_80", "mylib/ops/mm.py:big@sm_80",
+                                                    "mylib/ops/mm.py:small@sm_80"}
+    assert [name for name, case in cases.items() if case.find("failure") is not None] == \
+        ["mylib/ops/mm.py:big@sm_80", "mylib/ops/mm.py:small@sm_80"]
     updated = ttinspect("snapshot", "--check", "--update", cwd=library)
     assert updated.returncode == 0 and "updated" in updated.stderr
     assert ttinspect("snapshot", "--check", cwd=library).returncode == 0
@@ -251,3 +261,15 @@ def test_the_pre_commit_hook_checks_the_files_a_commit_touches(library, tmp_path
     assert untouched.returncode == 0, untouched.stdout + untouched.stderr
     gated = run(*hook, "mylib/ops/mm.py")
     assert gated.returncode == 1 and "pipeline depth" in gated.stdout, gated.stdout + gated.stderr
+
+
+def test_the_upgrade_gate_compiles_with_another_triton(library, other):  # noqa: F811
+    """`--check --triton X`: the committed snapshot (this Triton) against the kernels as X compiles them —
+    every entry compared, none failing to compile, the report naming X."""
+    ttinspect("snapshot", cwd=library, check=True)
+    done = ttinspect("snapshot", "--check", "--triton", other, "--format", "json", cwd=library)
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(done.stdout)
+    assert report["triton_version"] == other and len(report["entries"]) == 3
+    assert not [e for e in report["entries"] if e["status"] == "failed"], report["entries"]
+

@@ -117,7 +117,7 @@ def test_refused_before_anything_compiles(fresh_cache, args, says):
     ("--plot-fact", "bogus", ["--plot-fact: unknown fact 'bogus'"]),
 ])
 def test_unknown_names_are_refused_once_the_rows_exist(tmp_path, option, value, says):
-    plot = ["--plot", str(tmp_path / "p.png")] if option == "--plot-fact" else []
+    plot = ["--plot", str(tmp_path / "p.png"), "--grid", "num_warps=4"] if option == "--plot-fact" else []
     result = run("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", option, value, *plot)
     one_error_line(result, 2, *says)
     assert result.stdout == "" and not (tmp_path / "p.png").exists()
