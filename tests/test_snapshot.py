@@ -273,3 +273,25 @@ def test_the_upgrade_gate_compiles_with_another_triton(library, other):  # noqa:
     assert report["triton_version"] == other and len(report["entries"]) == 3
     assert not [e for e in report["entries"] if e["status"] == "failed"], report["entries"]
 
+
+
+@pytest.mark.ray
+def test_a_big_matrix_on_ray(library):
+    """`--executor ray`: the cold entries as Ray tasks (a local Ray here), the same snapshot as the pool's."""
+    import tempfile
+
+    pytest.importorskip("ray")
+    ray_tmp = tempfile.mkdtemp(prefix="tt-ray-")  # short (Ray's sockets) and removed: nothing in /tmp/ray or ~/.ray
+    try:
+        env = {**os.environ, "RAY_TMPDIR": ray_tmp, "RAY_AUTH_MODE": "disabled",
+               "TTINSPECT_CACHE_DIR": str(library / "ray-cache")}
+        done = subprocess.run([sys.executable, "-m", "ttinspect", "snapshot", "--executor", "ray", "-j", "2"],
+                              cwd=library, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0 and "3 entries" in done.stdout, done.stderr
+        by_ray = (library / "ttinspect.snapshot.json").read_text()
+        pooled = subprocess.run([sys.executable, "-m", "ttinspect", "snapshot", "--check"], cwd=library,
+                                capture_output=True, text=True, timeout=600)
+        assert pooled.returncode == 0 and "nothing changed" in pooled.stdout, pooled.stdout
+        assert (library / "ttinspect.snapshot.json").read_text() == by_ray
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)

@@ -46,9 +46,13 @@ _FORMATS = click.Choice(["text", "json", "sarif", "markdown", "junit"])
 @click.option("--snapshot", "snapshot_path", default=None, metavar="FILE", type=VALUE,
               help="The snapshot file (default: [tool.ttinspect] snapshot, else ttinspect.snapshot.json).")
 @click.option("-j", "--jobs", type=click.IntRange(1, 1024), default=None, help="Parallel compiles (default: CPUs).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: a process pool here; ray: Ray tasks for a big matrix (as `ttinspect sweep`).")
+@click.option("--ray-address", default=None, metavar="ADDR", type=VALUE,
+              help="An existing Ray cluster (ray://host:10001, host:6379, auto); default: $RAY_ADDRESS, else local.")
 def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt: str, out: str | None, force: bool,
                      triton: str | None, kernels: tuple[str, ...], targets: str | None, fail_on: str | None,
-                     snapshot_path: str | None, jobs: int | None) -> None:
+                     snapshot_path: str | None, jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Every kernel × example × target of a library, its facts and findings, in one reviewable JSON file;
     --check is the CI gate: each change explained and classed improved / regressed / neutral (docs/ci.md).
     FILEs (a pre-commit hook passes those a commit touches): only their entries; others are left as they are."""
@@ -64,6 +68,14 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         from ..toolchains import check_format
 
         check_format(triton)
+    if executor == "ray":  # Ray, and the address's form, checked before anything compiles
+        from ..sweep.executors import ray_address as checked_address
+        from ..sweep.executors import require_ray
+
+        require_ray()
+        checked_address(ray_address)
+    elif ray_address is not None:
+        raise UsageError("--ray-address goes with --executor ray")
     names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
     config = snapshot_config.load(kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
     if check_mode:
@@ -72,7 +84,7 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
         committed = store.load(config.snapshot)
     only = run.selected(config, files)
-    computed = run.compute(config, triton=triton, jobs=jobs, only=only)
+    computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address)
     if check_mode:
         committed = run.only_files(committed, only)
     if not check_mode:

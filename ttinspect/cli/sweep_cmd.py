@@ -82,7 +82,9 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
         raise UsageError("--config and --grid config=... both pick the autotune config: give one")
     if executor == "ray":  # Ray, and the address's form, checked now: a warm sweep never calls ray.init
-        _require_ray()
+        from ..sweep.executors import require_ray
+
+        require_ray()
         from ..sweep.executors import ray_address as checked_address
 
         checked_address(ray_address)
@@ -144,18 +146,6 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         every = "the only point" if len(result.rows) == 1 else f"all {len(result.rows)} points"
         click.echo(f"ttinspect: error: {every} failed ({kinds}); the first: {result.rows[0]['error']}", err=True)
         sys.exit(result.exit_code)
-
-
-def _require_ray() -> None:
-    try:
-        import importlib.util
-
-        if importlib.util.find_spec("ray") is None:
-            raise ImportError
-    except (ImportError, ValueError):
-        from ..sweep.executors import RAY_MISSING
-
-        raise UsageError(RAY_MISSING) from None
 
 
 __all__ = ["sweep_command", "emit_json"]

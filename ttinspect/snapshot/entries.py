@@ -126,9 +126,11 @@ def _compute_row(reference: str, target: str, root: str) -> dict[str, Any]:
         return {"error": str(error).splitlines()[0], "exit_code": error.exit_code}
 
 
-def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None = None) -> Iterator[tuple[str, dict]]:
-    """(key, entry or error row) for every planned entry: warm ones here, without compiling; cold ones in a
-    process pool (one import of the library per worker), or here when only one is cold."""
+def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None = None, executor: str = "local",
+                ray_address: str | None = None) -> Iterator[tuple[str, dict]]:
+    """(key, entry or error row) for every planned entry: warm ones here, without compiling; cold ones in the
+    sweep's executors (a process pool: one import of the library per worker; or Ray tasks for a big
+    matrix), or here when only one is cold."""
     from ..engine import NotCached, cached_only
 
     cold, warm = [], []
@@ -141,48 +143,28 @@ def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None =
     yield from warm
     if not cold:
         return
-    if len(cold) == 1 or jobs == 1:
+    if executor == "local" and (len(cold) == 1 or jobs == 1):
         for key, reference, target in cold:
             yield key, _compute_row(reference, target, str(root))
         return
-    yield from _in_pool(cold, str(root), jobs)
-
-
-def _in_pool(cold: list[tuple[str, str, str]], root: str, jobs: int | None) -> Iterator[tuple[str, dict]]:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
     from ..sweep.executors import default_jobs
-    from ..sweep.stopping import scratch_folder, start_worker
+    from ..sweep.run import make_executor
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    scratch = scratch_folder()
-    workers = min(jobs or default_jobs(), len(cold))
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
-                                   initargs=(scratch,))
+    runner = make_executor(executor, jobs or default_jobs(), ray_address)
+    work: list[tuple[int, str, dict[str, Any], str | None, dict[str, Any]]] = [
+        (index, reference, {}, target, {"root": str(root)}) for index, (_, reference, target) in enumerate(cold)]
     try:
-        futures = {executor.submit(_compute_row, reference, target, root): key for key, reference, target in cold}
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                try:
-                    row = future.result()
-                except Exception as error:  # a worker that died (killed, out of memory)
-                    row = {"error": f"the worker failed: {type(error).__name__}: {error}", "exit_code": 1}
-                yield futures[future], row
+        for index, row in runner.run(work, None, entry_task):
+            yield cold[index][0], row
     finally:
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.kill()
-        for process in processes:
-            process.join(timeout=5)
-        import shutil
+        stop = getattr(runner, "stop", None)
+        if stop:
+            stop()
 
-        shutil.rmtree(scratch, ignore_errors=True)
+
+def entry_task(reference: str, overrides: dict, target: str, options: dict, driver: dict | None) -> dict[str, Any]:
+    """One entry in a worker (the sweep executors' task signature)."""
+    return _compute_row(reference, target, options["root"])
 
 
 def check_unique(plan: list[tuple[str, str, str]]) -> None:

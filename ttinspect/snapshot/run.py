@@ -46,7 +46,7 @@ def others(document: dict[str, Any], only: set[str]) -> dict[str, Any]:
 
 
 def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | None = None,
-            only: set[str] | None = None) -> Computed:
+            only: set[str] | None = None, executor: str = "local", ray_address: str | None = None) -> Computed:
     """Every entry of the library as it compiles now (`triton`: compiled by that release instead; `only`:
     the entries of these library-relative files)."""
     from ..engine import triton_version
@@ -56,7 +56,7 @@ def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | No
     check_unique(plan)
     if triton:
         plan = [(key, f"{reference}@triton={triton}", target) for key, reference, target in plan]
-    entries = dict(compute_all(plan, config.root, jobs))
+    entries = dict(compute_all(plan, config.root, jobs, executor, ray_address))
     versions = {e.get("triton_version") for e in entries.values() if e.get("triton_version")}
     version = str(triton or (versions.pop() if len(versions) == 1 else triton_version()))
     return Computed(entries, notes, time.perf_counter() - start, version)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from ..errors import EXIT_FAILED, ToolError, UsageError
 from .stopping import (end_process_trees, handlers_kept, remove_scratch, scratch_folder, signal_remembered,
@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 Job = tuple[int, str, Mapping[str, Any], "str | None", Mapping[str, Any]]  # index, ref, overrides, arch, options
+
+
+def require_ray() -> None:
+    """Ray importable here (without importing it: a warm run never needs it), or one line saying how."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("ray") is None:
+            raise ImportError
+    except (ImportError, ValueError):
+        raise UsageError(RAY_MISSING) from None
 
 
 def default_jobs() -> int:
@@ -35,12 +46,16 @@ class LocalPool:
         self._executor: ProcessPoolExecutor | None = None  # while `run` runs
         self._scratch: str | None = None  # the workers' TMPDIR, removed with them
 
-    def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None) -> Iterator[tuple[int, dict]]:
+    def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None,
+            task: Callable[..., dict] | None = None) -> Iterator[tuple[int, dict]]:
+        """`task(ref, overrides, arch, options, driver)` per job, a top-level function (default: a sweep's
+        point; `ttinspect snapshot` passes its entry)."""
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         from .task import compile_point
 
+        work = task or compile_point
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if context.get_start_method() == "forkserver":
@@ -51,7 +66,7 @@ class LocalPool:
             executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
                                                             mp_context=context, initializer=start_worker,
                                                             initargs=(self._scratch,))
-            futures = {executor.submit(compile_point, ref, overrides, arch, options, driver): index
+            futures = {executor.submit(work, ref, overrides, arch, options, driver): index
                        for index, ref, overrides, arch, options in jobs}
         pending = set(futures)
         try:
@@ -147,7 +162,8 @@ class RayExecutor:
         self._refs: list = []
         self._started = False
 
-    def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None) -> Iterator[tuple[int, dict]]:
+    def run(self, jobs: Sequence[Job], driver: Mapping[str, str] | None = None,
+            task: Callable[..., dict] | None = None) -> Iterator[tuple[int, dict]]:
         try:
             import ray
         except ImportError:
@@ -156,9 +172,9 @@ class RayExecutor:
 
         if not ray.is_initialized():
             self._init(ray)
-        task = ray.remote(num_cpus=1, max_retries=1)(compile_point)
+        remote = ray.remote(num_cpus=1, max_retries=1)(task or compile_point)
         with signals_held():  # every task known to stop(), or none started
-            refs = {task.remote(ref, dict(overrides), arch, dict(options), dict(driver or {})): index
+            refs = {remote.remote(ref, dict(overrides), arch, dict(options), dict(driver or {})): index
                     for index, ref, overrides, arch, options in jobs}
         self._refs = list(refs)
         pending = list(refs)
