@@ -207,7 +207,9 @@ def _run_action(library: Path, tmp: Path) -> tuple[int, dict[str, str], Path]:
     for step in steps:
         if "run" not in step or step.get("name", "").startswith("Install"):
             continue
+        # the checkout is the library's parent: a library in a subfolder (the action's working-directory)
         env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output), "NO_COLOR": "1",
+               "GITHUB_WORKSPACE": str(library.parent),
                **{k: _expand(str(v), inputs, outputs) for k, v in (step.get("env") or {}).items()}}
         done = subprocess.run(["bash", "-e", "-c", _expand(step["run"], inputs, outputs)], cwd=library, env=env,
                               capture_output=True, text=True, timeout=600)
@@ -229,7 +231,9 @@ def test_the_action_gates_a_library(library, tmp_path):
     assert code == 1 and outputs["status"] == "1"
     results = json.loads((library / "ttinspect.sarif").read_text())["runs"][0]["results"]
     spill = [r for r in results if r["ruleId"] == "regression/spills"]
-    assert spill and spill[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "mylib/ops/mm.py"
+    location = spill[0]["locations"][0]["physicalLocation"] if spill else {}
+    assert location["artifactLocation"] == {"uri": "lib/mylib/ops/mm.py", "uriBaseId": "%SRCROOT%"}
+    assert {r["ruleId"] for r in results} <= {"regression/spills", "TTI003"}  # code scanning: what fails or warns
     assert "mylib/ops/mm.py:big@sm_80" in summary.read_text()
 
 
@@ -295,3 +299,58 @@ def test_a_big_matrix_on_ray(library):
         assert (library / "ttinspect.snapshot.json").read_text() == by_ray
     finally:
         shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_files_select_the_entries_declared_in_them_and_in_files_importing_them(library, tmp_path):
+    """A commit that touches FILEs gates the entries of the examples files among them or importing one of
+    them — by where an entry is declared, not where its kernel is defined — and never drops the others."""
+    ops = library / "mylib" / "ops"
+    (ops / "wrappers.py").write_text(
+        'from mm import add_kernel\n\nTTINSPECT_EXAMPLES = {"add2": {"kernel": add_kernel, '
+        '"signature": "*fp32:16, *fp32:16, *fp32:16, i32:16", "config": {"BLOCK": 256}}}\n')
+    ttinspect("snapshot", cwd=library, check=True)
+    committed = (library / "ttinspect.snapshot.json").read_text()
+    assert "mylib/ops/wrappers.py:add2@sm_80" in committed
+    # from the repository's root, as a hook runs: the library's pyproject.toml is found from the files
+    only_wrappers = ttinspect("snapshot", "--check", "--format", "json", "lib/mylib/ops/wrappers.py", cwd=tmp_path)
+    assert only_wrappers.returncode == 0, only_wrappers.stderr
+    assert [e["key"] for e in json.loads(only_wrappers.stdout)["entries"]] == ["mylib/ops/wrappers.py:add2@sm_80"]
+    # mm.py is imported by wrappers.py: touching it gates both files' entries
+    both = ttinspect("snapshot", "--check", "--format", "json", "lib/mylib/ops/mm.py", cwd=tmp_path)
+    assert len(json.loads(both.stdout)["entries"]) == 4 and both.returncode == 0
+    ttinspect("snapshot", "mylib/ops/wrappers.py", cwd=library, check=True)  # rewrites only that file's entries
+    assert (library / "ttinspect.snapshot.json").read_text() == committed
+
+
+def test_a_kernel_that_stops_compiling_keeps_its_committed_entry(library):
+    ttinspect("snapshot", cwd=library, check=True)
+    committed = (library / "ttinspect.snapshot.json").read_text()
+    ops = library / "mylib" / "ops" / "mm.py"
+    _edit(ops, '"add": {"kernel": add_kernel,', '"add": {"kernel": add_kernel, "config": {"BLOCK": 1000},')
+    made = ttinspect("snapshot", cwd=library)
+    assert made.returncode == 1 and "failed: mylib/ops/mm.py:add@sm_80" in made.stderr
+    assert (library / "ttinspect.snapshot.json").read_text() == committed  # never an error recorded as facts
+    gated = ttinspect("snapshot", "--check", cwd=library)
+    assert gated.returncode == 1 and "no longer compiles" in gated.stdout
+    _edit(ops, ', "config": {"BLOCK": 1000},', ',')
+    assert ttinspect("snapshot", "--check", cwd=library).returncode == 0
+
+
+def test_fail_on_gates_findings_whatever_the_guard_list():
+    committed = {"entries": {"k.py:a@sm_90": _entry(spills=0)}}
+    now = {"k.py:a@sm_90": {**_entry(spills=0),
+                            "findings": [{"id": "TTI003", "slug": "register-spills", "severity": "warning",
+                                          "title": "spills", "line": 9}]}}
+    report = gate(committed, now, fail_on="warning", guard=("pipeline_depth",))
+    assert report.failed and [r.status for r in report.results] == [REGRESSED]
+    assert report.rules[0].name == "register-spills" and "Registers spill" in report.rules[0].summary
+    assert not gate(committed, now, fail_on="error", guard=()).failed
+
+
+@pytest.mark.parametrize("key", ["kernels", "targets", "guard"])
+def test_an_empty_list_is_refused(library, key):
+    lines = {"kernels": '["mylib/ops/*.py"]', "targets": '["sm_80"]', "guard": '["spills"]'}
+    lines[key] = "[]"
+    (library / "pyproject.toml").write_text("[tool.ttinspect]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()))
+    done = ttinspect("snapshot", cwd=library)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and f"{key} = []" in done.stderr, done.stderr

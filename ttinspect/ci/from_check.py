@@ -55,11 +55,17 @@ def rules_of(findings: Iterable[Any]) -> tuple[Rule, ...]:
     seen: dict[str, Rule] = {}
     for f in findings:
         if f.id not in seen:
-            summary = _RULE_SUMMARIES.get(f.id) or f"{f.slug.replace('-', ' ').capitalize()}."
-            seen[f.id] = Rule(id=f.id, name=f.slug, summary=summary,
-                              help=f"{summary} Each result says why it matters for this kernel and what to "
-                                   f"change, with numbers. Rules: {RULES_DOC} ({f.id} {f.slug}).")
+            seen[f.id] = finding_rule(f.id, f.slug)
     return tuple(seen.values())
+
+
+def finding_rule(rule_id: str, slug: str | None) -> Rule:
+    """A check rule, described once (for SARIF's rules): its id, slug and the generic line of docs/check.md."""
+    name = slug or rule_id
+    summary = _RULE_SUMMARIES.get(rule_id) or f"{name.replace('-', ' ').capitalize()}."
+    return Rule(id=rule_id, name=name, summary=summary,
+                help=f"{summary} Each result says why it matters for this kernel and what to change, with "
+                     f"numbers. Rules: {RULES_DOC} ({rule_id} {name}).")
 
 
 def _python_line(finding: Any) -> int | None:

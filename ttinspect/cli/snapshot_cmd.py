@@ -77,38 +77,44 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     elif ray_address is not None:
         raise UsageError("--ray-address goes with --executor ray")
     names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
-    config = snapshot_config.load(kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
+    from pathlib import Path
+
+    # a hook runs from the repository's root: the library's pyproject.toml is found from the files it passes
+    start = Path(files[0]).resolve().parent if files else None
+    config = snapshot_config.load(start, kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
+    committed: dict | None
     if check_mode:
         from ..ci.write import check_format_and_output
 
         check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
         committed = store.load(config.snapshot)
+    else:
+        committed = store.existing(config.snapshot)  # refuses a file that is not ttinspect's, before compiling
     only = run.selected(config, files)
     computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address)
-    if check_mode:
-        committed = run.only_files(committed, only)
     if not check_mode:
-        entries = computed.entries
-        if only is not None:  # the other files' entries stay as the committed snapshot has them
-            entries = {**run.others(store.load(config.snapshot) if config.snapshot.exists() else {}, only), **entries}
-        store.write(config.snapshot, store.dumps(entries, computed.triton_version, config.targets))
+        store.write(config.snapshot, store.dumps(run.to_write(computed, committed, only), computed.triton_version,
+                                                 config.targets))
         _say_written(config, computed)
         if computed.failed:
             raise click.exceptions.Exit(1)
         return
-    report = run.check(config, committed, computed)
+    assert committed is not None  # --check loaded it
+    report = run.check(config, run.only_files(committed, only), computed)
     if fmt == "text":
         from ..render.snapshot import snapshot_text
 
         snapshot_text(report, computed.seconds)
     else:
+        from ..ci.from_check import find_repo_root
         from ..ci.write import emit
 
-        emit(report, fmt, out, force)
+        if fmt == "sarif":  # code scanning: what fails or warns, each kernel file named from the repository root
+            report = run.for_code_scanning(report, config.root)
+        emit(report, fmt, out, force, repo_root=find_repo_root(config.root))
     if update:
-        entries = computed.entries if only is None else \
-            {**run.others(store.load(config.snapshot), only), **computed.entries}
-        store.write(config.snapshot, store.dumps(entries, computed.triton_version, config.targets))
+        store.write(config.snapshot, store.dumps(run.to_write(computed, committed, only), computed.triton_version,
+                                                 config.targets))
         click.echo(f"updated {config.snapshot}", err=True)
         return
     if report.failed:

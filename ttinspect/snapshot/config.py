@@ -4,7 +4,7 @@
     kernels = ["mylib/ops/*.py"]       # files with TTINSPECT_EXAMPLES (globs, relative to pyproject.toml)
     targets = ["sm_80", "sm_90"]       # default: sm_90
     fail-on = "warning"                 # new findings at or above this fail the gate (default: error)
-    guard = ["spills", "pipeline_depth"]   # the regressions that fail (default: all of GUARDS)
+    guard = ["spills", "pipeline_depth"]   # the fact regressions that fail (default: all of GUARDS)
     snapshot = "ttinspect.snapshot.json"   # where the snapshot lives (default)
 
 Every value is checked here, once, with the line a user needs (the file and the key): a gate that
@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import UsageError
 
-GUARDS = ("spills", "pipeline_depth", "tensor_core_path", "occupancy", "shared_memory", "findings")
+GUARDS = ("spills", "pipeline_depth", "tensor_core_path", "occupancy", "shared_memory")
 LEVELS = ("info", "warning", "error")
 DEFAULT_SNAPSHOT = "ttinspect.snapshot.json"
 _KEYS = ("kernels", "targets", "fail-on", "guard", "snapshot")
@@ -98,7 +98,11 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
     from ..engine import resolve_target
 
     for name in target_names:
-        resolve_target(name)  # an unknown target is refused here, with the valid ones
+        try:
+            resolve_target(name)  # an unknown target is refused here, with the valid ones
+        except UsageError as error:
+            where = "--arch" if targets else f"{source}: [tool.ttinspect] targets"
+            raise UsageError(f"{where}: {error} (one target per list item: [\"sm_80\", \"gfx942\"])") from None
     # not resolved: a link at the snapshot's path is refused when written, never followed
     return SnapshotConfig(root, kernel_patterns, target_names, level, tuple(guard), root / path, source)
 
@@ -130,4 +134,7 @@ def _strings(table: dict[str, Any], key: str, source: str, required: bool = Fals
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise UsageError(f"{source}: [tool.ttinspect] {key} must be a list of strings")
+    if not value:  # an empty list would silently shrink the gate to nothing (or fall back to a default)
+        raise UsageError(f"{source}: [tool.ttinspect] {key} = [] names nothing; leave it out for the default"
+                         if not required else f"{source}: [tool.ttinspect] {key} = [] names no kernel file")
     return tuple(value)

@@ -82,7 +82,7 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
             "file": os.path.relpath(source, root) if source else None, "line": _def_line(source, kernel_name),
             "facts": facts,
-            "findings": sorted(({"id": f.id, "severity": f.severity, "title": f.title,
+            "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),
                                  "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
             "seconds": round(time.perf_counter() - start, 3)}

@@ -8,10 +8,12 @@ explained (diff's explanations) and classed improved / regressed / neutral by th
 | tensor_core_path | the path is downgraded (tcgen05 > wgmma > mma.sync / mfma / wmma > none) | upgraded |
 | occupancy | occupancy goes down | it goes up |
 | shared_memory | the kernel no longer fits the target's shared memory | it fits again |
-| findings | a finding at or above fail-on appears | one goes away |
 
-A regression of a fact not in `guard` is reported, as neutral. A kernel that no longer compiles fails the
-gate; a new kernel fails it only through its findings at or above fail-on; a removed one is listed.
+Findings (`ttinspect check`'s) are gated by fail-on, whatever the guard list says: a new finding at or
+above fail-on is a regression, one below it is reported, one that goes away is an improvement (a finding
+that only moved lines is the same finding). A regression of a fact not in `guard` is reported, as neutral.
+A kernel that no longer compiles fails the gate; a new kernel fails it only through its findings at or
+above fail-on; a removed one is listed.
 """
 
 from __future__ import annotations
@@ -119,8 +121,13 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
     entries, results = [], []
     rules_used: dict[str, Rule] = {}
 
-    def add(rule_key: str, **fields) -> None:
-        rule = RULES[rule_key] if rule_key in RULES else Rule(rule_key, rule_key, rule_key)
+    def add(rule_key: str, slug: str | None = None, **fields) -> None:
+        if rule_key in RULES:
+            rule = RULES[rule_key]
+        else:  # a check finding's id
+            from ..ci.from_check import finding_rule
+
+            rule = finding_rule(rule_key, slug)
         rules_used[rule.id] = rule
         results.append(Result(rule=rule.id, **fields))
 
@@ -138,13 +145,13 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
             entries.append(Entry(key, kernel, target, "failed", file, line, error=new["error"]))
             continue
         statuses = []
-        if old is None:
+        if old is None or not isinstance(old.get("facts"), dict):  # absent, or not a whole entry: new
             add("new", level="note", status=NEW, entry=key, message=f"{key} is new", file=file, line=line)
             statuses.append(NEW)
             old = {"facts": {}, "findings": []}
         else:
             statuses += _fact_changes(key, old, new, guard, add)
-        statuses += _finding_changes(key, old, new, fail_on, "findings" in guard, add, file)
+        statuses += _finding_changes(key, old, new, fail_on, add, file)
         status = ("regressed" if REGRESSED in statuses else "new" if NEW in statuses
                   else "improved" if IMPROVED in statuses else "changed" if statuses else "ok")
         entries.append(Entry(key, kernel, target, status, file, line, new.get("seconds")))
@@ -153,7 +160,7 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
 
 def _fact_changes(key: str, old: dict, new: dict, guard: tuple[str, ...], add) -> list[str]:
     statuses = []
-    before, after = old.get("facts", {}), new.get("facts", {})
+    before, after = old.get("facts") or {}, new.get("facts") or {}
     for fact in sorted(set(before) | set(after)):
         if fact in ("shared_buffers", "loop_depths", "block_sizes") and fact in before and fact in after \
                 and before[fact] == after[fact]:
@@ -175,23 +182,23 @@ def _fact_changes(key: str, old: dict, new: dict, guard: tuple[str, ...], add) -
     return statuses
 
 
-def _finding_changes(key: str, old: dict, new: dict, fail_on: str, guarded: bool, add, file) -> list[str]:
+def _finding_changes(key: str, old: dict, new: dict, fail_on: str, add, file) -> list[str]:
     statuses = []
-    was = {(f["id"], f.get("line")) for f in old.get("findings", [])}
-    was_ids = {f["id"] for f in old.get("findings", [])}
-    now_ids = {f["id"] for f in new.get("findings", [])}
-    for finding in new.get("findings", []):
-        if (finding["id"], finding.get("line")) in was or finding["id"] in was_ids:
+    was_ids = {f["id"] for f in old.get("findings") or []}
+    now_ids = {f["id"] for f in new.get("findings") or []}
+    for finding in new.get("findings") or []:
+        if finding["id"] in was_ids:  # the same finding, perhaps at another line: not new
             continue
-        failing = guarded and severity_rank(finding["severity"]) >= severity_rank(fail_on)
+        failing = severity_rank(finding["severity"]) >= severity_rank(fail_on)
         status = REGRESSED if failing else FINDING
-        add(finding["id"], level=level_of(finding["severity"]) if not failing else "error", status=status, entry=key,
+        add(finding["id"], finding.get("slug"), level=level_of(finding["severity"]) if not failing else "error",
+            status=status, entry=key,
             message=f"new {finding['severity']} {finding['id']}: {finding['title']}", fix=finding.get("fix", ""),
             file=file, line=finding.get("line") or new.get("line"))
         statuses.append(status)
-    for finding in old.get("findings", []):
+    for finding in old.get("findings") or []:
         if finding["id"] not in now_ids:
-            add(finding["id"], level="note", status=IMPROVED, entry=key,
+            add(finding["id"], finding.get("slug"), level="note", status=IMPROVED, entry=key,
                 message=f"{finding['id']} is gone: {finding['title']}", file=file, line=new.get("line"))
             statuses.append(IMPROVED)
     return statuses

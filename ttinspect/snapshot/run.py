@@ -26,23 +26,47 @@ class Computed:
 
 
 def selected(config: SnapshotConfig, files: tuple[str, ...]) -> set[str] | None:
-    """The library-relative paths of the FILE arguments that are kernel files of the configuration (a hook
-    passes every file a commit touches: the others are not kernels, and are skipped); None: all files."""
+    """The library-relative kernel files a commit touching FILEs must gate: those among them, and those that
+    import one of them (a helper module, a config list) from their folder tree. Other files are not
+    kernels and are skipped. None: every file."""
     if not files:
         return None
-    kernel_files = {os.path.relpath(path, config.root) for path in config.files()}
-    given = {os.path.relpath(Path(f).resolve(), config.root) for f in files}
-    return kernel_files & given
+    from ..source_files import local_imports
+
+    given = {Path(f).resolve() for f in files}
+    chosen = set()
+    for path in config.files():
+        if given & set(local_imports(path)):  # local_imports starts with the file itself
+            chosen.add(os.path.relpath(path, config.root))
+    return chosen
+
+
+def key_file(key: str) -> str:
+    """The examples file of an entry (`mylib/ops/mm.py:small@sm_90` -> `mylib/ops/mm.py`): where the entry
+    is declared, which may differ from where its kernel is defined (the entry's `file`)."""
+    return key.rpartition("@")[0].rpartition(":")[0]
 
 
 def only_files(document: dict[str, Any], only: set[str] | None) -> dict[str, Any]:
     if only is None:
         return document
-    return {**document, "entries": {k: v for k, v in document.get("entries", {}).items() if v.get("file") in only}}
+    kept = {k: v for k, v in document.get("entries", {}).items() if key_file(k) in only}
+    return {**document, "entries": kept}
 
 
 def others(document: dict[str, Any], only: set[str]) -> dict[str, Any]:
-    return {k: v for k, v in document.get("entries", {}).items() if v.get("file") not in only}
+    return {k: v for k, v in document.get("entries", {}).items() if key_file(k) not in only}
+
+
+def to_write(computed: "Computed", committed: dict[str, Any] | None, only: set[str] | None) -> dict[str, dict]:
+    """The entries a snapshot is written with: what compiled now; for an entry that fails now, the committed
+    one (kept as it was: a snapshot never records an error as facts); outside `only`, the committed ones."""
+    old = (committed or {}).get("entries", {})
+    entries = {key: entry for key, entry in computed.entries.items() if not entry.get("error")}
+    entries.update({key: old[key] for key in computed.failed if key in old})
+    if only is not None:
+        entries = {**others(committed or {}, only), **entries}
+    return entries
 
 
 def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | None = None,
@@ -60,6 +84,24 @@ def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | No
     versions = {e.get("triton_version") for e in entries.values() if e.get("triton_version")}
     version = str(triton or (versions.pop() if len(versions) == 1 else triton_version()))
     return Computed(entries, notes, time.perf_counter() - start, version)
+
+
+def for_code_scanning(report: CIReport, root: Path) -> CIReport:
+    """The results code scanning should show — regressions, kernels that no longer compile, findings — with
+    each file absolute (the SARIF writer makes it relative to the repository's root, wherever the library
+    lies in it); the rules they cite, once."""
+    from dataclasses import replace
+
+    from ..ci.model import ERROR, FINDING, REGRESSED
+
+    def absolute(file: str | None) -> str | None:
+        return str(root / file) if file and not os.path.isabs(file) else file
+
+    results = tuple(replace(r, file=absolute(r.file)) for r in report.results
+                    if r.status in (REGRESSED, ERROR, FINDING))
+    cited = {r.rule for r in results}
+    return replace(report, results=results, rules=tuple(rule for rule in report.rules if rule.id in cited),
+                   entries=tuple(replace(e, file=absolute(e.file)) for e in report.entries))
 
 
 def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed) -> CIReport:

@@ -54,28 +54,42 @@ def load(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise UsageError(f"{path}: not a ttinspect snapshot (not JSON: {error}); make it again with "
-                         "`ttinspect snapshot --update`") from None
+        raise UsageError(f"{path}: a damaged ttinspect snapshot (not JSON: {error}); make it again with "
+                         "`ttinspect snapshot` and review the diff") from None
     if not isinstance(document, dict) or not str(document.get("format", "")).startswith("ttinspect-snapshot/"):
         raise UsageError(f"{path}: not a ttinspect snapshot (no format key)")
     if document["format"] != FORMAT:
         raise UsageError(f"{path}: a {document['format']} snapshot; this ttinspect reads {FORMAT}: make it again "
-                         "with `ttinspect snapshot --update` (and review the diff)")
+                         "with `ttinspect snapshot` (and review the diff)")
     entries = document.get("entries")
     if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
-        raise UsageError(f"{path}: its entries are damaged; make it again with `ttinspect snapshot --update`")
+        raise UsageError(f"{path}: its entries are damaged; make it again with `ttinspect snapshot`")
     return document
 
 
+def existing(path: Path) -> dict[str, Any] | None:
+    """The snapshot a plain `ttinspect snapshot` builds on: None when there is none yet, or when the file is
+    one of ttinspect's that cannot be read (a merge conflict, an older format: it is made again). A file
+    that is not ttinspect's is refused — it is never replaced."""
+    from ..source_files import read_regular
+
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        return load(path)
+    except UsageError:
+        data = read_regular(path)
+        if data is not None and f'"format": "{FORMAT.rpartition("/")[0]}/'.encode() in data:
+            return None  # ours, damaged: made again whole
+        if path.is_symlink():
+            return None  # refused by write() with what the link is, in one line
+        raise UsageError(f"{path} exists and is not a snapshot ttinspect wrote: it is left as it is "
+                         "(remove it, or set snapshot = \"...\" in [tool.ttinspect])") from None
+
+
 def write(path: Path, text: str) -> None:
-    """Write the snapshot: a new file, or one that is a ttinspect snapshot (never the user's other files)."""
+    """Write the snapshot atomically (outputs.py: a link, FIFO or device at the path is refused). Ownership
+    is decided before the work, by `existing`."""
     from ..outputs import check_output, write_atomically
 
-    if path.exists() and not path.is_symlink():
-        try:
-            load(path)
-        except UsageError as error:
-            if "no snapshot yet" not in str(error) and "snapshot; this ttinspect reads" not in str(error):
-                raise UsageError(f"{path} exists and is not a snapshot ttinspect wrote: it is left as it is "
-                                 "(remove it, or set snapshot = \"...\" in [tool.ttinspect])") from None
     write_atomically(check_output(path, force=True, option="snapshot"), text)
