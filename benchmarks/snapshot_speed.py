@@ -1,7 +1,8 @@
 """A library-sized snapshot: 100 kernel entries × 2 targets, cold and warm, timed through the real CLI.
 
-The library is generated: 50 files, each one elementwise kernel with two examples (different block sizes
-and warps, so every entry is its own compile).
+The library is generated: 50 files, each one kernel with two examples (different tiles and warps, so every
+entry is its own compile): one file in five a pipelined matmul (a K loop of tl.dot, the kind a library's
+gate matters most for), the others elementwise kernels.
 Cold: `ttinspect snapshot` with an empty cache (every entry compiled, in the process pool); warm:
 `ttinspect snapshot --check` against it (every entry read from the cache, nothing compiled).
 
@@ -39,6 +40,34 @@ TTINSPECT_EXAMPLES = {{
     "big": {{"kernel": op_{n}, "signature": SIGNATURE, "config": {{"BLOCK": {big}, "num_warps": 8}}}},
 }}
 '''
+MATMUL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_{n}(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        acc += tl.dot(tl.load(a), tl.load(b))
+        a += BLOCK_K
+        b += BLOCK_K * stride_bk
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16))
+
+
+SIGNATURE = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16"
+TTINSPECT_EXAMPLES = {{
+    "small": {{"kernel": mm_{n}, "signature": SIGNATURE,
+               "config": {{"BLOCK_M": 64, "BLOCK_N": {bn}, "BLOCK_K": 32, "num_warps": 4, "num_stages": 3}}}},
+    "big": {{"kernel": mm_{n}, "signature": SIGNATURE,
+             "config": {{"BLOCK_M": 128, "BLOCK_N": {bn}, "BLOCK_K": 64, "num_warps": 8, "num_stages": {stages}}}}},
+}}
+'''
 EXPRESSIONS = ("x + y", "x * y", "x - y", "tl.maximum(x, y)", "tl.minimum(x, y)", "x * y + x", "tl.exp(x) + y",
                "tl.abs(x - y)", "x / (y + 1.0)", "tl.sqrt(tl.abs(x)) * y")
 
@@ -47,6 +76,9 @@ def make_library(root: Path, files: int) -> None:
     ops = root / "lib" / "ops"
     ops.mkdir(parents=True)
     for n in range(files):
+        if n % 5 == 4:
+            (ops / f"op_{n:03d}.py").write_text(MATMUL.format(n=n, bn=64 << (n % 2), stages=2 + n % 3))
+            continue
         expression = EXPRESSIONS[n % len(EXPRESSIONS)]
         small, big = 256 << (n % 3), 1024 << (n % 2)
         (ops / f"op_{n:03d}.py").write_text(KERNEL.format(n=n, expression=expression, small=small, big=big))

@@ -354,3 +354,12 @@ def test_an_empty_list_is_refused(library, key):
     (library / "pyproject.toml").write_text("[tool.ttinspect]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()))
     done = ttinspect("snapshot", cwd=library)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and f"{key} = []" in done.stderr, done.stderr
+
+
+def test_a_file_that_no_longer_loads_fails_its_own_entries_not_the_gate(library):
+    ttinspect("snapshot", cwd=library, check=True)
+    (library / "mylib" / "ops" / "broken.py").write_text("import triton\nx = 1 / 0\n")
+    gated = ttinspect("snapshot", "--check", cwd=library)
+    assert gated.returncode == 1, gated.stderr
+    assert "mylib/ops/broken.py:*@sm_80: importing" in gated.stdout and "ZeroDivisionError" in gated.stdout
+    assert gated.stdout.startswith("FAIL: 1 of 4 entries")  # the others were still checked

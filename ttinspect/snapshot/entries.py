@@ -53,7 +53,11 @@ def planned(config, only: set[str] | None = None) -> tuple[list[tuple[str, str, 
         relative = os.path.relpath(path, config.root)
         if only is not None and relative not in only:
             continue
-        names = example_names(path)
+        try:
+            names = example_names(path)
+        except TTInspectError as error:  # a file that no longer loads fails its own entries, not the whole gate
+            plan += [(f"{relative}:*@{target}", f"!{error}", target) for target in config.targets]
+            continue
         if not names:
             notes.append(f"{relative}: no TTINSPECT_EXAMPLES, so not in the snapshot (docs/your-kernels.md says how "
                          "to declare a launch)")
@@ -119,7 +123,10 @@ def _def_line(source: str | None, name: str) -> int | None:
 
 def _compute_row(reference: str, target: str, root: str) -> dict[str, Any]:
     """A worker's result: the entry, or the error that stopped it (a row, not an exception: one kernel
-    that no longer compiles is a finding of the gate, not the end of it)."""
+    that no longer compiles is a finding of the gate, not the end of it). A reference `!REASON` is a file
+    that could not even be loaded."""
+    if reference.startswith("!"):
+        return {"error": reference[1:].splitlines()[0], "exit_code": 2}
     try:
         return compute(reference, target, root)
     except TTInspectError as error:

@@ -131,7 +131,10 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
         rules_used[rule.id] = rule
         results.append(Result(rule=rule.id, **fields))
 
+    broken = {key.rpartition(":*@")[0] for key, row in current.items() if ":*@" in key}
     for key in sorted(set(old_entries) | set(current)):
+        if key in old_entries and key not in current and key.rpartition("@")[0].rpartition(":")[0] in broken:
+            continue  # its file no longer loads: said once, by the file's own failing entry
         old, new = old_entries.get(key), current.get(key)
         where = new if new and not new.get("error") else old or {}
         file, line = where.get("file"), where.get("line")
