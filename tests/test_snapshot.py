@@ -276,6 +276,14 @@ def test_the_upgrade_gate_compiles_with_another_triton(library, other):  # noqa:
     report = json.loads(done.stdout)
     assert report["triton_version"] == other and len(report["entries"]) == 3
     assert not [e for e in report["entries"] if e["status"] == "failed"], report["entries"]
+    # keyed by release when asked: `snapshot --triton X` adds X's entries beside the snapshot's own
+    ttinspect("snapshot", "--triton", other, cwd=library, check=True)
+    document = json.loads((library / "ttinspect.snapshot.json").read_text())
+    assert len(document["entries"]) == 6 and "mylib/ops/mm.py:small@sm_80#triton=" + other in document["entries"]
+    assert document["triton_version"] != other  # the snapshot's own entries are still this Triton's
+    for argv in (("--triton", other), ()):  # each compared with its own release's entries
+        done = ttinspect("snapshot", "--check", *argv, cwd=library)
+        assert done.returncode == 0 and "nothing changed" in done.stdout, done.stdout + done.stderr
 
 
 

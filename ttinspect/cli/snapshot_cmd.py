@@ -92,15 +92,16 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         committed = store.existing(config.snapshot)  # refuses a file that is not ttinspect's, before compiling
     only = run.selected(config, files)
     computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address)
-    if not check_mode:
-        store.write(config.snapshot, store.dumps(run.to_write(computed, committed, only), computed.triton_version,
-                                                 config.targets))
+    if not check_mode:  # `--triton X` writes entries keyed by X, beside the snapshot's own
+        entries = run.merged(computed, committed, triton, only)
+        store.write(config.snapshot, store.dumps(entries, _own_version(committed, triton, computed), config.targets))
         _say_written(config, computed)
         if computed.failed:
             raise click.exceptions.Exit(1)
         return
     assert committed is not None  # --check loaded it
-    report = run.check(config, run.only_files(committed, only), computed)
+    release = run.compared_release(committed, triton)
+    report = run.check(config, run.only_files(run.of_release(committed, release), only), computed)
     if fmt == "text":
         from ..render.snapshot import snapshot_text
 
@@ -113,12 +114,19 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
             report = run.for_code_scanning(report, config.root)
         emit(report, fmt, out, force, repo_root=find_repo_root(config.root))
     if update:
-        store.write(config.snapshot, store.dumps(run.to_write(computed, committed, only), computed.triton_version,
-                                                 config.targets))
+        entries = run.merged(computed, committed, release, only)
+        store.write(config.snapshot, store.dumps(entries, _own_version(committed, release, computed), config.targets))
         click.echo(f"updated {config.snapshot}", err=True)
         return
     if report.failed:
         raise click.exceptions.Exit(1)
+
+
+def _own_version(committed, release: str | None, computed) -> str:
+    """The snapshot's own Triton: what its unkeyed entries were made with (unchanged by a release's entries)."""
+    if release and committed and committed.get("triton_version"):
+        return str(committed["triton_version"])
+    return computed.triton_version
 
 
 def _say_written(config, computed) -> None:

@@ -44,7 +44,40 @@ def selected(config: SnapshotConfig, files: tuple[str, ...]) -> set[str] | None:
 def key_file(key: str) -> str:
     """The examples file of an entry (`mylib/ops/mm.py:small@sm_90` -> `mylib/ops/mm.py`): where the entry
     is declared, which may differ from where its kernel is defined (the entry's `file`)."""
-    return key.rpartition("@")[0].rpartition(":")[0]
+    return key.partition(RELEASE)[0].rpartition("@")[0].rpartition(":")[0]
+
+
+# Entries made with `snapshot --triton X` are keyed by that release too: `mylib/ops/mm.py:small@sm_90#triton=X`.
+RELEASE = "#triton="
+
+
+def release_of(key: str) -> str | None:
+    return key.partition(RELEASE)[2] or None
+
+
+def of_release(document: dict[str, Any] | None, release: str | None) -> dict[str, Any]:
+    """The snapshot's entries of one release (None: those of the snapshot's own Triton), keyed without it."""
+    entries = (document or {}).get("entries", {})
+    return {**(document or {}), "entries": {k.partition(RELEASE)[0]: v for k, v in entries.items()
+                                            if release_of(k) == release}}
+
+
+def compared_release(document: dict[str, Any], triton: str | None) -> str | None:
+    """`--check --triton X` compares with the entries made for X when the snapshot has them; otherwise it is
+    the upgrade gate: X's kernels against the snapshot's own."""
+    if triton and any(release_of(k) == triton for k in document.get("entries", {})):
+        return triton
+    return None
+
+
+def merged(computed: "Computed", committed: dict[str, Any] | None, release: str | None,
+           only: set[str] | None) -> dict[str, dict]:
+    """The entries to write: this release's (to_write), beside every other release's as committed."""
+    entries = to_write(computed, of_release(committed, release), only)
+    if release:
+        entries = {f"{key}{RELEASE}{release}": entry for key, entry in entries.items()}
+    rest = {k: v for k, v in (committed or {}).get("entries", {}).items() if release_of(k) != release}
+    return {**rest, **entries}
 
 
 def only_files(document: dict[str, Any], only: set[str] | None) -> dict[str, Any]:
