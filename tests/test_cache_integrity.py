@@ -135,7 +135,9 @@ def test_staging_leftovers_of_a_killed_writer_are_ignored(cache_copy):
 
 def test_a_process_killed_mid_compile_leaves_a_usable_cache(tmp_path):
     root = tmp_path / "cache"
-    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
+    (tmp_path / "tmp").mkdir()  # a SIGKILLed process cannot remove its temporary folders: keep them in ours
+    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(root), "TRITON_CACHE_DIR": str(tmp_path / "triton"),
+               "TMPDIR": str(tmp_path / "tmp")}
     for delay in (0.5, 2.0, 4.0):  # before, during and after Triton's work, depending on the machine
         process = subprocess.Popen([sys.executable, "-m", "ttinspect", "report", "tileon", "--arch", "sm_80"],
                                    env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
