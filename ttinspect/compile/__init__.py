@@ -11,10 +11,8 @@ import inspect
 import io
 import os
 import re
-import shutil
 import sys
 import tempfile
-import threading
 import warnings
 from typing import Any, Iterator, Mapping
 
@@ -29,6 +27,7 @@ from ..specialize import Specialization, specialize
 from ..stages import COMPILED
 from ..targets import Target, from_capability
 from ..variants import TlDtype
+from .scratch import private_tempdir
 from ..versions import release
 
 VERSION: tuple[int, int] = release(triton.__version__)  # annotated: pass_dumps imports it in a cycle
@@ -247,7 +246,7 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
                                                     target.backend))
         dumping.enter_context(_dump_environment(scratch, dumps.path))
     try:
-        with dumping, warnings.catch_warnings(), _ptxas_log_to(log), _private_tempdir(), \
+        with dumping, warnings.catch_warnings(), _ptxas_log_to(log), private_tempdir(), \
                 _native_stderr(native, force=pass_dump is not None):
             # Triton 3.9 warns that TRITON_DEFAULT_FP_FUSION is unset; a real launch keeps the same
             # default (fusion on), so the PTX is the JIT's either way.
@@ -314,41 +313,6 @@ def _diagnostic(text: str) -> str | None:
         if match and "Failures have been detected" not in line:
             return match[1].strip()[:200]
     return None
-
-
-@contextlib.contextmanager
-def _private_tempdir():
-    """Triton's temporary files (the .ptx it hands ptxas, ptxas's log and output) in a folder of this
-    process's compiles, removed when the last one ends however it ends: Triton deletes them only when a
-    compile returns, so a compile stopped by Ctrl-C or SIGTERM would leave them in the system's temporary
-    folder. tempfile.tempdir and TMPDIR are process-wide: compiles in several threads share one folder
-    (counted), and the first one's saved values are what the last one restores."""
-    with _TEMPDIR_LOCK:
-        if _TEMPDIR["users"] == 0:
-            try:
-                scratch = tempfile.mkdtemp(prefix="ttinspect-compile-")
-            except OSError:  # no temporary folder at all: Triton will say so itself
-                scratch = None
-            _TEMPDIR.update(scratch=scratch, module=tempfile.tempdir, env=os.environ.get("TMPDIR"))
-            if scratch is not None:
-                tempfile.tempdir = os.environ["TMPDIR"] = scratch  # ptxas, a child process, reads TMPDIR
-        _TEMPDIR["users"] += 1
-    try:
-        yield
-    finally:
-        with _TEMPDIR_LOCK:
-            _TEMPDIR["users"] -= 1
-            if _TEMPDIR["users"] == 0 and _TEMPDIR["scratch"] is not None:
-                tempfile.tempdir = _TEMPDIR["module"]
-                if _TEMPDIR["env"] is None:
-                    os.environ.pop("TMPDIR", None)
-                else:
-                    os.environ["TMPDIR"] = _TEMPDIR["env"]
-                shutil.rmtree(_TEMPDIR["scratch"], ignore_errors=True)
-
-
-_TEMPDIR_LOCK = threading.Lock()
-_TEMPDIR: dict[str, Any] = {"users": 0, "scratch": None, "module": None, "env": None}
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ by name:
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import re
@@ -27,6 +26,7 @@ from typing import Any, Mapping
 
 from ..errors import UsageError
 from ..source_files import sha256_or_empty
+from .containment import ProcessExit, contained, import_own_dependencies
 
 EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
 EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arch", "description")
@@ -131,7 +131,7 @@ def load_module(path: Path) -> ModuleType:
         raise UsageError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     folder = str(path.parent)
-    _import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
+    import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
     _forget_other_folders(folder)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -141,7 +141,7 @@ def load_module(path: Path) -> ModuleType:
         # What the file prints at import goes to stderr: stdout is the stage text or the JSON.
         from ..compile import offline_imports
 
-        with _contained(), offline_imports():
+        with contained(), offline_imports():
             spec.loader.exec_module(module)
     except SyntaxError as error:
         del sys.modules[name]
@@ -149,7 +149,7 @@ def load_module(path: Path) -> ModuleType:
     except (KeyboardInterrupt, GeneratorExit):
         del sys.modules[name]
         raise
-    except _ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
+    except ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
         del sys.modules[name]
         raise UsageError(f"importing {path} called {error} ({_where(error, path)})") from None
     except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
@@ -160,102 +160,6 @@ def load_module(path: Path) -> ModuleType:
         _LOADED.setdefault(folder, set()).update(
             m for m in set(sys.modules) - before if _module_folder(m) == folder)
     return module
-
-
-class _ProcessExit(BaseException):
-    """os._exit() or os.abort() called by a user's file at import (raised instead of ending the process)."""
-
-
-class _Shielded:
-    """A stream the user's file may print to, flush and even close: closing it closes nothing (it is
-    ttinspect's stderr, still needed for the error line and the warnings)."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def close(self) -> None:
-        pass
-
-    @property
-    def closed(self) -> bool:
-        return False
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-@contextlib.contextmanager
-def _contained():
-    """While a user's file runs at import: what it prints goes to stderr (stdout is the stage text or the
-    JSON) — Python's prints and a child process's output alike (descriptor 1 points at 2 meanwhile);
-    closing sys.stdout/sys.stderr closes nothing; the working directory it changes is changed back (the
-    paths the user gave are relative to it); and os._exit()/os.abort() raise instead of ending the
-    process, so that the user hears which line did it — in this process only: a child the file forks
-    exits for real."""
-    saved = sys.stdout, sys.stderr, os._exit, os.abort
-    real_exit, real_abort, me = os._exit, os.abort, os.getpid()
-    shield = _Shielded(sys.stderr)
-    cwd = _cwd()
-
-    def no_exit(code=0):
-        if os.getpid() != me:
-            real_exit(code)
-        raise _ProcessExit(f"os._exit({code})")
-
-    def no_abort():
-        if os.getpid() != me:
-            real_abort()
-        raise _ProcessExit("os.abort()")
-
-    try:
-        sys.stdout.flush()
-        saved_fd = os.dup(1)
-        os.dup2(2, 1)
-    except (OSError, ValueError, AttributeError):  # no descriptor 1 or 2 (embedded, closed): Python's level only
-        saved_fd = None
-    sys.stdout = sys.stderr = shield
-    os._exit, os.abort = no_exit, no_abort
-    try:
-        yield
-    finally:
-        sys.stdout, sys.stderr, os._exit, os.abort = saved
-        if saved_fd is not None:
-            os.dup2(saved_fd, 1)
-            os.close(saved_fd)
-        if cwd is not None and _cwd() != cwd:
-            try:
-                os.chdir(cwd)
-            except OSError:
-                pass
-
-
-def _cwd() -> str | None:
-    try:
-        return os.getcwd()
-    except OSError:  # the working directory was removed
-        return None
-
-
-def _import_own_dependencies() -> None:
-    """Import the packages ttinspect itself needs (its distribution's requirements) before a user's folder
-    goes first on sys.path: a user's `rich.py` or `triton.py` would otherwise be taken for them by the
-    imports ttinspect does later (submodules resolve inside the package already imported)."""
-    import importlib
-    from importlib import metadata
-
-    try:
-        requires = metadata.requires("ttinspect") or []
-    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-        requires = []
-    for requirement in requires:
-        if "extra ==" in requirement:
-            continue
-        name = re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower().replace("-", "_")
-        if name and name not in sys.modules:
-            try:
-                importlib.import_module(name)
-            except Exception:  # a broken optional piece: the command that needs it says so later
-                pass
 
 
 # Sibling modules each user folder imported: two files in different folders may both `import helpers`,
