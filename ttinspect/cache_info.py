@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -55,23 +56,21 @@ def _size(path: Path) -> int:
     for folder, _, files in os.walk(path):
         for name in files:
             try:
-                stat = os.lstat(os.path.join(folder, name))
+                info = os.lstat(os.path.join(folder, name))
             except OSError:
                 continue
-            total += stat.st_size if not os.path.islink(os.path.join(folder, name)) else 0
+            total += 0 if stat.S_ISLNK(info.st_mode) else info.st_size
     return total
 
 
 def _kind(path: Path) -> str:
-    import stat
+    from .outputs import not_a_regular_file
 
     try:
         mode = path.lstat().st_mode
     except OSError as error:
         return error.strerror or "unreadable"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link to " + ("nothing" if not path.exists() else "a file")
-    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+    return not_a_regular_file(path, mode) or "a regular file"
 
 
 def _shards(root: Path):

@@ -16,7 +16,6 @@ EXIT_INTERNAL = 70  # a bug in ttinspect (sysexits' EX_SOFTWARE)
 EXIT_INTERRUPTED = 130  # SIGINT; SIGTERM 143 and SIGHUP 129: 128 + the signal's number, as shells report
 
 
-
 class TTInspectError(Exception):
     """Anything ttinspect reports to the user as a clear message."""
 

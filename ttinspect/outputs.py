@@ -50,7 +50,7 @@ def check_output(path: str | os.PathLike, *, force: bool = False, option: str = 
     except OSError as error:  # a folder on the way that is a file, a name too long, no permission
         raise UsageError(f"cannot write {given}: {error.strerror or error}") from None
     if mode is not None:
-        refusal = _not_a_regular_file(given, mode)
+        refusal = not_a_regular_file(given, mode)
         if refusal:
             raise UsageError(f"{given} is {refusal}; ttinspect writes only regular files (nothing was written)")
         if not force:
@@ -93,7 +93,7 @@ def check_output_folder(folder: Path) -> Path:
             mode = out.lstat().st_mode
         except OSError:
             mode = stat.S_IFREG
-        raise UsageError(f"--out {given} is {_not_a_regular_file(given, mode) or 'a file'}, not a folder")
+        raise UsageError(f"--out {given} is {not_a_regular_file(given, mode) or 'a file'}, not a folder")
     for parent in (out, *out.parents):  # the first folder that exists: a file on the way is said now
         if parent.exists():
             if not parent.is_dir():
@@ -116,7 +116,7 @@ def check_output_dir(folder: Path, names: list[str], *, force: bool = False) -> 
             mode = path.lstat().st_mode
         except OSError:
             continue
-        refusal = _not_a_regular_file(path, mode)
+        refusal = not_a_regular_file(path, mode)
         if refusal:
             refused.append(f"{path.name} is {refusal}")
         else:
@@ -128,7 +128,8 @@ def check_output_dir(folder: Path, names: list[str], *, force: bool = False) -> 
     return paths
 
 
-def _not_a_regular_file(path: Path, mode: int) -> str | None:
+def not_a_regular_file(path: Path, mode: int) -> str | None:
+    """What is at `path` (its lstat mode) when it is not a regular file, in words; None for a regular file."""
     if stat.S_ISLNK(mode):
         try:
             target = os.readlink(path)
@@ -144,7 +145,7 @@ def _not_a_regular_file(path: Path, mode: int) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def write_atomically(out: Path, data: str | bytes, *, force: bool = True) -> None:
+def write_atomically(out: Path, data: str | bytes, *, force: bool) -> None:
     """Write `data` to `out` through a temporary file in the same folder. Raises WriteError naming `out`;
     `out` is then as it was. With `force`, a regular file at `out` is replaced (anything else is refused);
     without it, a file that appeared at `out` since the check is never replaced: the temporary file is
@@ -163,7 +164,7 @@ def write_atomically(out: Path, data: str | bytes, *, force: bool = True) -> Non
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode):
-            raise UsageError(f"{out} is {_not_a_regular_file(out, mode)}; ttinspect writes only regular files "
+            raise UsageError(f"{out} is {not_a_regular_file(out, mode)}; ttinspect writes only regular files "
                              "(nothing was written)")
         if mode is not None and not force:
             raise UsageError(f"{out} appeared while ttinspect worked; --force overwrites it (nothing was written)")

@@ -50,6 +50,9 @@ class Report:
     def __getitem__(self, key: str) -> Any:
         return self.fact(key).value
 
+    def __contains__(self, key: object) -> bool:  # `key in report`: whether the facts include it
+        return any(fact.key == key for fact in self.facts)
+
     # Typed shortcuts for what tests assert most. Each is the fact's value (None when unknown).
     @property
     def pipeline_depth(self) -> int | None:

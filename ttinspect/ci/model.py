@@ -15,7 +15,10 @@ from typing import Any
 REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR = (
     "regressed", "improved", "neutral", "finding", "new", "removed", "error")
 STATUSES = (REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR)
-LEVELS = ("error", "warning", "note")  # SARIF's levels; ttinspect's severities map info -> note
+LEVELS = ("error", "warning", "note")
+# What --format takes on check, diff and snapshot: text is each command's own terminal view.
+CI_FORMATS = ("sarif", "markdown", "junit")
+FORMATS = ("text", "json", *CI_FORMATS)  # SARIF's levels; ttinspect's severities map info -> note
 
 
 def level_of(severity: str) -> str:

@@ -15,11 +15,16 @@ import click
 
 from ..errors import UsageError
 from ..outputs import check_output, write_atomically
-from .model import CIReport
+from .model import FORMATS, CIReport
 
-CI_FORMATS = ("sarif", "markdown", "junit")
-FORMATS = ("text", "json", *CI_FORMATS)  # what --format takes; text is each command's own terminal view
 OUTPUT_OPTION = "-o"
+
+
+def format_of(as_json: bool, fmt: str) -> str:
+    """--json is --format json (kept for the scripts that use it); with another --format it is a mistake."""
+    if as_json and fmt not in ("text", "json"):
+        raise UsageError(f"--json and --format {fmt} disagree: give one of them")
+    return "json" if as_json else fmt
 
 
 def check_format_and_output(fmt: str, out: str | None, force: bool) -> Path | None:
@@ -64,4 +69,5 @@ def write_text(text: str, out: str | None, force: bool) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    write_atomically(check_output(out, force=force, option=OUTPUT_OPTION), text.encode("utf-8"))
+    path = check_output(out, force=force, option=OUTPUT_OPTION)
+    write_atomically(path, text.encode("utf-8"), force=force)

@@ -5,18 +5,17 @@ from __future__ import annotations
 import click
 
 from .app import cli
-from .common import REF_HELP, emit_json, options_from, ref_options
+from ..ci.model import FORMATS
+from .common import REF_HELP, options_from, ref_options
 
 _LEVELS = click.Choice(["info", "warning", "error"])
-# ttinspect/ci/write.py's FORMATS, spelled here so that `--help` imports nothing more
-_FORMATS = click.Choice(["text", "json", "sarif", "markdown", "junit"])
 
 
 @cli.command(epilog=REF_HELP)
 @click.argument("ref", metavar="REF")
 @ref_options
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (the same as --format json).")
-@click.option("--format", "fmt", default="text", type=_FORMATS, show_default=True,
+@click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True,
               help="text (the terminal view), json, or for CI: sarif (GitHub code scanning), markdown (a PR "
                    "comment, $GITHUB_STEP_SUMMARY), junit (a test report).")
 @click.option("-o", "--output", "out", default=None, metavar="FILE",
@@ -39,9 +38,9 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     import time
 
     from ..check import at_least, check_reference
-    from ..ci.write import check_format_and_output
+    from ..ci.write import check_format_and_output, format_of, write_text
 
-    fmt = _json_flag(as_json, fmt)
+    fmt = format_of(as_json, fmt)
     check_format_and_output(fmt, out, force)  # before compiling: a refused -o costs nothing
     started = time.perf_counter()
     report, findings = check_reference(ref, options_from(arch, settings, args, signature, config),
@@ -55,13 +54,9 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
                 "counts": {level: sum(1 for f in findings if f.severity == level)
                            for level in ("error", "warning", "info")},
                 "findings": [f.as_dict() for f in shown]}
-        if out is None:
-            emit_json(data)
-        else:
-            from ..ci.write import write_text
-            from ..render.jsonout import dumps
+        from ..render.jsonout import dumps
 
-            write_text(dumps(data) + "\n", out, force)
+        write_text(dumps(data) + "\n", out, force)  # stdout when out is None
     elif fmt == "text":
         from ..render.findings import findings_view
 
@@ -76,13 +71,3 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     if failed:
         raise click.exceptions.Exit(1)
 
-
-def _json_flag(as_json: bool, fmt: str) -> str:
-    """--json is --format json (kept for the scripts that use it); with another --format it is a mistake."""
-    if not as_json:
-        return fmt
-    if fmt not in ("text", "json"):
-        from ..errors import UsageError
-
-        raise UsageError(f"--json and --format {fmt} disagree: give one of them")
-    return "json"

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..ci.model import FORMATS
 from ..errors import UsageError
 from .app import cli
 from .common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
@@ -191,7 +192,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
               help="Also list the unchanged facts, and explain the detail facts that changed.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (the same as --format json).")
 @click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(["text", "json", "sarif", "markdown", "junit"]),
+              type=click.Choice(FORMATS),
               help="text (the terminal view), json, or for CI: sarif (GitHub code scanning), markdown (a PR "
                    "comment, $GITHUB_STEP_SUMMARY), junit (a test report); one note per changed fact.")
 @click.option("-o", "--output", "out", default=None, metavar="FILE",
@@ -205,12 +206,11 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
     import time
 
-    from ..ci.write import CI_FORMATS, check_format_and_output
+    from ..ci.model import CI_FORMATS
+    from ..ci.write import check_format_and_output, format_of
     from ..refs import resolve_one
 
-    if as_json and fmt not in ("text", "json"):
-        raise UsageError(f"--json and --format {fmt} disagree: give one of them")
-    fmt = "json" if as_json else fmt
+    fmt = format_of(as_json, fmt)
     as_json = fmt == "json"
     if fmt in CI_FORMATS and (stage or passes or show_all):
         raise UsageError(f"--format {fmt} lists the changed facts; --stage, --passes and --all go with text or json")
@@ -252,13 +252,10 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
         if divergence is not None:
             data["passes"] = divergence.as_dict()
-        if out is None:
-            emit_json(data)
-        else:
-            from ..ci.write import write_text
-            from ..render.jsonout import dumps
+        from ..ci.write import write_text
+        from ..render.jsonout import dumps
 
-            write_text(dumps(data) + "\n", out, force)
+        write_text(dumps(data) + "\n", out, force)  # stdout when out is None
         return
     if fmt in CI_FORMATS:
         from ..ci.from_check import find_repo_root

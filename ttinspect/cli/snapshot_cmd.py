@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ..ci.model import FORMATS
 from .app import cli
 from .common import VALUE
 
@@ -24,7 +25,6 @@ Examples:
 Exit status: 0 no guarded regression; 1 a guarded regression, or a kernel that no longer compiles;
 2 bad input (the configuration, a missing or damaged snapshot)."""
 
-_FORMATS = click.Choice(["text", "json", "sarif", "markdown", "junit"])
 
 
 @cli.command("snapshot", epilog=SNAPSHOT_HELP)
@@ -32,7 +32,8 @@ _FORMATS = click.Choice(["text", "json", "sarif", "markdown", "junit"])
 @click.option("--check", "check_mode", is_flag=True,
               help="Compare with the committed snapshot instead of writing it.")
 @click.option("--update", is_flag=True, help="With --check: write the snapshot afterwards, accepting the changes.")
-@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True, help="How --check reports.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="How --check reports.")
 @click.option("-o", "--out", default=None, metavar="FILE", help="Write the --check report here instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite -o FILE if it exists.")
 @click.option("--triton", default=None, metavar="X.Y.Z", type=VALUE,
@@ -68,14 +69,9 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         from ..toolchains import check_format
 
         check_format(triton)
-    if executor == "ray":  # Ray, and the address's form, checked before anything compiles
-        from ..sweep.executors import ray_address as checked_address
-        from ..sweep.executors import require_ray
+    from ..sweep.executors import check_executor
 
-        require_ray()
-        checked_address(ray_address)
-    elif ray_address is not None:
-        raise UsageError("--ray-address goes with --executor ray")
+    check_executor(executor, ray_address)
     names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
     from pathlib import Path
 

@@ -81,15 +81,9 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         raise UsageError("sweep needs at least one --grid KEY=VALUES (or several --arch targets)")
     if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
         raise UsageError("--config and --grid config=... both pick the autotune config: give one")
-    if executor == "ray":  # Ray, and the address's form, checked now: a warm sweep never calls ray.init
-        from ..sweep.executors import require_ray
+    from ..sweep.executors import check_executor
 
-        require_ray()
-        from ..sweep.executors import ray_address as checked_address
-
-        checked_address(ray_address)
-    elif ray_address is not None:
-        raise UsageError("--ray-address goes with --executor ray")
+    check_executor(executor, ray_address)
     plot_path = None
     pair = None
     if plot is not None:  # the picture's path and axes, before anything compiles (links, FIFOs, devices refused)

@@ -32,10 +32,10 @@ EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
 EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arch", "description")
 
 # my_mm.py:matmul, ./k.py:small:BLOCK_M=64,num_warps=8@sm_90, dir/kernel_file:fn (a `/` is enough)
-_FILE_REF = re.compile(r"^(?P<path>[^:@]*(?:\.py|/[^:@]*))(?::(?P<name>[A-Za-z_]\w*))?"
-                       r"(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
 # What follows the path: [:NAME][:KEY=VALUE,...][@ARCH]
-_REST = re.compile(r"^(?::(?P<name>[A-Za-z_]\w*))?(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
+_TAIL = r"(?::(?P<name>[A-Za-z_]\w*))?(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$"
+_FILE_REF = re.compile(r"^(?P<path>[^:@]*(?:\.py|/[^:@]*))" + _TAIL)
+_REST = re.compile("^" + _TAIL)
 _PY_END = re.compile(r"\.py(?=[:@]|$)")
 
 

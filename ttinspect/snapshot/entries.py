@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -71,33 +71,25 @@ def planned(config, only: set[str] | None = None) -> tuple[list[tuple[str, str, 
 def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     """One entry (a worker's whole job): the facts subset, the findings, where the kernel lives."""
     from ..check import check_reference
+    from ..ci.from_check import def_line_of
     from ..refs import RefOptions
 
     start = time.perf_counter()
     report, findings = check_reference(reference, RefOptions(arch=target))
-    facts = {key: _jsonable(report[key]) for key in FACTS if _has(report, key)}
+    facts = {key: _jsonable(report[key]) for key in FACTS if key in report}
     build = report.build
     limit = build.target.max_shared_per_block if build is not None else None
     if limit and isinstance(facts.get("shared_memory"), int):
         facts["fits"] = facts["shared_memory"] <= limit
     facts["loop_depths"] = list(report.loop_depths)
     source = build.source_file if build is not None else None
-    kernel_name = (build.kernel if build is not None else report.kernel).rpartition(":")[2]
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
-            "file": os.path.relpath(source, root) if source else None, "line": _def_line(source, kernel_name),
+            "file": os.path.relpath(source, root) if source else None, "line": def_line_of(source, report.kernel),
             "facts": facts,
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),
                                  "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
             "seconds": round(time.perf_counter() - start, 3)}
-
-
-def _has(report, key: str) -> bool:
-    try:
-        report.fact(key)
-        return True
-    except KeyError:
-        return False
 
 
 def _jsonable(value: Any) -> Any:
@@ -108,17 +100,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return str(value)
-
-
-def _def_line(source: str | None, name: str) -> int | None:
-    if not source:
-        return None
-    try:
-        text = Path(source).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", text, re.M)
-    return text.count("\n", 0, match.start()) + 1 if match else None
 
 
 def _compute_row(reference: str, target: str, root: str) -> dict[str, Any]:
@@ -175,7 +156,7 @@ def entry_task(reference: str, overrides: dict, target: str, options: dict, driv
 
 
 def check_unique(plan: list[tuple[str, str, str]]) -> None:
-    keys = [key for key, _, _ in plan]
-    doubled = sorted({k for k in keys if keys.count(k) > 1})
+    counts = Counter(key for key, _, _ in plan)
+    doubled = sorted(key for key, count in counts.items() if count > 1)
     if doubled:
         raise UsageError(f"the snapshot would hold {doubled[0]} twice: two patterns name one file under two paths?")

@@ -92,4 +92,4 @@ def write(path: Path, text: str) -> None:
     is decided before the work, by `existing`."""
     from ..outputs import check_output, write_atomically
 
-    write_atomically(check_output(path, force=True, option="snapshot"), text)
+    write_atomically(check_output(path, force=True, option="snapshot"), text, force=True)

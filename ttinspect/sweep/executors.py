@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 Job = tuple[int, str, Mapping[str, Any], "str | None", Mapping[str, Any]]  # index, ref, overrides, arch, options
 
 
+def check_executor(executor: str, address: str | None) -> None:
+    """`--executor` and `--ray-address` as a command takes them, checked before anything compiles or is read
+    (a warm run never calls ray.init, so a bad address would otherwise pass unseen): Ray installed and the
+    address well-formed for `ray`, no address for `local`."""
+    if executor == "ray":
+        require_ray()
+        ray_address(address)
+    elif address is not None:
+        raise UsageError("--ray-address goes with --executor ray")
+
+
 def require_ray() -> None:
     """Ray importable here (without importing it: a warm run never needs it), or one line saying how."""
     import importlib.util

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ..errors import EXIT_FAILED, EXIT_OK, UsageError, interrupted_exit_code
+from ..errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_code, interrupted_exit_code
 from .grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
 
 
@@ -50,8 +50,7 @@ class SweepResult:
             return interrupted_exit_code(self.stopped_by or KeyboardInterrupt())
         if not self.rows or self.failed < len(self.rows):
             return EXIT_OK
-        codes = {row.get("exit_code", EXIT_FAILED) for row in self.rows}
-        return codes.pop() if len(codes) == 1 else EXIT_FAILED
+        return failures_exit_code([row.get("exit_code", EXIT_FAILED) for row in self.rows])
 
 
 def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,

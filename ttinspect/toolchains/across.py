@@ -53,15 +53,8 @@ def version_rows(ref: str, versions: list[str], options) -> list[VersionRow]:
         except TTInspectError as error:
             rows.append(VersionRow(version, version == here, error=str(error)))
             continue
-        facts = {key: report[key] for key in HEADLINE if _has(report, key)}
+        facts = {key: report[key] for key in HEADLINE if key in report}
         display = {key: report.fact(key).display() for key in facts}
         rows.append(VersionRow(version, version == here, facts, display))
     return rows
 
-
-def _has(report, key: str) -> bool:
-    try:
-        report.fact(key)
-    except KeyError:
-        return False
-    return True
