@@ -32,7 +32,7 @@ def _params(ptx: str) -> list[str]:
 
 
 def export(options) -> None:
-    from ttinspect.refs import RefOptions, resolve_one
+    from ttinspect.refs.resolver import RefOptions, resolve_one
 
     builds = {v: resolve_one(f"{options.ref}@triton={v}", RefOptions(arch=options.arch))
               for v in (options.triton, options.native)}
@@ -55,7 +55,7 @@ def export(options) -> None:
 
 
 def _facts(build) -> dict:
-    from ttinspect.report import report_from_build
+    from ttinspect.report.collect import report_from_build
 
     report = report_from_build(build)
     return {"registers": report["registers"], "spills": report["spills"]}

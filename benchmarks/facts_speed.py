@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 from ttinspect.facts.pipeline import pipeline_depth
 from ttinspect.facts.ptx import PtxView, ptx_facts
-from ttinspect.parse.ptx import parse_ptx
+from ttinspect.dialects.ptx import parse_ptx
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 TARGET_MB_S = 40.0

@@ -14,9 +14,9 @@ import itertools
 import json
 
 from ttinspect.errors import CompileError
-from ttinspect.engine import build
+from ttinspect.engine.builds import build
 from ttinspect.gpu.bench import run_variant, time_ms
-from ttinspect.variants import resolve
+from ttinspect.kernel.variants import resolve
 
 
 def candidates():

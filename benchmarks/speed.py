@@ -54,9 +54,9 @@ def _median(cmd, env, runs, before=None) -> float:
 
 
 def _baseline_script(variant: str, arch: str, workdir: Path) -> Path:
-    from ttinspect.compile import specialize_for
-    from ttinspect.engine import resolve_target
-    from ttinspect.variants import OPTION_KEYS, resolve
+    from ttinspect.compile.jit import specialize_for
+    from ttinspect.engine.builds import resolve_target
+    from ttinspect.kernel.variants import OPTION_KEYS, resolve
 
     resolved = resolve(variant)
     config = dict(resolved.config)

@@ -33,10 +33,10 @@ GRID_48 = ["--grid", "BLOCK_SIZE_N=32,64,128,256", "--grid", "num_stages=2..7", 
 SERIAL_DIFF = """\
 import sys
 from ttinspect.cli.common import options_from
-from ttinspect.compare import diff_reports
-from ttinspect.refs import resolve_one
+from ttinspect.compare.facts_diff import diff_reports
+from ttinspect.refs.resolver import resolve_one
 from ttinspect.render.tables import diff_table
-from ttinspect.report import report_from_build
+from ttinspect.report.collect import report_from_build
 options = options_from(sys.argv[3], (), (), None, None)
 builds = [resolve_one(ref, options) for ref in sys.argv[1:3]]
 diff_table(diff_reports(*(report_from_build(b) for b in builds)))

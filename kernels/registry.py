@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ttinspect.variants import Pointer, TensorDesc, TlDtype, Variant
+from ttinspect.kernel.variants import Pointer, TensorDesc, TlDtype, Variant
 
 PKG = "ttinspect_kernels"
 

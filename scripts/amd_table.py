@@ -14,8 +14,8 @@ import sys
 from ttinspect import inspect
 from ttinspect.errors import TTInspectError
 from ttinspect.facts.amd_pipeline import witnesses
-from ttinspect.parse.amdgcn import parse_amdgcn
-from ttinspect.parse.mlir import parse_mlir
+from ttinspect.dialects.amdgcn import parse_amdgcn
+from ttinspect.dialects.mlir import parse_mlir
 
 VARIANTS = ("naive", "opt", "square", "tutorial", "tileon")
 TARGETS = ("gfx942", "gfx950")

@@ -65,8 +65,9 @@ def record(out_dir: Path) -> None:
                                   cwd=ROOT, env=env)
             page = Path(tmp) / "page.html"
             html = page.read_text() if page.exists() else ""
-        text = (f"$ ttinspect {' '.join(cmd)}\nexit {done.returncode}\n--- stdout\n{done.stdout}"
-                f"--- stderr\n{done.stderr.replace(tmp, '{tmp}')}--- html\n{html}")
+        out, err = done.stdout.replace(tmp, "{tmp}"), done.stderr.replace(tmp, "{tmp}")
+        text = (f"$ ttinspect {' '.join(cmd)}\nexit {done.returncode}\n"
+                f"--- stdout\n{out}--- stderr\n{err}--- html\n{html}")
         (out_dir / f"{index:04d}.txt").write_text(text)
         print(f"{index:4d} exit {done.returncode} {' '.join(cmd)}", flush=True)
 

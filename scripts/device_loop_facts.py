@@ -13,14 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-from ttinspect.engine import build
+from ttinspect.engine.builds import build
 from ttinspect.facts.loops import kernel_loop_facts
 from ttinspect.facts.ptx import PtxView
 from ttinspect.gpu.jit_check import jit_stages
-from ttinspect.parse.mlir import parse_mlir
-from ttinspect.parse.ptx import parse_ptx
-from ttinspect.report import report_from_build
-from ttinspect.variants import resolve
+from ttinspect.dialects.mlir import parse_mlir
+from ttinspect.dialects.ptx import parse_ptx
+from ttinspect.report.collect import report_from_build
+from ttinspect.kernel.variants import resolve
 
 MATMUL = {"M": 2048, "N": 2048, "K": 2048}
 CASES = [  # (variant, problem/config overrides)

@@ -44,7 +44,7 @@ import json, os, sys, time
 import torch
 import triton
 from ttinspect.gpu.bench import run_variant
-from ttinspect.variants import get_variant, resolve
+from ttinspect.kernel.variants import get_variant, resolve
 
 out = sys.argv[1]
 kept = json.load(open(f"{out}/sweep_native_kept.json"))

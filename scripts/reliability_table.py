@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bad_values import cases  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
-from ttinspect.cli import cli  # noqa: E402
+from ttinspect.cli.main import cli  # noqa: E402
 
 
 def main() -> None:

@@ -66,8 +66,8 @@ def user_file_kernels() -> list[str]:
     my_mm.add_kernel[(triton_cdiv(10000, 1024),)](x, x, out, 10000)
     torch.cuda.synchronize()
     launched = _cache_ptx()
-    from ttinspect.refs import RefOptions, resolve
-    from ttinspect.arguments import parse_arg_mapping
+    from ttinspect.refs.resolver import RefOptions, resolve
+    from ttinspect.kernel.arguments import parse_arg_mapping
 
     arch = f"sm_{torch.cuda.get_device_capability()[0]}{torch.cuda.get_device_capability()[1]}"
     path = ROOT / "tests" / "data" / "user_kernels" / "my_mm.py"

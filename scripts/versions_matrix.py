@@ -28,7 +28,7 @@ SHOWN = ("pipeline_depth", "tensor_core_path", "shared_memory", "registers", "sp
 
 
 def compute(versions: list[str]) -> dict:
-    from ttinspect.refs import RefOptions
+    from ttinspect.refs.resolver import RefOptions
     from ttinspect.toolchains.across import version_rows
 
     cells = {}

@@ -1,5 +1,5 @@
 """What the installed Triton can do, measured by compiling — the rows of docs/versions.md and the data
-table ttinspect/versions.py. Run it with each Triton's Python:
+table ttinspect/targets/releases.py. Run it with each Triton's Python:
 
     python scripts/versions_probe.py > probe-$(python -c 'import triton; print(triton.__version__)').json
     python scripts/versions_probe.py --markdown probe-*.json      # the table for docs/versions.md
@@ -114,7 +114,7 @@ def probe() -> dict:
 def _ttinspect_features() -> dict:
     """The same checks through ttinspect's own API: what a user of this Triton gets."""
     from ttinspect import inspect
-    from ttinspect.compile import BOOL_TYPE, KEEPS_PTXAS_LOG
+    from ttinspect.compile.jit import BOOL_TYPE, KEEPS_PTXAS_LOG
 
     features: dict = {"bool_type": BOOL_TYPE, "ptxas_log_kept": KEEPS_PTXAS_LOG}
     for variant, arch in (("opt", "sm_80"), ("opt", "sm_90"), ("naive", "sm_89"), ("opt_tma", "sm_90"),

@@ -12,11 +12,11 @@ from ttinspect.facts.pipeline import pipeline_depth
 from ttinspect.facts.ptx import PtxView, ptx_facts
 from ttinspect.facts.resources import parse_ptxas_log, parse_resource_usage
 from ttinspect.facts.sass import SassView, sass_facts
-from ttinspect.loops import main_loop_slice, slice_text
-from ttinspect.parse.llir import parse_llir
-from ttinspect.parse.mlir import parse_mlir
-from ttinspect.parse.ptx import parse_ptx
-from ttinspect.parse.sass import parse_sass
+from ttinspect.dialects.main_loop import main_loop_slice, slice_text
+from ttinspect.dialects.llir import parse_llir
+from ttinspect.dialects.mlir import parse_mlir
+from ttinspect.dialects.ptx import parse_ptx
+from ttinspect.dialects.sass import parse_sass
 from ttinspect.source import line_map
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from triton_features import TRITON, needs_amd
 
 from ttinspect import inspect
-from ttinspect.cli import cli
-from ttinspect.engine import build
-from ttinspect.parse.amdgcn import parse_amdgcn
+from ttinspect.cli.main import cli
+from ttinspect.engine.builds import build
+from ttinspect.dialects.amdgcn import parse_amdgcn
 
 pytestmark = needs_amd
 
@@ -126,7 +126,7 @@ def test_prologue_loads_a_later_pass_rewrote(arch):
 
 def test_witnesses_that_disagree_give_unknown():
     from ttinspect.facts.amd_pipeline import pipeline_depth
-    from ttinspect.targets import parse_arch
+    from ttinspect.targets.nvidia import parse_arch
 
     ttgir = inspect("opt", arch="gfx942", num_stages=3).build.artifacts.text("ttgir")
     assert pipeline_depth(ttgir, parse_arch("gfx942"), (3, 9), has_loop=True, no_loop_reason="").value == 3

@@ -10,8 +10,8 @@ import ttinspect
 
 
 def test_exports_resolve():
-    import ttinspect.compare  # noqa: F401  (a submodule import must not shadow `diff`)
-    import ttinspect.report  # noqa: F401
+    import ttinspect.compare.facts_diff  # noqa: F401  (a submodule import must not shadow `diff`)
+    import ttinspect.report.collect  # noqa: F401
 
     for name in ttinspect.__all__:
         assert getattr(ttinspect, name) is not None

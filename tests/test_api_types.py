@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import ttinspect
-from ttinspect.compare import Change
+from ttinspect.compare.facts_diff import Change
 from ttinspect.facts.model import Counts, Fact
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ttinspect import cache
-from ttinspect.cache_info import cache_info, clear
+from ttinspect.caches import store as cache
+from ttinspect.caches.info import cache_info, clear
 
 REPO = Path(__file__).resolve().parents[1]
 USER_FILE = REPO / "tests" / "data" / "user_kernels" / "my_mm.py"
@@ -238,7 +238,7 @@ def test_unwritable_cache_falls_back_with_one_warning(tmp_path, monkeypatch, cap
 def test_no_space_anywhere_is_one_clear_error(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from ttinspect.cli import cli
+    from ttinspect.cli.main import cli
 
     monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(cache, "_fallback", None)
@@ -266,7 +266,7 @@ def test_derived_files_on_a_read_only_entry_are_still_shown(tmp_path, monkeypatc
     assert "derived files are not kept" in capsys.readouterr().err
     monkeypatch.undo()
     monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path / "c2"))
-    from ttinspect.engine import build
+    from ttinspect.engine.builds import build
 
     built = build("add", arch="sm_90")
     monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)

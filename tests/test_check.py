@@ -19,8 +19,8 @@ from triton_features import needs_amd
 
 from ttinspect import inspect
 from ttinspect.check import Finding, check_reference
-from ttinspect.cli import cli
-from ttinspect.refs import RefOptions
+from ttinspect.cli.main import cli
+from ttinspect.refs.resolver import RefOptions
 
 pytest_plugins = ["pytester"]
 
@@ -398,7 +398,7 @@ def test_shared_memory_error_leads_with_block_sizes_when_stages_do_not_dominate(
 
     from ttinspect.check.shared import shared_memory_limit
     from ttinspect.facts.model import Fact
-    from ttinspect.targets import parse_arch
+    from ttinspect.targets.nvidia import parse_arch
 
     class Report:
         values = {"shared_memory": 200_000, "num_stages": 2}

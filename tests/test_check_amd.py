@@ -11,9 +11,9 @@ from test_check import KERNELS, mm
 from triton_features import needs_amd
 
 from ttinspect.check import check_reference
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.facts.amd import workgroups_per_cu
-from ttinspect.refs import RefOptions
+from ttinspect.refs.resolver import RefOptions
 
 pytestmark = needs_amd
 
@@ -173,7 +173,7 @@ def test_spill_reloads_are_not_the_kernels_loads():
     """gfx90a spills through plain buffer_load/buffer_store (`; 4-byte Folded Reload`): they count as spills,
     never as the kernel's global loads (which on opt_tma are 16-bit)."""
     from ttinspect import inspect
-    from ttinspect.parse.amdgcn import parse_amdgcn
+    from ttinspect.dialects.amdgcn import parse_amdgcn
 
     report, findings = check_reference("opt_tma", RefOptions({}, {}, None, None, "gfx90a"))
     module = parse_amdgcn(report.build.artifacts.text("amdgcn"))
@@ -188,7 +188,7 @@ def test_spill_reloads_are_not_the_kernels_loads():
 
 def test_one_wave_workgroups_share_the_simds():
     """A 1-wave workgroup takes one SIMD's slot, not one on every SIMD."""
-    from ttinspect.targets import parse_arch
+    from ttinspect.targets.nvidia import parse_arch
 
     target = parse_arch("gfx942")
     one = workgroups_per_cu(target, vgprs=32, shared=0, num_warps=1)

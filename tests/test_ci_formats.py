@@ -25,8 +25,8 @@ from ttinspect.ci import CIReport, Entry, Result, Rule
 from ttinspect.ci.from_check import ci_from_findings, def_line_of, find_repo_root, relative_file
 from ttinspect.ci.from_diff import ci_from_diff
 from ttinspect.ci.write import check_format_and_output, emit
-from ttinspect.cli import cli
-from ttinspect.compare import Change
+from ttinspect.cli.main import cli
+from ttinspect.compare.facts_diff import Change
 from ttinspect.errors import UsageError
 from ttinspect.render.junit import to_junit
 from ttinspect.render.markdown import TABLE_HEADER, to_markdown

@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 
 
 def run(*args: str):

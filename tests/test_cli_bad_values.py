@@ -6,7 +6,7 @@ import pytest
 from bad_values import cases
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 
 CASES = cases()
 

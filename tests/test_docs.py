@@ -104,7 +104,7 @@ def test_inline_imports(path: Path):
 def parse(argv) -> tuple[str | None, click.Command | None, dict]:
     """click's own parsing of `ttinspect ARGV` on the real CLI, without invoking anything:
     (command name, command, its parameters). Raises click's UsageError on a bad command line."""
-    from ttinspect.cli import cli
+    from ttinspect.cli.main import cli
 
     ctx = cli.make_context("ttinspect", list(argv), resilient_parsing=False)
     rest = [*getattr(ctx, "_protected_args", ()), *ctx.args]
@@ -250,7 +250,7 @@ def docs_env(tmp_path_factory) -> dict[str, str]:
 def test_shell_command_runs(command: Command, docs_env, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from ttinspect.cli import cli
+    from ttinspect.cli.main import cli
 
     if _parse_error(command):
         pytest.skip("does not parse (test_shell_block_parses fails)")

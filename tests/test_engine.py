@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from triton_features import HOST_TMA, TRITON
 
-from ttinspect.engine import build, build_jit, triton_version
+from ttinspect.engine.builds import build, build_jit, triton_version
 from ttinspect.errors import CompileError, UsageError
-from ttinspect.targets import TARGETS
-from ttinspect.versions import supported_targets
-from ttinspect.variants import Pointer, all_variants
+from ttinspect.targets.nvidia import TARGETS
+from ttinspect.targets.releases import supported_targets
+from ttinspect.kernel.variants import Pointer, all_variants
 
 VARIANTS = [v.name for v in all_variants()]
 
@@ -149,7 +149,7 @@ def test_the_compilers_own_output_is_summarized_not_dumped(monkeypatch, capfd, t
 
     import triton
 
-    from ttinspect.cli import cli
+    from ttinspect.cli.main import cli
 
     def failing(*args, **kwargs):
         os.write(2, b"LLVM ERROR: unsupported load type for producer commit\nmodule {\n  tt.func ...\n}\n")

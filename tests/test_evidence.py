@@ -1,11 +1,11 @@
-"""Evidence under a changed fact: each side's line that shows it (ttinspect/evidence.py)."""
+"""Evidence under a changed fact: each side's line that shows it (ttinspect/compare/evidence.py)."""
 
 from __future__ import annotations
 
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
-from ttinspect.evidence import WITNESSES, witness
+from ttinspect.cli.main import cli
+from ttinspect.compare.evidence import WITNESSES, witness
 
 
 def test_diff_shows_each_sides_line():
@@ -18,7 +18,7 @@ def test_diff_shows_each_sides_line():
 
 
 def test_witness_reads_the_line_it_names():
-    from ttinspect.refs import RefOptions, resolve_one
+    from ttinspect.refs.resolver import RefOptions, resolve_one
 
     built = resolve_one("opt", RefOptions(arch="sm_90"))
     (line,) = witness(built, "loop_wgmma")

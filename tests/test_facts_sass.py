@@ -17,14 +17,14 @@ import pytest
 from triton_features import needs_host_tma
 from golden_option import DATA
 
-from ttinspect import tools
-from ttinspect.engine import build, build_jit
+from ttinspect.engine import tools
+from ttinspect.engine.builds import build, build_jit
 from ttinspect.facts.model import Fact
 from ttinspect.facts.ptx import PtxView, ptx_facts
 from ttinspect.facts.sass import SassView, access_bytes, sass_facts
-from ttinspect.parse.ptx import parse_ptx
-from ttinspect.parse.sass import parse_sass
-from ttinspect.variants import TensorDesc
+from ttinspect.dialects.ptx import parse_ptx
+from ttinspect.dialects.sass import parse_sass
+from ttinspect.kernel.variants import TensorDesc
 
 VERSIONS = ["triton-3.6.0", "triton-3.9.0"]
 DEPBAR = {"naive": 2, "opt": 4}  # num_stages 3 / 4 on sm_80: wait_group (S - 2) x 2 loads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 
 
 def _has_cuda() -> bool:
@@ -44,8 +44,8 @@ def test_config_number_selects_an_autotune_config():
 
 
 def test_saved_winner_is_inspectable_offline(tmp_path, monkeypatch):
-    from ttinspect import autotuned
-    from ttinspect.variants import get_variant
+    from ttinspect.autotune import results as autotuned
+    from ttinspect.kernel.variants import get_variant
 
     monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path))
     winner = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,

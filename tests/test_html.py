@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
-from ttinspect.html import write_html
-from ttinspect.refs import RefOptions, resolve_one
+from ttinspect.html.write import write_html
+from ttinspect.refs.resolver import RefOptions, resolve_one
 from ttinspect.source import source_info
 
 HERE = Path(__file__).parent
@@ -85,8 +85,8 @@ def test_embedded_attribution_is_ttinspect_source(pages):
 
 
 def test_facts_side_by_side_with_changes_explained(pages):
-    from ttinspect.compare import diff_reports
-    from ttinspect.report import report_from_build
+    from ttinspect.compare.facts_diff import diff_reports
+    from ttinspect.report.collect import report_from_build
 
     text = pages["diff"].read_text()
     result = diff_reports(*(report_from_build(b) for b in pages["builds"]))
@@ -167,7 +167,7 @@ def test_api_takes_references(tmp_path):
 def test_triton_cache_entries_say_what_they_lack(tmp_path, monkeypatch):
     """Entries of a real run on an H100 (tests/data/triton_cache): sources from another machine, no pass history."""
     monkeypatch.setenv("TRITON_CACHE_DIR", str(HERE / "data" / "triton_cache"))
-    from ttinspect.cache_listing import list_cache
+    from ttinspect.caches.triton_listing import list_cache
 
     rows = [row for row in list_cache(HERE / "data" / "triton_cache") if row.target == "sm_90"][:2]
     page = write_html([f"cache:{row.id[:10]}" for row in rows], tmp_path / "cache.html").read_text()

@@ -20,7 +20,7 @@ import textwrap
 import pytest
 from triton_features import HOST_TMA, TRITON
 
-from ttinspect.variants import OPTION_KEYS, Pointer, TensorDesc
+from ttinspect.kernel.variants import OPTION_KEYS, Pointer, TensorDesc
 
 EXPECTED_NAMES = {
     "naive": ("matmul_naive",), "opt": ("matmul_opt",), "square": (), "tutorial": (), "add": (),

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from triton_features import TRITON, needs_host_tma
 
 from ttinspect import diff, inspect
-from ttinspect.cli import cli as main
+from ttinspect.cli.main import cli as main
 from ttinspect.facts.loops import Reading, depth_fact
 
 DATA = Path(__file__).parent / "data"
@@ -223,9 +223,9 @@ def test_diff_with_and_without_warp_specialization_explains_it():
 
 
 def test_tensordesc_signature_entries():
-    from ttinspect.arguments import parse_signature
+    from ttinspect.kernel.arguments import parse_signature
     from ttinspect.errors import UsageError
-    from ttinspect.variants import TensorDesc
+    from ttinspect.kernel.variants import TensorDesc
 
     assert parse_signature("tensordesc<fp16[128, 64]>, i32:16")[0] == TensorDesc("fp16", (128, 64))
     with pytest.raises(UsageError, match="not a descriptor"):
@@ -261,7 +261,7 @@ $L__BB0_3:
 def test_a_jump_table_is_control_flow(table, name):
     """Warp-specialized kernels send each partition's warps to their code through `brx.idx`: without its
     edges the partitions' loops are unreachable and no loop of theirs is found."""
-    from ttinspect.parse.ptx import parse_ptx
+    from ttinspect.dialects.ptx import parse_ptx
 
     kernel = parse_ptx(JUMP_TABLE_PTX.replace("{table}", table).replace("{name}", name)).kernel
     assert kernel is not None

@@ -8,9 +8,9 @@ import pytest
 from golden_option import DATA, captured, check_golden, params
 
 from ttinspect.errors import UsageError
-from ttinspect.loops import LoopSlice, NoMainLoop, main_loop_slice, slice_text
-from ttinspect.parse.cfg import Block, build_cfg, pick_main_loop
-from ttinspect.parse.ptx import parse_ptx
+from ttinspect.dialects.main_loop import LoopSlice, NoMainLoop, main_loop_slice, slice_text
+from ttinspect.dialects.cfg import Block, build_cfg, pick_main_loop
+from ttinspect.dialects.ptx import parse_ptx
 
 STAGE_OF = {"cuobjdump": "sass"}
 
@@ -108,7 +108,7 @@ def test_golden_slices(request):
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90", "sm_100"])
 def test_stages_agree_on_the_loop_source_line(version, variant, arch):
     """The scf.for in TTGIR and the PTX main loop come from the same line of the kernel."""
-    from ttinspect.parse.mlir import parse_mlir
+    from ttinspect.dialects.mlir import parse_mlir
 
     base = DATA / version / f"{variant}-{arch}"
     mlir = parse_mlir(base.with_suffix(".ttgir").read_text())

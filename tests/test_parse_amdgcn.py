@@ -7,7 +7,7 @@ import pytest
 from golden_option import check_golden, golden_name, params, summarize_amdgcn
 
 from ttinspect.errors import ParseError
-from ttinspect.parse.amdgcn import parse_amdgcn
+from ttinspect.dialects.amdgcn import parse_amdgcn
 
 CAPTURED = params("amdgcn")
 

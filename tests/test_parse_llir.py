@@ -8,7 +8,7 @@ import pytest
 from golden_option import DATA, check_golden, golden_name, params, summarize_llir
 
 from ttinspect.errors import ParseError
-from ttinspect.parse.llir import parse_llir
+from ttinspect.dialects.llir import parse_llir
 
 
 @pytest.mark.parametrize("path", params("llir"))

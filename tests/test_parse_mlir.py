@@ -8,7 +8,7 @@ import pytest
 from golden_option import DATA, check_golden, golden_name, params, summarize_mlir
 
 from ttinspect.errors import ParseError
-from ttinspect.parse.mlir import is_dot, parse_mlir
+from ttinspect.dialects.mlir import is_dot, parse_mlir
 
 V36 = DATA / "triton-3.6.0"
 

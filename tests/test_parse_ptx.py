@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ttinspect.errors import ParseError
-from ttinspect.parse.ptx import parse_ptx
+from ttinspect.dialects.ptx import parse_ptx
 
 V36 = DATA / "triton-3.6.0"
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ttinspect.errors import ParseError
-from ttinspect.parse.sass import parse_sass
+from ttinspect.dialects.sass import parse_sass
 
 V36 = DATA / "triton-3.6.0"
 

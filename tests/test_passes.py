@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
 from ttinspect.passes.dump import final_marker, split_dump, stage_marker
 from ttinspect.passes.normalize import normalized_lines
@@ -203,7 +203,7 @@ def test_opt_timeline(arch, version, dot_op):
 
 
 def test_python_api():
-    from ttinspect.engine import build
+    from ttinspect.engine.builds import build
     from ttinspect.passes import PassRow, history
 
     h = history(build("opt", arch="sm_90"))
@@ -250,8 +250,8 @@ STAGED_SIGNATURE = "*fp32:16, *fp32:16, i32:16, 256"
 
 def test_loop_is_the_main_loop_of_the_rest_of_the_tool():
     """A pipelined loop without a dot is the main loop for `report`, `dump --loop`: so for --loop too."""
-    from ttinspect.loops import main_loop_slice
-    from ttinspect.refs import RefOptions, resolve_one
+    from ttinspect.dialects.main_loop import main_loop_slice
+    from ttinspect.refs.resolver import RefOptions, resolve_one
 
     ref = f"{STAGED}:staged_sum"
     built = resolve_one(ref, RefOptions(signature=STAGED_SIGNATURE, arch="sm_80"))
@@ -399,7 +399,7 @@ def test_warm_passes_imports_neither_triton_nor_torch():
 
 
 def test_damaged_timeline_is_recomputed_without_compiling():
-    from ttinspect.engine import build
+    from ttinspect.engine.builds import build
     from ttinspect.passes.store import TIMELINE
 
     good = ttinspect("passes", "opt", "--arch", "sm_80", "--json")

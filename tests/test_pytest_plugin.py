@@ -213,7 +213,7 @@ def test_registered_through_the_entry_point(pytester):
 
 
 def test_loading_the_plugin_imports_nothing_heavy(pytester):
-    heavy = ("triton", "torch", "rich", "numpy", "ttinspect.report", "ttinspect.engine")
+    heavy = ("triton", "torch", "rich", "numpy", "ttinspect.report.collect", "ttinspect.engine.builds")
     probe = ("import sys, ttinspect.pytest_plugin as p; "
              f"print([m for m in {heavy!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
@@ -287,7 +287,7 @@ def test_a_diff_from_another_fixture_is_shown_on_failure():
 
     from test_render_text import fixture_report
 
-    from ttinspect.compare import diff_reports
+    from ttinspect.compare.facts_diff import diff_reports
     from ttinspect.pytest_plugin import _reports_of
 
     a, b = fixture_report("naive-sm_89"), fixture_report("opt-sm_89")

@@ -13,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from golden_option import updating
-from ttinspect.cli import cli
-from ttinspect.compare import diff_reports
+from ttinspect.cli.main import cli
+from ttinspect.compare.facts_diff import diff_reports
 from ttinspect.facts.model import Fact
 from ttinspect.render.diff_view import diff_lines
 from ttinspect.render.report_view import explained_lines, short_lines
-from ttinspect.report import Report
-from ttinspect.report_store import _decode_value
+from ttinspect.report.collect import Report
+from ttinspect.report.store import _decode_value
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "render"

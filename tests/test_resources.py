@@ -6,9 +6,9 @@ import pytest
 from triton_features import TRITON
 
 from ttinspect import inspect
-from ttinspect.engine import triton_version
+from ttinspect.engine.builds import triton_version
 from ttinspect.facts.resources import (occupancy, parse_ptxas_log, parse_resource_usage)
-from ttinspect.targets import TARGETS
+from ttinspect.targets.nvidia import TARGETS
 
 USAGE = """
 Resource usage:
@@ -83,7 +83,7 @@ def test_resource_facts_in_report():
 
 def test_missing_cuobjdump_degrades_to_unknown(monkeypatch, tmp_path):
     monkeypatch.setenv("TRITON_CUOBJDUMP_PATH", str(tmp_path / "no-such-tool"))
-    monkeypatch.setattr("ttinspect.tools.triton_bin_dir", lambda: tmp_path)
+    monkeypatch.setattr("ttinspect.engine.tools.triton_bin_dir", lambda: tmp_path)
     report = inspect("add", arch="sm_80", BLOCK_SIZE=512)
     fact = report.fact("registers")
     assert fact.value is None and "cuobjdump not found" in fact.unknown

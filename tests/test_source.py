@@ -15,8 +15,8 @@ from golden_option import DATA, captured
 
 from ttinspect import source
 from ttinspect.errors import UsageError
-from ttinspect.loops import main_loop_slice
-from ttinspect.stages import get_stage
+from ttinspect.dialects.main_loop import main_loop_slice
+from ttinspect.dialects.stages import get_stage
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "kernels" / "doc003.py"
@@ -276,14 +276,14 @@ def test_as_dict():
 
 @pytest.fixture(scope="module")
 def builds():
-    from ttinspect.engine import build
+    from ttinspect.engine.builds import build
 
     return {(variant, arch): build(variant, arch=arch) for variant in ("naive", "opt")
             for arch in ("sm_80", "sm_90")}
 
 
 def kernel_file_of(result) -> str:
-    from ttinspect.variants import module_source_path
+    from ttinspect.kernel.variants import module_source_path
 
     return module_source_path(result.metadata["ttinspect"]["kernel"].split(":")[0])
 
@@ -336,7 +336,7 @@ def test_fresh_llir_inlined_cdiv(builds):
 def test_fresh_sass_with_call_sites(builds, tmp_path):
     """nvdisasm -gi prints `inlined at` marks when the cubin has them (Triton 3.9's PTX passes
     inlined_at to ptxas; 3.6's does not): then nothing stays unattributed."""
-    from ttinspect.tools import run_tool
+    from ttinspect.engine.tools import run_tool
 
     result = builds["opt", "sm_80"]
     cubin = tmp_path / "kernel.cubin"
@@ -354,7 +354,7 @@ def test_fresh_sass_with_call_sites(builds, tmp_path):
 @pytest.mark.slow  # compiles
 def test_no_line_info(monkeypatch):
     """TRITON_DISABLE_LINE_INFO=1 (part of the cache key): every stage all None, with a reason."""
-    from ttinspect.engine import build
+    from ttinspect.engine.builds import build
 
     monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1")
     result = build("opt", arch="sm_80")
@@ -393,8 +393,8 @@ def nested_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def test_nested_inlining_goes_to_the_outermost_kernel_line(tmp_path, monkeypatch):
     """standard.py:43 inlined into helper (line 7) inlined into the kernel at line 14: line 14, in
     every stage (3.9 PTX chains two .loc directives, 3.6 writes `@[ k.py:7:22 @[ k.py:14:18 ] ]`)."""
-    from ttinspect.engine import build_jit
-    from ttinspect.variants import Pointer
+    from ttinspect.engine.builds import build_jit
+    from ttinspect.kernel.variants import Pointer
 
     path = tmp_path / "nested_src_kernel.py"
     path.write_text(HELPER_KERNEL)
@@ -422,7 +422,7 @@ def test_nested_inlining_goes_to_the_outermost_kernel_line(tmp_path, monkeypatch
         out = check_round_trip(stage, text, str(path), HELPER_KERNEL)
         assert f"> {path.name}:{call}: m = helper(n, BLOCK)" in out
     # nvdisasm -gi: `standard.py inlined at k.py:7` then `k.py:7 inlined at k.py:14`, then `k.py:14`
-    from ttinspect.tools import run_tool
+    from ttinspect.engine.tools import run_tool
 
     cubin = tmp_path / "kernel.cubin"
     cubin.write_bytes(result.artifacts.data("cubin"))

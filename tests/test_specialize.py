@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ttinspect.errors import UsageError
-from ttinspect.specialize import DIVISIBILITY, specialize
-from ttinspect.variants import Pointer
+from ttinspect.kernel.specialize import DIVISIBILITY, specialize
+from ttinspect.kernel.variants import Pointer
 
 
 class FakeTensor:
@@ -30,7 +30,7 @@ def test_matches_triton_native_specialization(value):
     libtriton = pytest.importorskip("triton._C.libtriton")
     if not hasattr(libtriton, "native_specialize_impl"):
         pytest.skip("this Triton has no native_specialize_impl")
-    from ttinspect.compile import BOOL_TYPE
+    from ttinspect.compile.jit import BOOL_TYPE
 
     expected_type, expected_attr = libtriton.native_specialize_impl(
         triton_compiler.BaseBackend, value, False, True, True)[:2]

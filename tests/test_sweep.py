@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
 from ttinspect.sweep.grid import expand, parse_arch_list, parse_axis, parse_grid, parse_values
 from ttinspect.sweep.where import Where, WhereError
@@ -195,7 +195,7 @@ def _compile_same_point(cache_dir: str, barrier, queue) -> None:
 
 
 def test_two_processes_compiling_the_same_point_share_one_entry(tmp_path):
-    from ttinspect import cache
+    from ttinspect.caches import store as cache
 
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(2), context.Queue()
@@ -232,8 +232,8 @@ def test_interrupt_keeps_what_finished():
 
 
 def test_facts_kept_beside_the_entry_read_back_equal():
-    from ttinspect.engine import build
-    from ttinspect.report import _computed_report, facts_file_name, report_from_build
+    from ttinspect.engine.builds import build
+    from ttinspect.report.collect import _computed_report, facts_file_name, report_from_build
 
     built = build("add", {"BLOCK_SIZE": 256}, arch="sm_90")
     first = report_from_build(built)
@@ -262,7 +262,7 @@ def test_ray_local_ships_entries_home(tmp_path, monkeypatch):
     import tempfile
 
     ray = pytest.importorskip("ray")
-    from ttinspect import cache
+    from ttinspect.caches import store as cache
     from ttinspect.sweep.run import plan, run_sweep
 
     # Ray's session folder in a short folder of the test's own (tmp_path is too long for its sockets), and no

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.errors import Terminated, UsageError
 from ttinspect.sweep.executors import check_ray_address
 from ttinspect.sweep.run import SweepResult

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from ttinspect import cache
+from ttinspect.caches import store as cache
 from ttinspect.errors import UsageError
-from ttinspect.targets import TARGETS, parse_arch
+from ttinspect.targets.nvidia import TARGETS, parse_arch
 
 
 @pytest.mark.parametrize("text,name", [("sm_90", "sm_90"), ("sm90", "sm_90"), ("90", "sm_90"),

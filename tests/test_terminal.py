@@ -19,7 +19,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 from ttinspect.cli.help_text import EXAMPLES, SHORT
 
 ESCAPE = re.compile(r"\x1b\[")

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect import toolchains
-from ttinspect.cli import cli
+from ttinspect.toolchains import registry as toolchains
+from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
-from ttinspect.refs import split_triton
+from ttinspect.refs.resolver import split_triton
 
 HERE = Path(__file__).resolve().parent
 USER_FILE = HERE / "data" / "user_kernels" / "my_mm.py"

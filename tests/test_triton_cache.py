@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 
 DATA = Path(__file__).parent / "data"
 USER_FILE = DATA / "user_kernels" / "my_mm.py"

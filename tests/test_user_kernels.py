@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from ttinspect import offline_imports
-from ttinspect.cli import cli
+from ttinspect.cli.main import cli
 
 FILE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
 ADD_SIGNATURE = "*fp32:16, *fp32:16, *fp32:16, i32:16"

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 from triton_features import HOST_TMA, TRITON
 
-from ttinspect import inspect, versions
-from ttinspect.cli import cli
+from ttinspect import inspect
+from ttinspect.targets import releases as versions
+from ttinspect.cli.main import cli
 from ttinspect.errors import CompileError, UsageError
-from ttinspect.targets import TARGETS, parse_arch
+from ttinspect.targets.nvidia import TARGETS, parse_arch
 
 PROBES = sorted((Path(__file__).resolve().parents[1] / "docs" / "data" / "versions").glob("probe-*.json"))
 
@@ -111,7 +112,7 @@ def test_offline_imports_lets_the_files_own_error_through(monkeypatch, gpu):
     is imported reaches the user as itself."""
     from triton.runtime import driver
 
-    from ttinspect import compile as compiled
+    from ttinspect.compile import jit as compiled
 
     monkeypatch.setattr(compiled, "VERSION", (3, 3))
 

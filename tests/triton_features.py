@@ -6,7 +6,7 @@ import importlib.metadata
 
 import pytest
 
-from ttinspect.versions import release
+from ttinspect.targets.releases import release
 
 TRITON = release(importlib.metadata.version("triton"))
 HOST_TMA = TRITON >= (3, 4)  # TensorDescriptor arguments (opt_tma)

@@ -18,24 +18,25 @@ __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Di
            "TTInspectError", "CompileError", "UsageError", "offline_imports"]
 
 _EXPORTS = {
-    "inspect": "report", "Report": "report", "report_from_build": "report",
-    "diff_reports": "compare", "diff": "compare", "Diff": "compare", "Change": "compare",
-    "Fact": "facts.model", "Pointer": "variants", "TensorDesc": "variants",
-    "build": "engine", "build_jit": "engine", "Build": "engine", "Artifacts": "artifacts",
-    "all_variants": "variants", "get_variant": "variants", "TTInspectError": "errors",
-    "CompileError": "errors", "UsageError": "errors", "offline_imports": "compile",
+    "inspect": "report.collect", "Report": "report.collect", "report_from_build": "report.collect",
+    "diff_reports": "compare.facts_diff", "diff": "compare.facts_diff", "Diff": "compare.facts_diff",
+    "Change": "compare.facts_diff", "Fact": "facts.model", "Pointer": "kernel.variants",
+    "TensorDesc": "kernel.variants", "build": "engine.builds", "build_jit": "engine.builds",
+    "Build": "engine.builds", "Artifacts": "engine.artifacts", "all_variants": "kernel.variants",
+    "get_variant": "kernel.variants", "TTInspectError": "errors", "CompileError": "errors", "UsageError": "errors",
+    "offline_imports": "compile.jit",
 }
 
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports each name on first use
-    from .artifacts import Artifacts
-    from .compare import Change, Diff, diff, diff_reports
-    from .compile import offline_imports
-    from .engine import Build, build, build_jit
-    from .errors import CompileError, TTInspectError, UsageError
-    from .facts.model import Fact
-    from .report import Report, inspect, report_from_build
-    from .variants import Pointer, TensorDesc, all_variants, get_variant
+    from ttinspect.engine.artifacts import Artifacts
+    from ttinspect.compare.facts_diff import Change, Diff, diff, diff_reports
+    from ttinspect.compile.jit import offline_imports
+    from ttinspect.engine.builds import Build, build, build_jit
+    from ttinspect.errors import CompileError, TTInspectError, UsageError
+    from ttinspect.facts.model import Fact
+    from ttinspect.report.collect import Report, inspect, report_from_build
+    from ttinspect.kernel.variants import Pointer, TensorDesc, all_variants, get_variant
 
 
 def __dir__() -> list[str]:  # the public names first-class for help(), completion in a REPL

@@ -1,3 +1,3 @@
-from .cli import main
+from ttinspect.cli.main import main
 
 main()

@@ -47,7 +47,7 @@ def _text(artifacts, stage: str) -> str:
         return artifacts.text(stage)
     import tempfile
 
-    from ttinspect.tools import run_tool
+    from ttinspect.engine.tools import run_tool
 
     with tempfile.TemporaryDirectory() as tmp:
         cubin = Path(tmp) / "kernel.cubin"
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE, help="parent folder (default: tests/data)")
     args = parser.parse_args(argv)
     _make_importable()
-    from ttinspect.engine import build, triton_version
+    from ttinspect.engine.builds import build, triton_version
 
     out = args.out / f"triton-{triton_version()}"
     out.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ Rules (docs/check.md): TTI001 loop-not-pipelined, TTI002 older-mma-path, TTI003 
 TTI004 occupancy-limited, TTI005 narrow-global-access, TTI006 shared-memory-limit, TTI007 no-tma.
 """
 
-from .model import SEVERITIES, Evidence, Finding, severity_rank
-from .run import at_least, check, check_reference, rules
+from ttinspect.check.model import SEVERITIES, Evidence, Finding, severity_rank
+from ttinspect.check.run import at_least, check, check_reference, rules
 
 __all__ = ["SEVERITIES", "Evidence", "Finding", "severity_rank", "rules", "at_least", "check", "check_reference"]

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..facts.amd import workgroups_per_cu
-from .context import fact_evidence, fact_value, stages_of
-from .model import Evidence, Finding
+from ttinspect.facts.amd import workgroups_per_cu
+from ttinspect.check.context import fact_evidence, fact_value, stages_of
+from ttinspect.check.model import Evidence, Finding
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
 OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
@@ -129,7 +129,7 @@ def _vgpr_cap(target) -> str:
 def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]:
     """(a summary, one line per top Python line, labels) for the spill instructions the parser marks
     (`scratch_*`, and buffer accesses LLVM comments `; 4-byte Folded Spill` / `Folded Reload`)."""
-    from .registers import rank_spill_lines
+    from ttinspect.check.registers import rank_spill_lines
 
     module = stages.amdgcn
     kernel = module.kernel if module is not None else None
@@ -143,7 +143,7 @@ def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str
 
 
 def _spill_fix(report, build, to_memory: bool) -> str:
-    from .registers import _accumulator
+    from ttinspect.check.registers import _accumulator
 
     warps = fact_value(report, "num_warps")
     wave = build.target.warp_size

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..errors import TTInspectError
-from .model import Evidence
+from ttinspect.errors import TTInspectError
+from ttinspect.check.model import Evidence
 
 # !ttg.memdesc<3x128x64xf16, #shared, #smem, mutable>
 MEMDESC_RE = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([a-zA-Z]+\d*)")
@@ -108,7 +108,7 @@ class Stages:
         return self._mlir("ttgir")
 
     def _mlir(self, stage: str):
-        from ..parse.mlir import parse_mlir
+        from ttinspect.dialects.mlir import parse_mlir
 
         text = self.text(stage)
         if not text:
@@ -121,8 +121,8 @@ class Stages:
     @cached_property
     def ptx(self):
         """(PtxModule, PtxView) or None."""
-        from ..facts.ptx import PtxView
-        from ..parse.ptx import parse_ptx
+        from ttinspect.facts.ptx import PtxView
+        from ttinspect.dialects.ptx import parse_ptx
 
         text = self.text("ptx")
         if not text:
@@ -136,8 +136,8 @@ class Stages:
     @cached_property
     def sass(self):
         """facts.sass.SassView (main loop split out) or None; parsed only by a rule that needs it."""
-        from ..facts.sass import SassView
-        from ..parse.sass import parse_sass
+        from ttinspect.facts.sass import SassView
+        from ttinspect.dialects.sass import parse_sass
 
         text = self.text("sass")
         if not text:
@@ -150,7 +150,7 @@ class Stages:
     @cached_property
     def amdgcn(self):
         """parse.amdgcn.AmdgcnModule of an AMD build, or None (an NVIDIA build, no text, unreadable)."""
-        from ..parse.amdgcn import parse_amdgcn
+        from ttinspect.dialects.amdgcn import parse_amdgcn
 
         if getattr(self.build.target, "amd", None) is None:
             return None
@@ -219,7 +219,7 @@ class Stages:
             return self._mlir_lines(stage, kernel_file)
         if stage == "sass":
             return _sass_lines(text, kernel_file)
-        from ..source import line_map
+        from ttinspect.source import line_map
 
         try:
             return [a.source_line for a in line_map(stage, text, kernel_file)]
@@ -282,7 +282,7 @@ def fact_value(report, key: str) -> Any:
 def _sass_lines(text: str, kernel_file: str) -> list[int | None]:
     """nvdisasm's `//## File "k.py", line N [inlined at "k.py", line M]` marks in effect at each line, kept
     where they name the kernel file (the call site for code inlined into it)."""
-    from ..source.attribution import SASS_INLINED_RE, SASS_MARK_RE
+    from ttinspect.source.attribution import SASS_INLINED_RE, SASS_MARK_RE
 
     base = posixpath.basename(kernel_file)
     out: list[int | None] = []

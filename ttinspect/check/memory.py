@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .context import element_bits, fact_value, stages_of, tensor_types
-from .model import Evidence, Finding
-from .pipelining import _access_bits
-from .ssa import Chains
+from ttinspect.check.context import element_bits, fact_value, stages_of, tensor_types
+from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.pipelining import _access_bits
+from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI005", "narrow-global-access"
 _KINDS = {"tt.load": "load", "ttg.async_copy_global_to_local": "load", "tt.store": "store"}
@@ -65,7 +65,7 @@ def _access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
     """(python line, load/store) -> [(bits per thread per access, line of the assembly)]: the PTX's, or on
     an AMD target the AMDGCN's (check/amd.py)."""
     if stages.build.target.amd is not None:
-        from .amd import access_widths
+        from ttinspect.check.amd import access_widths
 
         return access_widths(stages)
     parsed = stages.ptx

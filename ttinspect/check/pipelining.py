@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .context import fact_evidence, fact_value, stages_of
-from .model import Evidence, Finding
-from .ssa import Chains
+from ttinspect.check.context import fact_evidence, fact_value, stages_of
+from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI001", "loop-not-pipelined"
 
@@ -175,7 +175,7 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
 
 def _history_evidence(build) -> list[Reason]:
     """What Triton's pipelining passes did, from the cached pass history (none when it is not cached)."""
-    from ..passes.store import cached_history
+    from ttinspect.passes.store import cached_history
 
     found = cached_history(build)
     if found is None:
@@ -248,7 +248,7 @@ def _narrow_or_indirect(stages, loop, loads, asked, target) -> list[Reason]:
 
 def _narrow_loop_loads(stages) -> tuple[Evidence, ...]:
     if stages.build.target.amd is not None:
-        from .amd import narrow_loop_loads
+        from ttinspect.check.amd import narrow_loop_loads
 
         return narrow_loop_loads(stages)
     parsed = stages.ptx

@@ -5,10 +5,10 @@ computed with the same occupancy calculator as the report's facts (facts/resourc
 
 from __future__ import annotations
 
-from ..facts.resources import occupancy
-from .context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
-from .model import Evidence, Finding
-from .pipelining import loop_depth
+from ttinspect.facts.resources import occupancy
+from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
+from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.pipelining import loop_depth
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
 OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
@@ -26,7 +26,7 @@ BELOW_CAP_MARGIN = 16
 
 def register_spills(report, build) -> list[Finding]:
     if build is not None and build.target.amd is not None:
-        from .amd import register_spills as amd_spills
+        from ttinspect.check.amd import register_spills as amd_spills
 
         return amd_spills(report, build)
     spills, stores = fact_value(report, "spills"), fact_value(report, "spill_store_bytes")
@@ -200,7 +200,7 @@ def occupancy_limited(report, build) -> list[Finding]:
     stages = stages_of(build)
     depth, _ = loop_depth(report, stages)
     if build.target.amd is not None:
-        from .amd import occupancy_limited as amd_occupancy
+        from ttinspect.check.amd import occupancy_limited as amd_occupancy
 
         return amd_occupancy(report, build, depth, _no_loop(report))
     if isinstance(depth, int) and depth >= 2:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from .model import Finding, severity_rank
+from ttinspect.check.model import Finding, severity_rank
 
 Rule = Callable[[Any, Any], list]
 
@@ -18,11 +18,11 @@ Rule = Callable[[Any, Any], list]
 def rules() -> tuple[Rule, ...]:
     """In id order; each is a pure function (report, build) -> list[Finding]. Imported on first use:
     a warm check reads its findings back and needs none of them."""
-    from .memory import narrow_global_access
-    from .pipelining import loop_not_pipelined
-    from .registers import occupancy_limited, register_spills
-    from .shared import shared_memory_limit
-    from .tensor_cores import no_tma, older_mma_path
+    from ttinspect.check.memory import narrow_global_access
+    from ttinspect.check.pipelining import loop_not_pipelined
+    from ttinspect.check.registers import occupancy_limited, register_spills
+    from ttinspect.check.shared import shared_memory_limit
+    from ttinspect.check.tensor_cores import no_tma, older_mma_path
 
     return (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited, narrow_global_access,
             shared_memory_limit, no_tma)
@@ -58,7 +58,7 @@ def _findings_file(report, build, args) -> str:
     """Named by everything the findings depend on: the code that computes them, the facts they read
     (which also name the target and config), the label, the launch arguments given, and whether the
     pass history (extra evidence for TTI001) is cached."""
-    from ..passes.names import timeline_cached
+    from ttinspect.passes.names import timeline_cached
 
     key = {"code": _code_digest(), "label": build.label, "args": {k: repr(v) for k, v in (args or {}).items()},
            "facts": [f.as_dict() for f in report.facts], "history": timeline_cached(build)}
@@ -81,7 +81,7 @@ def _code_digest() -> str:
 
 def _run_rules(report, build, args) -> tuple[Finding, ...]:
     if build is not None and args:
-        from .context import stages_of
+        from ttinspect.check.context import stages_of
 
         stages_of(build).launch_args = dict(args)
     findings: list[Finding] = []
@@ -100,9 +100,9 @@ def check_reference(ref: Any, options=None, passes: bool = False):
     target's limit is still built (the engine's launch check off), so its TTI006 error can be shown with
     the other findings. `passes`: compute the build's pass history first (one more compile when it is not
     cached), so TTI001 always has the pipelining passes' evidence."""
-    from ..errors import CompileError
-    from ..refs import resolve_one
-    from ..report import report_from_build
+    from ttinspect.errors import CompileError
+    from ttinspect.refs.resolver import resolve_one
+    from ttinspect.report.collect import report_from_build
 
     try:
         built = resolve_one(ref, options)
@@ -111,7 +111,7 @@ def check_reference(ref: Any, options=None, passes: bool = False):
             raise
         built = _resolve_unchecked(ref, options, error)
     if passes:
-        from ..passes import history
+        from ttinspect.passes import history
 
         history(built)
     report = report_from_build(built)
@@ -121,12 +121,12 @@ def check_reference(ref: Any, options=None, passes: bool = False):
 def _resolve_unchecked(ref: Any, options, error):
     """The same build without the engine's launch check: variants through `engine.build(check=False)`,
     files and kernel objects through the resolver's keep-going mode (which turns that check off)."""
-    from ..refs import Failed, RefOptions, kind_of, resolve
+    from ttinspect.refs.resolver import Failed, RefOptions, kind_of, resolve
 
     options = options or RefOptions()
     if kind_of(ref) == "variant":
-        from ..engine import build
-        from ..variants import parse_ref
+        from ttinspect.engine.builds import build
+        from ttinspect.kernel.variants import parse_ref
 
         parsed = parse_ref(ref, options.settings, options.arch, options.config)
         return build(parsed.resolved, arch=parsed.arch, check=False)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from .context import MEMDESC_RE, element_bits, fact_evidence, fact_value, stages_of
-from .model import Finding
+from ttinspect.check.context import MEMDESC_RE, element_bits, fact_evidence, fact_value, stages_of
+from ttinspect.check.model import Finding
 
 ID, SLUG = "TTI006", "shared-memory-limit"
 

@@ -13,8 +13,8 @@ environment), the finding says "reason unknown".
 
 from __future__ import annotations
 
-from .context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
-from .model import Evidence, Finding
+from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
+from ttinspect.check.model import Evidence, Finding
 
 MMA_ID, MMA_SLUG = "TTI002", "older-mma-path"
 TMA_ID, TMA_SLUG = "TTI007", "no-tma"

@@ -1,5 +1,5 @@
 """What a CI run says (check, diff, snapshot --check), for SARIF, Markdown, JUnit and JSON."""
 
-from .model import CIReport, Entry, Result, Rule, level_of
+from ttinspect.ci.model import CIReport, Entry, Result, Rule, level_of
 
 __all__ = ["CIReport", "Entry", "Result", "Rule", "level_of"]

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from .model import FINDING, CIReport, Entry, Result, Rule, level_of
+from ttinspect.ci.model import FINDING, CIReport, Entry, Result, Rule, level_of
 
 # One generic line per rule (docs/check.md's table), for SARIF's rule descriptions: a finding's title has
 # this kernel's numbers in it, while a rule is described once for every kernel.
@@ -114,7 +114,7 @@ def def_line_of(source_file: str | None, kernel: str) -> int | None:
     """The line of `def NAME` in the kernel's file (`kernel` is "module:NAME" or "file.py:NAME"), read
     with `ast`; None when the file is not here (a cache entry compiled elsewhere) or has no such
     function. Only regular files are read (source_files.read_regular: a FIFO must not hang CI)."""
-    from ..source_files import read_regular
+    from ttinspect.engine.source_files import read_regular
 
     if not source_file:
         return None

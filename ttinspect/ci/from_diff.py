@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .from_check import def_line_of, entry_key, relative_file, ttinspect_version
-from .model import NEUTRAL, CIReport, Entry, Result, Rule
+from ttinspect.ci.from_check import def_line_of, entry_key, relative_file, ttinspect_version
+from ttinspect.ci.model import NEUTRAL, CIReport, Entry, Result, Rule
 
 
 def ci_from_diff(diff: Any, repo_root: Path | None, *, seconds: float | None = None) -> CIReport:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
-from ..outputs import check_output, write_atomically
-from .model import FORMATS, CIReport
+from ttinspect.errors import UsageError
+from ttinspect.render.outputs import check_output, write_atomically
+from ttinspect.ci.model import FORMATS, CIReport
 
 OUTPUT_OPTION = "-o"
 
@@ -42,15 +42,15 @@ def check_format_and_output(fmt: str, out: str | None, force: bool) -> Path | No
 def render(report: CIReport, fmt: str, repo_root: Path | None = None) -> str:
     """The report as text in `fmt` (sarif, markdown, junit, or json: CIReport.as_dict())."""
     if fmt == "sarif":
-        from ..render.sarif import to_sarif
+        from ttinspect.render.sarif import to_sarif
 
         return json.dumps(to_sarif(report, repo_root), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from ..render.markdown import to_markdown
+        from ttinspect.render.markdown import to_markdown
 
         return to_markdown(report)
     if fmt == "junit":
-        from ..render.junit import to_junit
+        from ttinspect.render.junit import to_junit
 
         return to_junit(report)
     if fmt == "json":

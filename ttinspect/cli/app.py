@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..errors import EXIT_FAILED, EXIT_INTERNAL, TTInspectError, Terminated, interrupted_exit_code
+from ttinspect.errors import EXIT_FAILED, EXIT_INTERNAL, TTInspectError, Terminated, interrupted_exit_code
 
 def _fail(error: TTInspectError) -> None:
     click.echo(f"ttinspect: error: {error}", err=True)
@@ -19,7 +19,7 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Click's usage errors in one line too (click prints usage, a hint and the error on three)."""
-        from ..render import term
+        from ttinspect.render import term
 
         term.reset()  # one process may run several commands (the API, CliRunner in tests)
         if not standalone_mode:

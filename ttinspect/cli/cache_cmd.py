@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .app import cli
-from .common import VALUE, emit_json
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import VALUE, emit_json
 
 
 @cli.command("cache")
@@ -22,15 +22,15 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
     """Every kernel in a Triton cache (DIR, else TRITON_CACHE_DIR, else ~/.triton/cache): the ones your
     programs compiled and those torch.compile generated. Read-only. Inspect one with
     `ttinspect report cache:PREFIX` (TRITON_CACHE_DIR must point at DIR)."""
-    from ..cache_listing import list_cache
-    from ..tritoncache import default_dir
+    from ttinspect.caches.triton_listing import list_cache
+    from ttinspect.caches.triton import default_dir
 
     root = Path(directory) if directory else default_dir()
     rows = list_cache(root, name=name_glob, sort=sort)
     if as_json:
         emit_json([row.as_dict() for row in rows])
         return
-    from ..render.cache_table import cache_table
+    from ttinspect.render.cache_table import cache_table
 
     cache_table(rows, str(root))
 
@@ -43,8 +43,8 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
 def cache_info_command(clear: bool, as_json: bool) -> None:
     """ttinspect's own cache (TTINSPECT_CACHE_DIR, else $XDG_CACHE_HOME/ttinspect): where it is, how big,
     which Tritons and targets its entries are for; --clear reclaims the disk."""
-    from ..cache_info import cache_info
-    from ..cache_info import clear as clear_cache
+    from ttinspect.caches.info import cache_info
+    from ttinspect.caches.info import clear as clear_cache
 
     if clear:
         cleared = clear_cache()

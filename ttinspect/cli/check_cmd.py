@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from .app import cli
-from ..ci.model import FORMATS
-from .common import REF_HELP, options_from, ref_options
+from ttinspect.cli.app import cli
+from ttinspect.ci.model import FORMATS
+from ttinspect.cli.common import REF_HELP, options_from, ref_options
 
 _LEVELS = click.Choice(["info", "warning", "error"])
 
@@ -37,8 +37,8 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     unless --fail-on is given."""
     import time
 
-    from ..check import at_least, check_reference
-    from ..ci.write import check_format_and_output, format_of, write_text
+    from ttinspect.check import at_least, check_reference
+    from ttinspect.ci.write import check_format_and_output, format_of, write_text
 
     fmt = format_of(as_json, fmt)
     check_format_and_output(fmt, out, force)  # before compiling: a refused -o costs nothing
@@ -54,16 +54,16 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
                 "counts": {level: sum(1 for f in findings if f.severity == level)
                            for level in ("error", "warning", "info")},
                 "findings": [f.as_dict() for f in shown]}
-        from ..render.jsonout import dumps
+        from ttinspect.render.jsonout import dumps
 
         write_text(dumps(data) + "\n", out, force)  # stdout when out is None
     elif fmt == "text":
-        from ..render.findings import findings_view
+        from ttinspect.render.findings import findings_view
 
         findings_view(report, shown, len(findings) - len(shown), min_severity)
     else:
-        from ..ci.from_check import ci_from_findings, find_repo_root
-        from ..ci.write import emit
+        from ttinspect.ci.from_check import ci_from_findings, find_repo_root
+        from ttinspect.ci.write import emit
 
         root = find_repo_root()
         emit(ci_from_findings(report, shown, root, failed=failed, ref=ref, seconds=seconds), fmt, out, force,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
+from ttinspect.errors import UsageError
 
 # the text stages (stages.TEXT_STAGES), and `asm`: the target's assembly (ptx or amdgcn)
 STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
@@ -50,7 +50,7 @@ STAGE = _Stage()
 
 
 def emit_json(data) -> None:
-    from ..render.jsonout import dumps
+    from ttinspect.render.jsonout import dumps
 
     click.echo(dumps(data))
 
@@ -62,7 +62,7 @@ def check_stage(stage: str) -> None:
 
 def stage_for(stage: str, built) -> str:
     """The stage as the build's target has it: `asm` -> ptx / amdgcn; the other vendor's stage refused."""
-    from ..stages import for_target
+    from ttinspect.dialects.stages import for_target
 
     return for_target(stage, built.target.backend, built.target.name)
 
@@ -84,7 +84,7 @@ class _ArchOption(click.Option):
     """Its help lists the targets the installed Triton compiles for, worked out only when help is shown."""
 
     def get_help_record(self, ctx):
-        from ..versions import supported_targets
+        from ttinspect.targets.releases import supported_targets
 
         self.help = (f"Target: {', '.join(supported_targets())} (what the installed Triton compiles for; "
                      "default sm_89), or native (the GPU here). `ttinspect targets` shows their limits.")
@@ -112,7 +112,7 @@ def ref_options(f):
 
 
 def options_from(arch, settings, args, signature, config):
-    from ..refs import RefOptions
+    from ttinspect.refs.resolver import RefOptions
 
     return RefOptions.from_cli(settings, args, signature, config, arch)
 
@@ -132,7 +132,7 @@ def kernel_source(built) -> tuple[str, str]:
 
 def _set_width(ctx, param, value):
     if value is not None:
-        from ..render import term
+        from ttinspect.render import term
 
         term.configure(width=value)
     return value
@@ -140,7 +140,7 @@ def _set_width(ctx, param, value):
 
 def _set_color(ctx, param, value):
     if value is not None:
-        from ..render import term
+        from ttinspect.render import term
 
         term.configure(color=value)
     return value

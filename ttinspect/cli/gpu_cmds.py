@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
-from .app import cli
-from .common import emit_json
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import emit_json
 
 
 MAX_SIZE = 65536  # M=N=K: a 65536^3 fp16 matmul already needs 24 GiB for its three matrices
@@ -35,10 +35,10 @@ def _sizes(text: str) -> list[int]:
 def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None, force: bool,
           as_json: bool) -> None:
     """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
-    from ..gpu.bench import bench as run_bench, plot, require_gpu
-    from ..variants import parse_ref
+    from ttinspect.gpu.bench import bench as run_bench, plot, require_gpu
+    from ttinspect.kernel.variants import parse_ref
 
-    from ..outputs import IMAGE_SUFFIXES, check_output
+    from ttinspect.render.outputs import IMAGE_SUFFIXES, check_output
 
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
@@ -51,7 +51,7 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
     if as_json:
         emit_json(result.as_dict())
         return
-    from ..render.gpu_tables import bench_table
+    from ttinspect.render.gpu_tables import bench_table
 
     bench_table(result)
 
@@ -64,8 +64,8 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
 def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
     """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
     achieved occupancy."""
-    from ..gpu.bench import require_gpu
-    from ..gpu.profile import find_ncu, profile as run_profile
+    from ttinspect.gpu.bench import require_gpu
+    from ttinspect.gpu.profile import find_ncu, profile as run_profile
 
     require_gpu()
     find_ncu()
@@ -73,7 +73,7 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
     if as_json:
         emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
         return
-    from ..render.gpu_tables import profile_table
+    from ttinspect.render.gpu_tables import profile_table
 
     profile_table(profiles, size)
 
@@ -85,19 +85,19 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
 def ladder(size: int, with_profile: bool, as_json: bool) -> None:
     """Doc 003 §7.1 step by step: naive → +GROUP_SIZE_M=8 → +num_stages=4 → +modulo → opt → autotuned,
     each step's fact changes beside its measured speedup."""
-    from ..gpu.bench import require_gpu
-    from ..gpu.tuning import ladder as run_ladder
+    from ttinspect.gpu.bench import require_gpu
+    from ttinspect.gpu.tuning import ladder as run_ladder
 
     require_gpu()
     if with_profile:
-        from ..gpu.profile import find_ncu
+        from ttinspect.gpu.profile import find_ncu
 
         find_ncu()
     data = run_ladder(size, with_profile=with_profile)
     if as_json:
         emit_json(data)
         return
-    from ..render.gpu_tables import ladder_table
+    from ttinspect.render.gpu_tables import ladder_table
 
     ladder_table(data)
 
@@ -109,15 +109,15 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
 def autotune(variant: str, size: int, as_json: bool) -> None:
     """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected
     anywhere with `--config best` (e.g. `ttinspect dump opt --config best`)."""
-    from ..gpu.bench import require_gpu
-    from ..gpu.tuning import autotune as run_autotune
+    from ttinspect.gpu.bench import require_gpu
+    from ttinspect.gpu.tuning import autotune as run_autotune
 
     require_gpu()
     data = run_autotune(variant, size)
     if as_json:
         emit_json(data)
         return
-    from ..render.gpu_tables import autotune_table
+    from ttinspect.render.gpu_tables import autotune_table
 
     autotune_table(data)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
-from .app import cli
-from .common import REF_HELP, VALUE, options_from, ref_options
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import REF_HELP, VALUE, options_from, ref_options
 
 
 @cli.command("html", epilog=REF_HELP)
@@ -31,8 +31,8 @@ def html_command(refs: tuple[str, ...], arch: str | None, settings: tuple[str, .
         raise UsageError(f"html shows one kernel or two side by side, not {len(refs)}")
     from contextlib import nullcontext
 
-    from ..engine import compile_with_pass_dumps
-    from ..html import write_html
+    from ttinspect.engine.builds import compile_with_pass_dumps
+    from ttinspect.html.write import write_html
 
     # a cold build compiles once, keeping the dumps the timeline reads
     with compile_with_pass_dumps() if passes else nullcontext():

@@ -6,10 +6,11 @@ import sys
 
 import click
 
-from ..ci.model import FORMATS
-from ..errors import UsageError
-from .app import cli
-from .common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json, kernel_source,
+from ttinspect.ci.model import FORMATS
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json,
+                                  kernel_source,
                      options_from, ref_options, settings_option, stage_for)
 
 @cli.command("list")
@@ -18,17 +19,17 @@ from .common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, ch
 def list_command(file: str | None, as_json: bool) -> None:
     """The kernel variants ttinspect ships, or with FILE the kernels and examples in your file."""
     if file is not None:
-        from ..refs.listing import list_file
+        from ttinspect.refs.listing import list_file
 
         listing = list_file(file)
         if as_json:
             emit_json(listing)
             return
-        from ..render.listing import file_listing_table
+        from ttinspect.render.listing import file_listing_table
 
         file_listing_table(listing)
         return
-    from ..variants import all_variants
+    from ttinspect.kernel.variants import all_variants
 
     rows = [{"name": v.name, "aliases": list(v.aliases), "seed": v.seed, "kernel": v.kernel,
              "config": dict(v.config), "problem": dict(v.problem), "description": v.description}
@@ -36,7 +37,7 @@ def list_command(file: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
-    from ..render.tables import variants_table
+    from ttinspect.render.tables import variants_table
 
     variants_table(rows)
 
@@ -57,8 +58,8 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
          signature: str | None, config: str | None, loop: bool, with_source: bool, dump_all: bool, out: str | None,
          force: bool, header: bool) -> None:
     """Print one compiled stage of REF (e.g. naive, opt:num_stages=3, my_mm.py:matmul, cache:3fa9c2)."""
-    from ..refs import resolve_one
-    from ..stages import get_stage
+    from ttinspect.refs.resolver import resolve_one
+    from ttinspect.dialects.stages import get_stage
 
     if out and not dump_all:
         raise UsageError("--out is for --all (every stage to a directory); redirect stdout to save one stage")
@@ -69,7 +70,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
             raise UsageError("--all writes every stage whole: it takes no --stage, --loop or --source")
         from pathlib import Path
 
-        from ..outputs import check_output_folder
+        from ttinspect.render.outputs import check_output_folder
 
         folder = check_output_folder(Path(out))  # before anything compiles
         result = resolve_one(ref, options_from(arch, settings, args, signature, config))
@@ -88,7 +89,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
     lines = []
     start, end = 1, None
     if loop:
-        from ..loops import main_loop_slice
+        from ttinspect.dialects.main_loop import main_loop_slice
 
         found = main_loop_slice(stage, full)
         if found.start_line is None:
@@ -98,14 +99,14 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
                      + (f" ({found.reason})" if found.reason else ""))
         text = "\n".join(full.split("\n")[start - 1:end]) + "\n"
     if with_source:
-        from ..source import interleave
+        from ttinspect.source import interleave
 
         kernel_file, source_text = kernel_source(result)
         text = interleave(stage, full, kernel_file, source_text, start_line=start, end_line=end)
         text += "" if text.endswith("\n") else "\n"
     if header:
         lines.insert(0, f"{comment} {result.header()}")
-    from ..render.highlight import highlight, should_color
+    from ttinspect.render.highlight import highlight, should_color
 
     output = "\n".join(lines) + ("\n" if lines else "") + text
     colored = should_color(sys.stdout)
@@ -124,24 +125,24 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
            config: str | None, as_json: bool, by_line: bool, stage: str, explain: bool) -> None:
     """Facts about REF's compiled code, grouped like doc 003, each with its meaning. With `--config all`,
     one row per autotune config."""
-    from ..refs import resolve, resolve_one
-    from ..report import report_from_build
+    from ttinspect.refs.resolver import resolve, resolve_one
+    from ttinspect.report.collect import report_from_build
 
     if stage and not by_line:
         raise UsageError("--stage goes with --by-line (the facts come from every stage)")
     options = options_from(arch, settings, args, signature, config)
     if str(config).strip().lower() == "all" and not by_line:
-        from ..configs import config_rows
+        from ttinspect.autotune.config_rows import config_rows
 
         rows = config_rows(resolve(ref, options, keep_going=True))
         if as_json:
             emit_json([row.as_dict() for row in rows])
         else:
-            from ..render.configs import config_table
+            from ttinspect.render.configs import config_table
 
             config_table(rows)
         if rows and all(row.error for row in rows):  # some failing is a finding of the table; all, a failure
-            from ..errors import failures_exit_code
+            from ttinspect.errors import failures_exit_code
 
             raise click.exceptions.Exit(failures_exit_code([row.exit_code for row in rows]))
         return
@@ -153,13 +154,13 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
     if as_json:
         emit_json(result.as_dict())
         return
-    from ..render.report_view import print_report
+    from ttinspect.render.report_view import print_report
 
     print_report(result, explain=explain)
 
 
 def _report_by_line(built, stage: str, as_json: bool) -> None:
-    from ..source import by_line, source_info
+    from ttinspect.source import by_line, source_info
 
     check_stage(stage)
     kernel_file, source_text = kernel_source(built)
@@ -173,7 +174,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
                     "lines": [{**row.as_dict(), "main_loop": loop[row.line].as_dict() if row.line in loop else None}
                               for row in whole]})
         return
-    from ..render.tables import by_line_table
+    from ttinspect.render.tables import by_line_table
 
     by_line_table(built, stage, whole, loop, info.reason)
 
@@ -206,9 +207,9 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
     import time
 
-    from ..ci.model import CI_FORMATS
-    from ..ci.write import check_format_and_output, format_of
-    from ..refs import resolve_one
+    from ttinspect.ci.model import CI_FORMATS
+    from ttinspect.ci.write import check_format_and_output, format_of
+    from ttinspect.refs.resolver import resolve_one
 
     fmt = format_of(as_json, fmt)
     as_json = fmt == "json"
@@ -221,29 +222,29 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     options = options_from(arch, settings, args, signature, None)
     from contextlib import nullcontext
 
-    from ..engine import compile_with_pass_dumps
+    from ttinspect.engine.builds import compile_with_pass_dumps
 
     if passes:
         with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
             builds = [resolve_one(ref, options) for ref in (a, b)]
     else:
-        from ..sweep.executors import resolve_pair
+        from ttinspect.sweep.executors import resolve_pair
 
         builds = resolve_pair(a, b, options)
     plain = fmt == "text" and not (stage or passes or show_all)
-    from ..render.kept import echo_kept, render_and_keep
+    from ttinspect.render.kept import echo_kept, render_and_keep
 
     if plain and echo_kept(builds):
         return
-    from ..compare import diff_reports
-    from ..report import report_from_build
+    from ttinspect.compare.facts_diff import diff_reports
+    from ttinspect.report.collect import report_from_build
 
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
     divergence = None
     if passes:
-        from ..passes import history
-        from ..passes.align import diverge
+        from ttinspect.passes import history
+        from ttinspect.passes.align import diverge
 
         divergence = diverge(*(history(x) for x in builds))
     if as_json:
@@ -252,41 +253,41 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
         if divergence is not None:
             data["passes"] = divergence.as_dict()
-        from ..ci.write import write_text
-        from ..render.jsonout import dumps
+        from ttinspect.ci.write import write_text
+        from ttinspect.render.jsonout import dumps
 
         write_text(dumps(data) + "\n", out, force)  # stdout when out is None
         return
     if fmt in CI_FORMATS:
-        from ..ci.from_check import find_repo_root
-        from ..ci.from_diff import ci_from_diff
-        from ..ci.write import emit
+        from ttinspect.ci.from_check import find_repo_root
+        from ttinspect.ci.from_diff import ci_from_diff
+        from ttinspect.ci.write import emit
 
         root = find_repo_root()
         emit(ci_from_diff(result, root, seconds=time.perf_counter() - started), fmt, out, force, root)
         return
-    from ..render.diff_view import print_diff
+    from ttinspect.render.diff_view import print_diff
 
     if plain:
         render_and_keep(builds, lambda: print_diff(result))
         return
     print_diff(result, show_all=show_all)
     if text_diff is not None:
-        from ..render.highlight import should_color
+        from ttinspect.render.highlight import should_color
 
         click.echo()
         colored = should_color(sys.stdout)
         click.echo(_color_diff(text_diff) if colored else text_diff, color=colored)
     if divergence is not None:
-        from ..render.passes import divergence_text
+        from ttinspect.render.passes import divergence_text
 
         click.echo()
         click.echo(divergence_text(divergence))
 
 
 def _loop_diff(stage: str, builds) -> str:
-    from ..compare import loop_text_diff
-    from ..loops import main_loop_slice, slice_text
+    from ttinspect.compare.facts_diff import loop_text_diff
+    from ttinspect.dialects.main_loop import main_loop_slice, slice_text
 
     texts = []
     if len({r.target.backend for r in builds}) > 1 and stage not in ("ttir", "ttgir", "llir"):

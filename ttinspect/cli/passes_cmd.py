@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from ..errors import UsageError
-from .app import cli
-from .common import REF_HELP, VALUE, emit_json, options_from, ref_options
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import REF_HELP, VALUE, emit_json, options_from, ref_options
 
 
 @cli.command("passes", epilog=REF_HELP)
@@ -25,34 +25,34 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
                    as_json: bool) -> None:
     """Every compiler pass REF went through: what it changed (lines, ops) and which facts appeared there
     (the first compile with per-pass dumps takes a second; later runs read the cache)."""
-    from ..passes import history
-    from ..refs import resolve_one
+    from ttinspect.passes import history
+    from ttinspect.refs.resolver import resolve_one
 
     if show_all and show:
         raise UsageError("--all lists the timeline; --show prints one pass: give one of them")
-    from ..engine import compile_with_pass_dumps
+    from ttinspect.engine.builds import compile_with_pass_dumps
 
     with compile_with_pass_dumps():  # a cold build compiles once, keeping the dumps
         built = resolve_one(ref, options_from(arch, settings, args, signature, config))
     passes = history(built)
     if show is not None:
-        from ..passes.show import pass_diff
-        from ..passes.store import raw_dump
+        from ttinspect.passes.show import pass_diff
+        from ttinspect.passes.store import raw_dump
 
         result = pass_diff(raw_dump(built), passes.find(show), loop=loop)
         if as_json:
             emit_json({"label": built.label, "target": built.target.name, **result.as_dict()})
             return
-        from ..render.highlight import should_color
-        from ..render.passes import pass_diff_text
+        from ttinspect.render.highlight import should_color
+        from ttinspect.render.passes import pass_diff_text
 
         colored = should_color(sys.stdout)
         click.echo(pass_diff_text(built.header(), result, color=colored), nl=False, color=colored)
         return
     loop_counts = None
     if loop:
-        from ..passes.show import loop_line_counts
-        from ..passes.store import raw_dump
+        from ttinspect.passes.show import loop_line_counts
+        from ttinspect.passes.store import raw_dump
 
         loop_counts = loop_line_counts(raw_dump(built), passes.passes if show_all else passes.rows)
     if as_json:
@@ -62,6 +62,6 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
                                   for i, c in loop_counts.items()}
         emit_json(data)
         return
-    from ..render.passes import timeline_table
+    from ttinspect.render.passes import timeline_table
 
     timeline_table(built.header(), passes, show_all=show_all, loop_counts=loop_counts)

@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from ..ci.model import FORMATS
-from .app import cli
-from .common import VALUE
+from ttinspect.ci.model import FORMATS
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import VALUE
 
 SNAPSHOT_HELP = """
 \b
@@ -57,19 +57,20 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     """Every kernel × example × target of a library, its facts and findings, in one reviewable JSON file;
     --check is the CI gate: each change explained and classed improved / regressed / neutral (docs/ci.md).
     FILEs (a pre-commit hook passes those a commit touches): only their entries; others are left as they are."""
-    from ..errors import UsageError
-    from ..snapshot import config as snapshot_config
-    from ..snapshot import run, store
+    from ttinspect.errors import UsageError
+    from ttinspect.snapshot import config as snapshot_config
+    from ttinspect.snapshot import run
+    from ttinspect.snapshot import store
 
     if update and not check_mode:
         raise UsageError("--update goes with --check (plain `ttinspect snapshot` always writes)")
     if not check_mode and (out or fmt != "text"):
         raise UsageError("--format and -o are for --check's report")
     if triton:
-        from ..toolchains import check_format
+        from ttinspect.toolchains.registry import check_format
 
         check_format(triton)
-    from ..sweep.executors import check_executor
+    from ttinspect.sweep.executors import check_executor
 
     check_executor(executor, ray_address)
     names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
@@ -80,7 +81,7 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     config = snapshot_config.load(start, kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
     committed: dict | None
     if check_mode:
-        from ..ci.write import check_format_and_output
+        from ttinspect.ci.write import check_format_and_output
 
         check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
         committed = store.load(config.snapshot)
@@ -99,12 +100,12 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     release = run.compared_release(committed, triton)
     report = run.check(config, run.only_files(run.of_release(committed, release), only), computed)
     if fmt == "text":
-        from ..render.snapshot import snapshot_text
+        from ttinspect.render.snapshot import snapshot_text
 
         snapshot_text(report, computed.seconds)
     else:
-        from ..ci.from_check import find_repo_root
-        from ..ci.write import emit
+        from ttinspect.ci.from_check import find_repo_root
+        from ttinspect.ci.write import emit
 
         if fmt == "sarif":  # code scanning: what fails or warns, each kernel file named from the repository root
             report = run.for_code_scanning(report, config.root)

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from ..errors import UsageError
-from .app import cli
-from .common import REF_HELP, VALUE, args_options, config_option, emit_json, options_from, settings_option
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import REF_HELP, VALUE, args_options, config_option, emit_json, options_from, settings_option
 
 SWEEP_HELP = REF_HELP + """
 
@@ -69,11 +69,11 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
                   plot_fact: str, force: bool, jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Compile REF at every point of a grid of constexprs and options × targets, in parallel, one row of
     facts per point; filter with --where, export the survivors as autotune configs."""
-    from ..sweep.output import autotune_configs as config_lines
-    from ..sweep.output import known_names, refuse_unknown, sort_rows, to_csv, to_json, values
-    from ..sweep.run import plan, run_sweep
-    from ..sweep.task import DEFAULT_COLUMNS
-    from ..sweep.where import Where
+    from ttinspect.sweep.output import autotune_configs as config_lines
+    from ttinspect.sweep.output import known_names, refuse_unknown, sort_rows, to_csv, to_json, values
+    from ttinspect.sweep.run import plan, run_sweep
+    from ttinspect.sweep.task import DEFAULT_COLUMNS
+    from ttinspect.sweep.where import Where
 
     if sum((as_json, as_csv, autotune_configs)) > 1:
         raise UsageError("--json, --csv and --autotune-configs are alternatives: give one")
@@ -81,13 +81,13 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         raise UsageError("sweep needs at least one --grid KEY=VALUES (or several --arch targets)")
     if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
         raise UsageError("--config and --grid config=... both pick the autotune config: give one")
-    from ..sweep.executors import check_executor
+    from ttinspect.sweep.executors import check_executor
 
     check_executor(executor, ray_address)
     plot_path = None
     pair = None
     if plot is not None:  # the picture's path and axes, before anything compiles (links, FIFOs, devices refused)
-        from ..outputs import IMAGE_SUFFIXES, check_output
+        from ttinspect.render.outputs import IMAGE_SUFFIXES, check_output
 
         plot_path = check_output(plot, force=force, option="--plot", suffixes=IMAGE_SUFFIXES)
         if plot_axes:
@@ -125,11 +125,11 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     elif autotune_configs:
         click.echo(config_lines(rows), nl=False)
     else:
-        from ..render.sweep import sweep_table
+        from ttinspect.render.sweep import sweep_table
 
         sweep_table(result, rows, shown_columns)
     if plot is not None:
-        from ..render.sweep import heatmap
+        from ttinspect.render.sweep import heatmap
 
         click.echo(heatmap(result, rows, str(plot_path), pair, plot_fact, force), err=True)
     if result.interrupted:  # 128 + the signal (errors.interrupted_exit_code), as app.py's stop line says

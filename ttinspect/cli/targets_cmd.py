@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .app import cli
-from .common import emit_json
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import emit_json
 
 
 @cli.command("targets")
@@ -13,14 +13,14 @@ from .common import emit_json
 def targets_command(as_json: bool) -> None:
     """Every NVIDIA target: the GPUs, the per-SM limits occupancy is computed from (CUDA C++ Programming
     Guide), whether the installed Triton compiles for it, and which Triton releases do (measured)."""
-    from ..versions import installed, target_rows
+    from ttinspect.targets.releases import installed, target_rows
 
     rows = target_rows()
     if as_json:
         emit_json(rows)
         return
     version = installed()
-    from ..render.targets_table import targets_table
+    from ttinspect.render.targets_table import targets_table
 
     targets_table(rows, f"Triton {version[0]}.{version[1]}" if version else "Triton (not installed)")
     click.echo("AMD (gfx*): smem = LDS, SM = CU, warps = waves (64 lanes on CDNA, 32 on RDNA), blocks = workgroups")

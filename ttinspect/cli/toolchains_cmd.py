@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
-from .app import cli
-from .common import REF_HELP, VALUE, emit_json, ref_options, options_from
+from ttinspect.errors import UsageError
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import REF_HELP, VALUE, emit_json, ref_options, options_from
 
 
 @cli.command("toolchains")
@@ -21,7 +21,7 @@ from .common import REF_HELP, VALUE, emit_json, ref_options, options_from
 def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: str | None, as_json: bool) -> None:
     """The Triton releases ttinspect can compile with besides the installed one: where, how big, how long
     preparing took. A reference takes one with @triton=X.Y.Z."""
-    from .. import toolchains
+    from ttinspect.toolchains import registry as toolchains
 
     if python is not None and len(add) != 1:
         raise UsageError("--python goes with exactly one --add X.Y.Z (the release that environment has)")
@@ -48,7 +48,7 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
     if as_json:
         emit_json(rows)
         return
-    from ..render.versions_table import toolchains_table
+    from ttinspect.render.versions_table import toolchains_table
 
     toolchains_table(rows)
 
@@ -63,8 +63,8 @@ def versions_command(ref: str, tritons: str | None, arch: str | None, settings: 
                      args: tuple[str, ...], signature: str | None, config: str | None, as_json: bool) -> None:
     """One row per Triton release: REF's pipeline depth, tensor-core path, async copies / TMA, shared
     memory, registers, spills and occupancy; a cell that changed from the release above is marked."""
-    from ..toolchains import check_version
-    from ..toolchains.across import default_versions, version_rows
+    from ttinspect.toolchains.registry import check_version
+    from ttinspect.toolchains.across import default_versions, version_rows
 
     if "@triton=" in ref:
         raise UsageError("versions: give REF without @triton= (--triton names the releases)")
@@ -80,7 +80,7 @@ def versions_command(ref: str, tritons: str | None, arch: str | None, settings: 
         if any(row.error for row in rows):
             raise SystemExit(1)
         return
-    from ..render.versions_table import versions_table
+    from ttinspect.render.versions_table import versions_table
 
     versions_table(ref, arch or "default target", rows)
     if any(row.error for row in rows):  # the table says which and why; a script sees it in the exit code

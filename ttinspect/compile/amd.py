@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from triton.backends.compiler import GPUTarget
 
-from ..errors import UsageError
-from ..targets import Target
+from ttinspect.errors import UsageError
+from ttinspect.targets.nvidia import Target
 
 
 def gpu_target(target: Target) -> GPUTarget:
@@ -52,6 +52,6 @@ def check_backend(target: Target, version: tuple[int, int], triton_version: str)
 
 def native_amd_target(arch: str) -> Target:
     """`--arch native` on a ROCm machine: the device's gfx name (Triton reports e.g. "gfx942:sramecc+")."""
-    from ..targets_amd import parse_amd
+    from ttinspect.targets.amd import parse_amd
 
     return parse_amd(arch.split(":")[0])

@@ -17,9 +17,9 @@ import triton
 from triton.compiler import ASTSource
 from triton.compiler.errors import CompilationError
 
-from ..specialize import Specialization
-from ..targets import Target
-from . import VERSION, _backend_error, _compile_error, _native_stderr, check_supported
+from ttinspect.kernel.specialize import Specialization
+from ttinspect.targets.nvidia import Target
+from ttinspect.compile.jit import VERSION, _backend_error, _compile_error, _native_stderr, check_supported
 
 # --- the per-pass history (`ttinspect passes`) ------------------------------------------------------
 
@@ -37,7 +37,7 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
     printed *before* each pass). The dumps go to C++'s fd 2; they are captured, never shown."""
     check_supported(fn, spec)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
-    from .amd import gpu_target
+    from ttinspect.compile.amd import gpu_target
 
     gpu = gpu_target(target)
     native: dict[str, str] = {}
@@ -61,7 +61,7 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
 
 
 def checked_pass_dump(text: str) -> str:
-    from ..errors import TTInspectError
+    from ttinspect.errors import TTInspectError
 
     if "IR Dump" not in text:
         raise TTInspectError(f"Triton {triton.__version__} printed no per-pass IR dumps with MLIR_ENABLE_DUMP=1, "
@@ -160,7 +160,7 @@ class _PassDumps:
         return self._splice(text)
 
     def _splice(self, text: str) -> str:
-        from ..passes.dump import final_marker, stage_marker
+        from ttinspect.passes.dump import final_marker, stage_marker
 
         out: list[str] = []
         inside = False

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..parse.amdgcn import AmdgcnModule
-from ..targets import Target
-from .amd_pipeline import pipeline_depth
-from .model import Fact, counts, known, loop_fact, unknown
+from ttinspect.dialects.amdgcn import AmdgcnModule
+from ttinspect.targets.nvidia import Target
+from ttinspect.facts.amd_pipeline import pipeline_depth
+from ttinspect.facts.model import Fact, counts, known, loop_fact, unknown
 
 TC, MEM, PIPE, REGS = "tensor cores", "memory traffic", "pipeline", "registers & occupancy"
 

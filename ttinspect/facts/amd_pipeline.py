@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..targets import Target
-from .model import Fact, known, unknown
+from ttinspect.targets.nvidia import Target
+from ttinspect.facts.model import Fact, known, unknown
 
 PIPE = "pipeline"
 KEY, TITLE = "pipeline_depth", "pipeline depth (num_stages)"
@@ -58,8 +58,8 @@ def pipeline_depth(ttgir: str, target: Target, release: tuple[int, int] | None, 
                    no_loop_reason: str) -> Fact:
     if not has_loop:
         return unknown(KEY, TITLE, PIPE, f"not applicable: {no_loop_reason}", EXPLANATION, "ttgir")
-    from ..errors import TTInspectError
-    from ..parse.mlir import parse_mlir
+    from ttinspect.errors import TTInspectError
+    from ttinspect.dialects.mlir import parse_mlir
 
     try:
         module = parse_mlir(ttgir, stage="ttgir")

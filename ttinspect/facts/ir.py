@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..parse.mlir import MlirModule, is_dot
-from .model import Counts, Fact, counts, known, unknown
+from ttinspect.dialects.mlir import MlirModule, is_dot
+from ttinspect.facts.model import Counts, Fact, counts, known, unknown
 
 # %group_id = arith.divsi %pid, %num_pid_in_group : i32 loc(#loc74)
 _DEF_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*\"?([\w$.]+)\"?\s*(.*)$")

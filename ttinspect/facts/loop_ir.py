@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..parse.mlir import MlirModule, MlirOp, is_dot
-from .model import counts
+from ttinspect.dialects.mlir import MlirModule, MlirOp, is_dot
+from ttinspect.facts.model import counts
 
 # %a_39 = ttg.memdesc_index %a_17[%a_35] : !ttg.memdesc<3x128x64xf16, #shared, #smem, mutable> -> ...
 # %40 = ttg.memdesc_subview %12[%39, %c0_i32, %c0_i32] : !ttg.memdesc<3x128x64xf16, #shared, ...> -> ...

@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..parse.mlir import MlirModule
-from ..parse.ptx import PtxModule
-from .loop_ir import IrLoop
-from .model import Fact, counts, known, unknown
-from .pipeline import EXPLANATION as DEPTH_EXPLANATION
-from .pipeline import barriers_before_loop, pipeline_depth
-from .ptx import PtxView, _Index, _imm, _sorted_imms
+from ttinspect.dialects.mlir import MlirModule
+from ttinspect.dialects.ptx import PtxModule
+from ttinspect.facts.loop_ir import IrLoop
+from ttinspect.facts.model import Fact, counts, known, unknown
+from ttinspect.facts.pipeline import EXPLANATION as DEPTH_EXPLANATION
+from ttinspect.facts.pipeline import barriers_before_loop, pipeline_depth
+from ttinspect.facts.ptx import PtxView, _Index, _imm, _sorted_imms
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
 LOOP_GROUP = "loop"  # groups of per-loop facts are "loop 2 · line 35 · tile loop"
@@ -254,8 +254,8 @@ def kernel_loop_facts(ttgir: MlirModule, ttir: MlirModule | None, ptx: PtxModule
     """From the parsed stages: the kernel's pipeline depth (its main loop, two witnesses) and the
     warp-specialization and per-loop facts. One path for a build's artifacts and for the JIT's own files
     (scripts/device_loop_facts.py compares the two on a GPU)."""
-    from .loop_ir import ir_loops
-    from .warp_spec import warp_spec_facts
+    from ttinspect.facts.loop_ir import ir_loops
+    from ttinspect.facts.warp_spec import warp_spec_facts
 
     module = ttgir
     loops = ir_loops(module, ttir)

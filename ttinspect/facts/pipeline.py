@@ -15,8 +15,8 @@ Anything else is "unknown", with what was seen.
 
 from __future__ import annotations
 
-from .model import Fact, known, unknown
-from .ptx import PtxView, _imm
+from ttinspect.facts.model import Fact, known, unknown
+from ttinspect.facts.ptx import PtxView, _imm
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
 EXPLANATION = ("num_stages: the loop loads num_stages − 1 K steps ahead; when it waits for this step's tiles, "

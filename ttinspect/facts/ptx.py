@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
-from ..parse.cfg import Loop
-from ..parse.ptx import (INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule,
+from ttinspect.dialects.cfg import Loop
+from ttinspect.dialects.ptx import (INSTRUCTION_RE, TENSOR_CORE_PREFIXES, Instruction, PtxFunction, PtxModule,
                          split_operands)
-from .model import Fact, counts, known, loop_fact
+from ttinspect.facts.model import Fact, counts, known, loop_fact
 
 # cp.async.cg.shared.global [%r1 + 0], [%rd1 + 0], 0x10, %r2;   (the third operand: bytes per copy)
 _SIZE_RE = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")

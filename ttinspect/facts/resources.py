@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..targets import Target
-from .model import Fact, known, unknown
+from ttinspect.targets.nvidia import Target
+from ttinspect.facts.model import Fact, known, unknown
 
 GROUP = "registers & occupancy"
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..parse.sass import SassFunction, SassInstruction, SassModule
-from .model import Fact, counts, known, loop_fact, unknown
+from ttinspect.dialects.sass import SassFunction, SassInstruction, SassModule
+from ttinspect.facts.model import Fact, counts, known, loop_fact, unknown
 
 # Bulk-copy / TMA engine opcodes (cp.async.bulk[.tensor], prefetch, reduce, and the bulk-group commit).
 _TMA_OPCODES = frozenset({"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH",

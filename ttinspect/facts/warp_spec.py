@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from ..parse.mlir import MlirModule
-from .loop_ir import IrLoop, partitions
-from .model import Fact, known, unknown
+from ttinspect.dialects.mlir import MlirModule
+from ttinspect.facts.loop_ir import IrLoop, partitions
+from ttinspect.facts.model import Fact, known, unknown
 
 GROUP = "warp specialization"
 _SETMAXNREG_RE = re.compile(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)")

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import NoGPUError, UsageError
-from ..variants import Resolved, resolve
+from ttinspect.errors import NoGPUError, UsageError
+from ttinspect.kernel.variants import Resolved, resolve
 
 WARMUP_MS, REP_MS = 100, 300
 ROUNDS = 3
@@ -158,7 +158,7 @@ def plot(result: BenchResult, path: Path, force: bool = False) -> None:
     """Draw to memory, then write `path` atomically (checked by outputs.check_output before the run)."""
     import io
 
-    from ..outputs import write_atomically
+    from ttinspect.render.outputs import write_atomically
 
     try:
         import matplotlib

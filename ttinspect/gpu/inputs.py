@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..variants import Resolved
+from ttinspect.kernel.variants import Resolved
 
 _TORCH_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 

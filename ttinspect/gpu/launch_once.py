@@ -21,7 +21,7 @@ def main(argv: list[str]) -> None:
     if ref_text == "cublas":
         torch.matmul(a, b)
     else:
-        from ..variants import parse_ref
+        from ttinspect.kernel.variants import parse_ref
 
         ref = parse_ref(ref_text, [f"M={size}", f"N={size}", f"K={size}"])
         ref.resolved.variant.load_launcher()(a, b, **ref.resolved.config)

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..errors import NoGPUError, ToolError, UsageError
+from ttinspect.errors import NoGPUError, ToolError, UsageError
 
 # name shown -> candidate ncu metrics (the first one this GPU/ncu knows is used)
 METRICS: dict[str, tuple[str, ...]] = {
@@ -99,7 +99,7 @@ def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True) -
         raise NoGPUError("needs a CUDA GPU and torch; dump/report/diff work without one") from exc
     if not torch.cuda.is_available():
         raise NoGPUError("needs a CUDA GPU; dump/report/diff work without one")
-    from ..variants import parse_ref
+    from ttinspect.kernel.variants import parse_ref
 
     out = []
     for text in variants:

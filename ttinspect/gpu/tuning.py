@@ -7,13 +7,13 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .. import autotuned
-from ..compare import diff_reports
-from ..engine import build
-from ..errors import CompileError, UsageError
-from ..report import report_from_build
-from ..variants import get_variant, resolve
-from .bench import Timing, require_gpu, run_variant, time_ms
+from ttinspect.autotune import results as autotuned
+from ttinspect.compare.facts_diff import diff_reports
+from ttinspect.engine.builds import build
+from ttinspect.errors import CompileError, UsageError
+from ttinspect.report.collect import report_from_build
+from ttinspect.kernel.variants import get_variant, resolve
+from ttinspect.gpu.bench import Timing, require_gpu, run_variant, time_ms
 
 # Fact groups a ladder step's delta is summarized from (the others — ir, sass — are in `diff`).
 LADDER_GROUPS = ("configuration", "pipeline", "memory traffic", "tensor cores", "registers & occupancy",
@@ -105,7 +105,7 @@ def ladder(size: int = 4096, *, with_profile: bool = False) -> dict[str, Any]:
                                "explanation": c.explanation}
                               for c in delta.changes if c.group in LADDER_GROUPS]
         if with_profile:
-            from .profile import profile_one
+            from ttinspect.gpu.profile import profile_one
 
             row["profile"] = dict(profile_one(_ref_text(name, ref), size, ref.variant.function,
                                               ref.label()).metrics)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import TTInspectError
+from ttinspect.errors import TTInspectError
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 
@@ -74,15 +74,15 @@ def gather(item: Any, options=None, *, with_passes: bool = False, stages: tuple[
     `engine.Build` or a `report.Report`; `stages`: the stages to show (the others stay out of the page).
     A config too big to launch is still built (as `check` does),
     so that its shared-memory finding shows instead of an error."""
-    from ..engine import Build
-    from ..report import Report, report_from_build
+    from ttinspect.engine.builds import Build
+    from ttinspect.report.collect import Report, report_from_build
 
     if isinstance(item, Report):
         report = item
     elif isinstance(item, Build):
         report = report_from_build(item)
     else:
-        from ..check import check_reference
+        from ttinspect.check import check_reference
 
         report, _ = check_reference(item, options)
     built = report.build
@@ -114,7 +114,7 @@ def _read_source(built) -> tuple[str | None, str | None]:
 
 
 def _stage_data(built, stage: str, source_file: str | None) -> StageData:
-    from ..artifacts import MissingStage
+    from ttinspect.engine.artifacts import MissingStage
 
     try:
         text = built.artifacts.text(stage)
@@ -126,7 +126,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
     to_python: tuple[int, ...] = ()
     note = None
     if source_file:
-        from ..source import source_info
+        from ttinspect.source import source_info
 
         try:
             info = source_info(stage, text, source_file)
@@ -136,7 +136,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
             note = f"no source attribution: {error}"
     else:
         note = "no source attribution: the kernel's Python file is not known"
-    from ..loops import main_loop_slice
+    from ttinspect.dialects.main_loop import main_loop_slice
 
     try:
         loop, loop_error = main_loop_slice(stage, text), None
@@ -148,7 +148,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
 def _pass_history(built) -> tuple[Any, str | None]:
     """The pass history (passes.PassHistory), or why there is none to show."""
     try:
-        from ..passes import history
+        from ttinspect.passes import history
     except ImportError as error:
         return None, f"pass history unavailable in this ttinspect: {error}"
     try:

@@ -24,7 +24,7 @@ def _lexer(stage: str):
         from pygments.lexers import PythonLexer
 
         return PythonLexer(stripnl=False, ensurenl=False)
-    from ..render.highlight import lexer_for
+    from ttinspect.render.highlight import lexer_for
 
     return lexer_for(stage)
 

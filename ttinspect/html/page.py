@@ -13,9 +13,9 @@ import json
 from importlib import resources
 from typing import Sequence
 
-from .data import KernelData, StageData
-from .listing import html_lines, stylesheet
-from .sections import (esc, facts_section, file_name, findings_section, header, loop_diff_section,
+from ttinspect.html.data import KernelData, StageData
+from ttinspect.html.listing import html_lines, stylesheet
+from ttinspect.html.sections import (esc, facts_section, file_name, findings_section, header, loop_diff_section,
                        passes_section, resources_section, side_names, title)
 
 STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLIR", "ptx": "PTX", "sass": "SASS"}

@@ -11,7 +11,7 @@ import html
 import posixpath
 from typing import Any, Sequence
 
-from .data import KernelData
+from ttinspect.html.data import KernelData
 
 RESOURCES_GROUP = "registers & occupancy"
 
@@ -76,7 +76,7 @@ def facts_one(kernel: KernelData, only_group: str | None = None) -> str:
 
 def facts_two(a: KernelData, b: KernelData, only_group: str | None = None) -> tuple[str, int]:
     """The facts side by side (`compare.diff_reports`); a changed row carries its explanation."""
-    from ..compare import diff_reports
+    from ttinspect.compare.facts_diff import diff_reports
 
     result = diff_reports(a.report, b.report)
     changes = {c.key: c for c in result.changes}
@@ -150,8 +150,8 @@ def _finding(kernel_index: int, finding) -> str:
 
 def loop_diff_section(a: KernelData, b: KernelData) -> str:
     """Per stage, the two main loops as a renumbered unified diff (`compare.loop_text_diff`)."""
-    from ..compare import loop_text_diff
-    from ..loops import slice_text
+    from ttinspect.compare.facts_diff import loop_text_diff
+    from ttinspect.dialects.main_loop import slice_text
 
     names = side_names((a, b))
     parts = ['<section id="loop-diff"><h2>Main loops, diffed</h2><p>Registers, SSA names and labels renumbered '
@@ -253,7 +253,7 @@ def _pass_title(row) -> str:
 def aligned_keys(a, b) -> list[tuple[str, int]]:
     """The passes of both histories as (argument, occurrence), in the order they ran: a's order, with a
     pass only b ran placed after the pass b ran before it."""
-    from ..passes.align import _keyed
+    from ttinspect.passes.align import _keyed
 
     keys = list(_keyed(a))
     seen = set(keys)
@@ -267,8 +267,8 @@ def aligned_keys(a, b) -> list[tuple[str, int]]:
 
 
 def _aligned_passes(a: KernelData, b: KernelData) -> str:
-    from ..passes.align import _keyed, diverge
-    from ..render.passes import divergence_text
+    from ttinspect.passes.align import _keyed, diverge
+    from ttinspect.render.passes import divergence_text
 
     names = side_names((a, b))
     ha, hb = a.pass_history, b.pass_history

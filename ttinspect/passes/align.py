@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .pass_history import PassHistory
-from .snapshot_facts import FACT_KEYS, title
-from .timeline import PassRow
+from ttinspect.passes.pass_history import PassHistory
+from ttinspect.passes.snapshot_facts import FACT_KEYS, title
+from ttinspect.passes.timeline import PassRow
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
-from ..facts.model import Fact
-from .snapshot_facts import FACT_KEYS, as_facts
-from .timeline import PassRow
+from ttinspect.errors import UsageError
+from ttinspect.facts.model import Fact
+from ttinspect.passes.snapshot_facts import FACT_KEYS, as_facts
+from ttinspect.passes.timeline import PassRow
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class PassHistory:
         return next((row for row in self.passes if any(c.key == fact_key for c in row.changed_facts)), None)
 
     def as_dict(self) -> dict[str, Any]:
-        from .snapshot_facts import FACTS
+        from ttinspect.passes.snapshot_facts import FACTS
 
         return {"label": self.label, "target": self.target, "triton": self.triton,
                 "input": {"facts": self.input_facts, "digest": self.input_digest},

@@ -8,9 +8,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from .normalize import normalized_lines
-from .timeline import PassRow, group_passes
-from .dump import split_dump
+from ttinspect.passes.normalize import normalized_lines
+from ttinspect.passes.timeline import PassRow, group_passes
+from ttinspect.passes.dump import split_dump
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ def pass_diff(dump_text: str, row: PassRow, *, loop: bool = False, context: int 
 
 def _main_loop(text: str) -> tuple[str | None, str | None]:
     """(the main loop's text, None) or (None, why there is none)."""
-    from ..errors import ParseError
-    from ..loops import main_loop_slice, slice_text
+    from ttinspect.errors import ParseError
+    from ttinspect.dialects.main_loop import main_loop_slice, slice_text
 
     try:
         found = main_loop_slice("ttgir", text)

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..facts.model import Counts, Fact
-from ..parse.mlir import is_dot
+from ttinspect.facts.model import Counts, Fact
+from ttinspect.dialects.mlir import is_dot
 
 # One op per line: `%a = tt.load ...`, `%0:3 = scf.for ...`, `"tt.reduce"(...)`, `tt.store ...`.
 # An op name has a dialect prefix; `module` is the one builtin op Triton prints without it.

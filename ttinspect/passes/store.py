@@ -6,10 +6,10 @@ from __future__ import annotations
 import gzip
 import json
 
-from ..errors import TTInspectError, UsageError
-from .pass_history import PassHistory
-from .names import RAW, TIMELINE, timeline_cached
-from .timeline import build_timeline
+from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.passes.pass_history import PassHistory
+from ttinspect.passes.names import RAW, TIMELINE, timeline_cached
+from ttinspect.passes.timeline import build_timeline
 
 
 def history(build) -> PassHistory:
@@ -19,10 +19,10 @@ def history(build) -> PassHistory:
     artifacts = _own_entry(build)
     made_by = str(build.metadata.get("triton_version") or "")
     if made_by and not timeline_cached(build):
-        from ..toolchains import installed_version
+        from ttinspect.toolchains.registry import installed_version
 
         if made_by != installed_version():
-            from ..toolchains.remote import compute_history
+            from ttinspect.toolchains.remote import compute_history
 
             compute_history(made_by, build)
 
@@ -61,7 +61,7 @@ def raw_dump(build) -> str:
     artifacts = _own_entry(build)
 
     def compile_with_dumps() -> bytes:
-        from ..engine import pass_dump
+        from ttinspect.engine.builds import pass_dump
 
         return gzip.compress(pass_dump(build).encode(), compresslevel=6, mtime=0)
 

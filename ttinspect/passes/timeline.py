@@ -14,11 +14,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .dump import Dump, split_dump
-from .normalize import digest, normalized_lines
-from .snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts
+from ttinspect.passes.dump import Dump, split_dump
+from ttinspect.passes.normalize import digest, normalized_lines
+from ttinspect.passes.snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts
 
-from .names import SCHEMA  # noqa: E402,F401  (the timeline's layout version; store.py names files by it)
+from ttinspect.passes.names import SCHEMA  # noqa: E402,F401  (the timeline's layout version; store.py names files by it)
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class FactChange:
     after: Any
 
     def as_dict(self) -> dict[str, Any]:
-        from .snapshot_facts import title
+        from ttinspect.passes.snapshot_facts import title
 
         return {"key": self.key, "title": title(self.key), "before": self.before, "after": self.after}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..errors import UsageError
+from ttinspect.errors import UsageError
 
 # Keys of a triton.Config that are not compile options ttinspect passes on.
 _CONFIG_EXTRAS = ("ir_override", "pre_hook")
@@ -43,7 +43,7 @@ def selector(which: Any) -> int | str | None:
 def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, Any], which: Any = None,
          label: str | None = None) -> list[Launch]:
     """`name`: the kernel's, for messages; `label`: how the builds are called (default the name)."""
-    from ..compile import autotune_configs, unwrap
+    from ttinspect.compile.jit import autotune_configs, unwrap
 
     fn, autotuner, heuristics = unwrap(obj)
     params = list(fn.arg_names)
@@ -92,8 +92,8 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
 
 def _invalid_option(name: str, number: int | None, config: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
     """An autotune config's own bad option value, blamed on the config (a --set of the key overrides it)."""
-    from ..errors import UsageError
-    from ..variants import check_option
+    from ttinspect.errors import UsageError
+    from ttinspect.kernel.variants import check_option
 
     if number is None:
         return None
@@ -161,7 +161,7 @@ class _KnownByTypeOnly:
 
 
 def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
-    from ..variants import Pointer, Scalar
+    from ttinspect.kernel.variants import Pointer, Scalar
 
     known = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in known.items()}
     out: dict[str, Any] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from .. import cache
+from ttinspect.caches import store as cache
 
 
 def _path(key: str):
@@ -19,7 +19,7 @@ def _path(key: str):
 
 
 def key(parts: Mapping[str, Any]) -> str:
-    from ..engine import triton_version
+    from ttinspect.engine.builds import triton_version
 
     return cache.content_key({"memo": 1, **parts, "triton": triton_version(), "env": cache.compile_env()})
 
@@ -27,8 +27,8 @@ def key(parts: Mapping[str, Any]) -> str:
 def load(memo_key: str) -> list | None:
     """The builds, or None when not recorded, when any entry has gone or when a file the kernel was
     made of has changed since (then everything is redone)."""
-    from ..engine import Build
-    from .userfile import files_unchanged
+    from ttinspect.engine.builds import Build
+    from ttinspect.refs.userfile import files_unchanged
 
     path = _path(memo_key)
     try:

@@ -7,14 +7,14 @@ apply.
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ttinspect.errors import UsageError
 
 
 def entry_build(entry):
-    from ..artifacts import Artifacts
-    from ..engine import Build
-    from ..targets import all_names, lookup
-    from ..tritoncache import derived_dir
+    from ttinspect.engine.artifacts import Artifacts
+    from ttinspect.engine.builds import Build
+    from ttinspect.targets.nvidia import all_names, lookup
+    from ttinspect.caches.triton import derived_dir
 
     arch = entry.arch
     if entry.backend not in ("cuda", "hip"):
@@ -39,13 +39,13 @@ def entry_build(entry):
 
 
 def resolve_entry(prefix: str, arch: str | None = None):
-    from ..tritoncache import default_dir, find
+    from ttinspect.caches.triton import default_dir, find
 
     text, _, ref_arch = prefix.partition("@")
     built = entry_build(find(default_dir(), text))
     wanted = ref_arch or arch
     if wanted:
-        from ..engine import resolve_target
+        from ttinspect.engine.builds import resolve_target
 
         target = resolve_target(wanted)
         if target.name != built.target.name:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .tables import _console
+from ttinspect.render.tables import _console
 
 COLUMNS = (("id", "id"), ("name", "kernel"), ("target", "target"), ("num_warps", "warps"),
            ("num_stages", "stages"), ("shared", "shared B"), ("registers", "regs"), ("spills", "spills"),
@@ -35,7 +35,7 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 def cache_table(rows, root: str) -> None:
     from rich.table import Table
 
-    from .glance import columns_that_fit, natural_widths, print_left_out
+    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
@@ -66,7 +66,7 @@ def cache_table(rows, root: str) -> None:
             reasons[missing] = reasons.get(missing, 0) + 1
     for (key, reason), count in sorted(reasons.items()):
         console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
-    from ..tritoncache import default_dir
+    from ttinspect.caches.triton import default_dir
 
     env = "" if Path(root).resolve() == default_dir().resolve() else f"TRITON_CACHE_DIR={root} "
     console.print(f"[dim]inspect one: {env}ttinspect report cache:<id prefix>   (dump / diff take it too)[/dim]")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..facts.model import format_value
-from .tables import _config_text, _console
+from ttinspect.facts.model import format_value
+from ttinspect.render.tables import _config_text, _console
 
 HEADERS = {"registers": "regs", "spills": "spills", "shared_memory": "shared B", "fits": "fits",
            "blocks_per_sm": "CTAs/SM", "occupancy": "occupancy", "pipeline_depth": "depth",

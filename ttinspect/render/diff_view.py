@@ -8,8 +8,9 @@ import textwrap
 
 from rich.text import Text
 
-from ..facts.model import group_order
-from .glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded, group_line,
+from ttinspect.facts.model import group_order
+from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded,
+                                     group_line,
                      heading, row)
 
 
@@ -78,7 +79,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
 
 def _evidence(key: str, a, b, width: int) -> list[Text]:
     """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
-    from ..evidence import witness
+    from ttinspect.compare.evidence import witness
 
     found = [witness(report.build, key, limit=200) for report in (a, b)]
     if not any(found):
@@ -99,7 +100,7 @@ def _evidence(key: str, a, b, width: int) -> list[Text]:
 
 def _without_values(change, result) -> str:
     """The generic explanation starts `before → after: `; the table above already shows both values."""
-    from ..facts.model import format_value
+    from ttinspect.facts.model import format_value
 
     def text(value):
         return format_value(value) if value is not None else "n/a"
@@ -119,8 +120,8 @@ def _grouped(cols: Columns, pairs, changed_style: str = "") -> list[Text]:
 
 
 def print_diff(result, *, show_all: bool = False) -> None:
-    from . import term
-    from .glance import print_lines
+    from ttinspect.render import term
+    from ttinspect.render.glance import print_lines
 
     print_lines(diff_lines(result, term.width(), show_all=show_all))
     for report, facts in zip((result.a, result.b), result.one_side, strict=True):

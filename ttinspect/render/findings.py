@@ -11,7 +11,7 @@ import textwrap
 
 from rich.markup import escape
 
-from . import term
+from ttinspect.render import term
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 def _wrapped(label: str, text: str, width: int, indent: int) -> list[str]:

@@ -148,7 +148,7 @@ def group_line(name: str, note: str = "") -> Text:
 
 
 def print_lines(lines: list[Text]) -> None:
-    from . import term
+    from ttinspect.render import term
 
     console = term.console()
     for line in lines:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .tables import _console
+from ttinspect.render.tables import _console
 
 
 def _config_text(config: Mapping[str, Any]) -> str:
-    from .tables import _config_text as text
+    from ttinspect.render.tables import _config_text as text
 
     return text(config)
 
@@ -54,7 +54,7 @@ def ladder_table(data: Mapping[str, Any]) -> None:
     per line, detail facts left out (the JSON has them all)."""
     from rich.table import Table
 
-    from .glance import DETAIL
+    from ttinspect.render.glance import DETAIL
 
     table = Table(title=f"doc 003 §7.1 ladder · {data['device']} · M=N=K={data['size']} · cuBLAS "
                         f"{data['cublas']['tflops']:.0f} TFLOP/s", title_justify="left")
@@ -75,7 +75,7 @@ def ladder_table(data: Mapping[str, Any]) -> None:
 
 
 def _short(value: Any) -> str:
-    from ..facts.model import format_value
+    from ttinspect.facts.model import format_value
 
     return "—" if value is None else format_value(value)
 

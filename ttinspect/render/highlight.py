@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import UsageError
-from . import term
+from ttinspect.errors import UsageError
+from ttinspect.render import term
 
 # Stage -> class name in .lexers. TTIR and TTGIR are both MLIR; LLIR and PTX are pygments' own
 # lexers, patched for what Triton emits (see .lexers).
@@ -35,7 +35,7 @@ def lexer_for(stage: str) -> Any:
         name = _LEXERS[stage]
     except KeyError:
         raise UsageError(f"no syntax highlighting for stage {stage!r}; valid: {', '.join(_LEXERS)}") from None
-    from . import lexers  # imports pygments
+    from ttinspect.render import lexers  # imports pygments
 
     return getattr(lexers, name)(stripnl=False, ensurenl=False)
 

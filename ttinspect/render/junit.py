@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..ci.model import ERROR, REGRESSED, CIReport, Entry, Result
+from ttinspect.ci.model import ERROR, REGRESSED, CIReport, Entry, Result
 
 # XML 1.0 allows tab, newline, carriage return and nothing else below U+0020; nor surrogates, U+FFFE/F.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -17,14 +17,14 @@ def _rendered_key(builds) -> str | None:
     import os
     from pathlib import Path
 
-    from .. import cache
+    from ttinspect.caches import store as cache
 
-    from . import term
+    from ttinspect.render import term
 
     if term.color() or sys.stdout.isatty():  # a terminal is rendered afresh; coloured text is not kept
         return None
     try:
-        from ..report import facts_file_name
+        from ttinspect.report.collect import facts_file_name
 
         facts = facts_file_name()
         if not all(x.artifacts.verified and (x.artifacts.directory / facts).is_file() for x in builds):
@@ -45,7 +45,7 @@ def _rendered_key(builds) -> str | None:
 
 
 def echo_kept(builds) -> bool:
-    from .. import cache
+    from ttinspect.caches import store as cache
 
     key = _rendered_key(builds)
     if key is None:
@@ -64,7 +64,7 @@ def render_and_keep(builds, render) -> None:
     import io
     from contextlib import redirect_stdout
 
-    from .. import cache
+    from ttinspect.caches import store as cache
 
     key = _rendered_key(builds)
     if key is None:

@@ -29,7 +29,7 @@ from pygments.lexers import LlvmLexer, PtxLexer
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
                             Whitespace)
 
-from .lexer_amdgcn import AmdgcnLexer
+from ttinspect.render.lexer_amdgcn import AmdgcnLexer
 
 __all__ = ["TritonMLIRLexer", "SassLexer", "TritonPtxLexer", "TritonLlvmLexer", "AmdgcnLexer"]
 

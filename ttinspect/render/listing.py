@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .tables import _console
+from ttinspect.render.tables import _console
 
 
 def file_listing_table(listing: Mapping[str, Any]) -> None:

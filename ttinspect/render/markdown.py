@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..ci.model import ERROR, IMPROVED, REGRESSED, CIReport, Entry, Result
+from ttinspect.ci.model import ERROR, IMPROVED, REGRESSED, CIReport, Entry, Result
 
 TABLE_HEADER = "| entry | level | what | where |\n|---|---|---|---|"
 MAX_ROWS = 25  # per table: a comment stays readable; the details below list everything

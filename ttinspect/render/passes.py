@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Mapping
 
-from ..facts.model import format_value
-from .tables import _console
+from ttinspect.facts.model import format_value
+from ttinspect.render.tables import _console
 
 _MAX_OPS = 6  # op kinds shown per row; the LLVM lowering adds dozens
 
@@ -37,7 +37,7 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     from rich.markup import escape
     from rich.table import Table
 
-    from ..passes.snapshot_facts import explanation, title
+    from ttinspect.passes.snapshot_facts import explanation, title
 
     console = _console()
     console.print(f"[dim]# {escape(header)}[/dim]", soft_wrap=True)  # one line, like every stage's header
@@ -114,7 +114,7 @@ def pass_diff_text(header: str, result, *, color: bool) -> str:
 
 
 def divergence_text(result) -> str:
-    from ..passes.snapshot_facts import explanation, title
+    from ttinspect.passes.snapshot_facts import explanation, title
 
     a, b = result.a, result.b
     name_a, name_b = f"{a.label}@{a.target}", f"{b.label}@{b.target}"
@@ -149,7 +149,7 @@ def divergence_text(result) -> str:
                    f"{', '.join(result.only_b) or 'none'}")
     if result.reordered:
         out.append(f"  passes that moved (relative to the others): {', '.join(result.reordered)}")
-    from . import term
+    from ttinspect.render import term
 
     width = term.width()
     wrapped = []

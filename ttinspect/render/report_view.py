@@ -7,7 +7,8 @@ import textwrap
 
 from rich.text import Text
 
-from .glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded, group_line, is_nothing,
+from ttinspect.render.glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded,
+                                     group_line, is_nothing,
                      not_applicable, row)
 
 
@@ -99,8 +100,8 @@ def explained_lines(report, width: int) -> list[Text]:
 
 
 def print_report(report, *, explain: bool = False) -> None:
-    from . import term
-    from .glance import print_lines
+    from ttinspect.render import term
+    from ttinspect.render.glance import print_lines
 
     width = term.width()
     print_lines(explained_lines(report, width) if explain else short_lines(report, width))

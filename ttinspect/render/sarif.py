@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from ..ci.model import CIReport, Entry, Result, Rule
+from ttinspect.ci.model import CIReport, Entry, Result, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/ttinspect/"

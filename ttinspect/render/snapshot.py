@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
+from ttinspect.ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
 
 _ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (IMPROVED, "improved"), (NEW, "new"),
           (REMOVED, "removed"), (FINDING, "new findings below fail-on"), (NEUTRAL, "changed"))

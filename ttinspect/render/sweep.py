@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from .configs import HEADERS
-from .tables import _console
+from ttinspect.errors import UsageError
+from ttinspect.render.configs import HEADERS
+from ttinspect.render.tables import _console
 
 SWEEP_HEADERS = {**HEADERS, "occupancy_limit": "occ. limit", "loop_tensor_core_ops": "loop TC ops"}
 
 
 def _cell(row: dict, key: str) -> str:
     """A fact; else what --where and --csv see under that name (a grid key, the config, arch, label)."""
-    from ..facts.model import format_value
-    from ..sweep.output import values
+    from ttinspect.facts.model import format_value
+    from ttinspect.sweep.output import values
 
     facts = row.get("facts") or {}
     value = facts[key] if key in facts else values(row).get(key)
@@ -41,7 +41,7 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from .glance import columns_that_fit, natural_widths, print_left_out
+    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     targets = sorted({str(r.get("target") or r.get("arch") or "default") for r in result.rows})
@@ -130,7 +130,7 @@ def heatmap(result, rows: list[dict], out: str, axes: tuple[str, str] | None, fa
     fig.tight_layout()
     import io
 
-    from ..outputs import write_atomically
+    from ttinspect.render.outputs import write_atomically
 
     image = io.BytesIO()  # drawn in memory, written atomically: a failure leaves what was at `out`
     fig.savefig(image, dpi=120, format=Path(out).suffix.lstrip(".").lower() or "png")

@@ -19,8 +19,8 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
 
     from rich.text import Text
 
-    from . import term
-    from .glance import print_lines
+    from ttinspect.render import term
+    from ttinspect.render.glance import print_lines
 
     rows = list(rows)
     width = term.width()
@@ -42,7 +42,7 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
 
 
 def _console():
-    from . import term
+    from ttinspect.render import term
 
     return term.console()
 

@@ -13,8 +13,8 @@ def _kib(value: int | None) -> str:
 def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
     from rich.table import Table
 
-    from .glance import columns_that_fit, natural_widths, print_left_out
-    from .tables import _console
+    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+    from ttinspect.render.tables import _console
 
     heads = ["target", "GPUs", "smem/block", "smem/SM", "warps", "blocks", here, "compiled by"]
     body = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .tables import _console
+from ttinspect.render.tables import _console
 
 _HEADS = {"pipeline_depth": "depth", "tensor_core_path": "tensor cores", "loop_cp_async": "cp.async",
           "tma_copies": "TMA", "shared_memory": "shared B", "registers": "regs", "spills": "spills",
@@ -15,7 +15,7 @@ def versions_table(ref: str, target: str, rows) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from .glance import columns_that_fit, natural_widths, print_left_out
+    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
     console = _console()
     heads = ["triton", *_HEADS.values()]

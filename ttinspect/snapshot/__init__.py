@@ -1,7 +1,7 @@
 """A library's kernels in one committed snapshot, and the CI gate against it (`ttinspect snapshot`)."""
 
-from .config import SnapshotConfig, load
-from .gate import classify, gate
-from .run import Computed, check, compute
+from ttinspect.snapshot.config import SnapshotConfig, load
+from ttinspect.snapshot.gate import classify, gate
+from ttinspect.snapshot.run import Computed, check, compute
 
 __all__ = ["Computed", "SnapshotConfig", "check", "classify", "compute", "gate", "load"]

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ci.model import (ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport, Entry, Result,
+from ttinspect.ci.model import (ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport, Entry, Result,
                         Rule, level_of)
-from ..check.model import severity_rank
-from ..facts.model import format_value
+from ttinspect.check.model import severity_rank
+from ttinspect.facts.model import format_value
 
 _PATH_RANK = {"none": 0, "mma.sync": 1, "mfma": 1, "wmma": 1, "wgmma": 2, "tcgen05": 3}
 _TITLES = {"spills": "spills", "pipeline_depth": "pipeline depth", "tensor_core_path": "tensor-core path",
@@ -60,7 +60,7 @@ class _Side:
 
 
 def _explain(key: str, before: dict, after: dict, old: Any, new: Any) -> str:
-    from ..explain import explain_change
+    from ttinspect.compare.explain import explain_change
 
     default = f"{_TITLES.get(key, key)} changed"
     try:
@@ -125,7 +125,7 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
         if rule_key in RULES:
             rule = RULES[rule_key]
         else:  # a check finding's id
-            from ..ci.from_check import finding_rule
+            from ttinspect.ci.from_check import finding_rule
 
             rule = finding_rule(rule_key, slug)
         rules_used[rule.id] = rule

@@ -9,9 +9,9 @@ Everything here is pure: no subprocess, no triton, no file reading. The caller r
 Python source and passes it as text to `interleave`.
 """
 
-from .attribution import SOURCE_STAGES, LineAttribution, SourceInfo, line_map, source_info
-from .counting import LineCount, by_line, ptx_family
-from .interleaving import MARK, interleave, strip_interleaved
+from ttinspect.source.attribution import SOURCE_STAGES, LineAttribution, SourceInfo, line_map, source_info
+from ttinspect.source.counting import LineCount, by_line, ptx_family
+from ttinspect.source.interleaving import MARK, interleave, strip_interleaved
 
 __all__ = ["SOURCE_STAGES", "MARK", "LineAttribution", "SourceInfo", "LineCount", "line_map", "source_info",
            "interleave", "strip_interleaved", "by_line", "ptx_family"]

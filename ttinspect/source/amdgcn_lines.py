@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .attribution import LineAttribution, _Files, walk_marked
+from ttinspect.source.attribution import LineAttribution, _Files, walk_marked
 
 # 	.file	1 "/work/main/kernels" "doc003.py"       (also the one-path form: .file 1 "/k/doc003.py")
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?', re.M)
@@ -30,7 +30,7 @@ def named_files(text: str) -> list[str]:
 
 
 def map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ..parse.amdgcn import parse_amdgcn
+    from ttinspect.dialects.amdgcn import parse_amdgcn
 
     table = {int(n): (f"{a}/{b}" if b else a) for n, a, b in FILE_RE.findall(text)}
 
@@ -48,7 +48,7 @@ def map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 def count_amdgcn(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
     """(line, mnemonic) of each instruction (of the main loop with `loop_only`), as counting.py wants."""
-    from ..parse.amdgcn import parse_amdgcn
-    from .counting import _count_kernel
+    from ttinspect.dialects.amdgcn import parse_amdgcn
+    from ttinspect.source.counting import _count_kernel
 
     return _count_kernel(parse_amdgcn(text), loop_only, lambda ins: ins.mnemonic)

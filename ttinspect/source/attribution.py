@@ -22,7 +22,7 @@ Code whose chain never reaches `kernel_file` keeps its `site` (e.g. `standard.py
 
 Only *code* lines (instructions, ops) are attributed; directives, labels, comments, `.loc` lines,
 `}` closing lines and the `module` / `tt.func` lines get `source_line=None` and `code=False`.
-Line numbers are 1-based over `text.split("\\n")`, as in `ttinspect.loops`.
+Line numbers are 1-based over `text.split("\\n")`, as in `ttinspect.dialects.main_loop`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from ..errors import UsageError
-from ..stages import get_stage
+from ttinspect.errors import UsageError
+from ttinspect.dialects.stages import get_stage
 
 SOURCE_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn")
 
@@ -228,7 +228,7 @@ def _plural(stage: str, count: int = 2) -> str:
 
 def _named_files(stage: str, text: str) -> list[str]:
     if stage == "amdgcn":
-        from .amdgcn_lines import named_files
+        from ttinspect.source.amdgcn_lines import named_files
 
         return named_files(text)
     if stage == "ptx":
@@ -249,7 +249,7 @@ def _named_files(stage: str, text: str) -> list[str]:
 
 def _map_mlir(stage: str) -> Callable[[str, str], tuple[LineAttribution, ...]]:
     def run(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-        from ..parse.mlir import parse_mlir
+        from ttinspect.dialects.mlir import parse_mlir
 
         module = parse_mlir(text, stage=stage)
         n = len(text.split("\n"))
@@ -271,7 +271,7 @@ def _map_mlir(stage: str) -> Callable[[str, str], tuple[LineAttribution, ...]]:
 
 
 def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ..parse.llir import parse_llir
+    from ttinspect.dialects.llir import parse_llir
 
     module = parse_llir(text)
     n = len(text.split("\n"))
@@ -293,7 +293,7 @@ def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 
 def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ..parse.ptx import parse_ptx
+    from ttinspect.dialects.ptx import parse_ptx
 
     module = parse_ptx(text)
     lines = text.split("\n")
@@ -348,7 +348,7 @@ def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
 
 
 def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ..parse.sass import parse_sass
+    from ttinspect.dialects.sass import parse_sass
 
     def chain(raw: str) -> Chain | None:
         m = SASS_MARK_RE.search(raw) if "//##" in raw else None
@@ -392,6 +392,6 @@ MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
 
 
 def _map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from .amdgcn_lines import map_amdgcn  # a module of its own; it imports this one
+    from ttinspect.source.amdgcn_lines import map_amdgcn  # a module of its own; it imports this one
 
     return map_amdgcn(text, kernel_file)

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from .attribution import CONTAINER_OPS, MAPPERS, check_stage, strip_column
+from ttinspect.source.attribution import CONTAINER_OPS, MAPPERS, check_stage, strip_column
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def by_line(stage: str, text: str, kernel_file: str, *, loop_only: bool = False,
     """Instructions (ops in TTIR/TTGIR) per line of kernel_file, with a breakdown by opcode family,
     sorted by line; one last entry with `line=None` gathers code attributed to no line (its `sites` say
     where the stage puts it). The counts add up to every instruction of the text (all functions), or,
-    with `loop_only`, to those of the main loop as `ttinspect.loops` picks it (the innermost loop with
+    with `loop_only`, to those of the main loop as `ttinspect.dialects.main_loop` picks it (the innermost loop with
     tensor-core work, else the largest): their static count, i.e. per iteration. Returns () with
     `loop_only` for a kernel without a main loop.
 
@@ -130,7 +130,7 @@ def _llir_family(opcode: str, text: str) -> str:
     if opcode not in ("call", "invoke", "callbr"):
         return opcode
     if " asm " in text or "asm sideeffect" in text:
-        from ..parse.llir import ASM_RE
+        from ttinspect.dialects.llir import ASM_RE
 
         m = ASM_RE.search(text)
         if m is None:
@@ -153,8 +153,8 @@ def _llir_family(opcode: str, text: str) -> str:
 
 def _count_mlir(stage: str):
     def run(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-        from ..loops import main_loop_slice
-        from ..parse.mlir import parse_mlir
+        from ttinspect.dialects.main_loop import main_loop_slice
+        from ttinspect.dialects.mlir import parse_mlir
 
         module = parse_mlir(text, stage=stage)
         ops = [op for op in module.ops if op.name not in CONTAINER_OPS]  # as in _map_mlir
@@ -169,19 +169,19 @@ def _count_mlir(stage: str):
 
 
 def _count_ptx(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from ..parse.ptx import parse_ptx
+    from ttinspect.dialects.ptx import parse_ptx
 
     return _count_kernel(parse_ptx(text), loop_only, lambda ins: ptx_family(ins.opcode, ins.modifiers))
 
 
 def _count_llir(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from ..parse.llir import parse_llir
+    from ttinspect.dialects.llir import parse_llir
 
     return _count_kernel(parse_llir(text), loop_only, lambda ins: _llir_family(ins.opcode, ins.text))
 
 
 def _count_sass(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from ..parse.sass import parse_sass
+    from ttinspect.dialects.sass import parse_sass
 
     return _count_kernel(parse_sass(text), loop_only, lambda ins: ins.opcode)
 
@@ -207,7 +207,7 @@ _COUNTERS = {"ttir": _count_mlir("ttir"), "ttgir": _count_mlir("ttgir"), "llir":
 
 
 def _count_amdgcn(text: str, loop_only: bool) -> list[tuple[int, str]] | None:
-    from .amdgcn_lines import count_amdgcn
+    from ttinspect.source.amdgcn_lines import count_amdgcn
 
     return count_amdgcn(text, loop_only)
 

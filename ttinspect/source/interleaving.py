@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import posixpath
 
-from ..stages import get_stage
-from .attribution import LineAttribution, source_info, strip_column
+from ttinspect.dialects.stages import get_stage
+from ttinspect.source.attribution import LineAttribution, source_info, strip_column
 
 # What interleave puts after the stage's comment prefix, so inserted lines are recognisable: `//> `.
 MARK = "> "

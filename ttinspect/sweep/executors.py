@@ -7,8 +7,9 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from ..errors import EXIT_FAILED, ToolError, UsageError
-from .stopping import (end_process_trees, handlers_kept, remove_scratch, scratch_folder, signal_remembered,
+from ttinspect.errors import EXIT_FAILED, ToolError, UsageError
+from ttinspect.sweep.stopping import (end_process_trees, handlers_kept, remove_scratch, scratch_folder,
+                                      signal_remembered,
                        signals_held, start_helpers, start_worker)
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class LocalPool:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        from .task import compile_point
+        from ttinspect.sweep.task import compile_point
 
         work = task or compile_point
         methods = multiprocessing.get_all_start_methods()
@@ -179,7 +180,7 @@ class RayExecutor:
             import ray
         except ImportError:
             raise UsageError(RAY_MISSING) from None
-        from .task import compile_point
+        from ttinspect.sweep.task import compile_point
 
         if not ray.is_initialized():
             self._init(ray)
@@ -205,7 +206,7 @@ class RayExecutor:
             self.stop(pending)
 
     def _init(self, ray) -> None:
-        from .. import cache
+        from ttinspect.caches import store as cache
 
         # The compile environment travels with the tasks: TRITON_* settings change the code (and the
         # cache key), so a worker on another machine must compile with the driver's.
@@ -265,7 +266,7 @@ class compile_aside:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from .task import warm_reference
+        from ttinspect.sweep.task import warm_reference
 
         context = multiprocessing.get_context("spawn")
         start_helpers(context)
@@ -297,8 +298,8 @@ def resolve_pair(a: str, b: str, options) -> list:
     """Both sides' builds. When both are cold, A compiles in a worker process while B compiles here (the
     sweep's task, the same content-addressed cache), then A is read back warm: about one compile's time
     instead of two."""
-    from ..engine import NotCached, cached_only
-    from ..refs import kind_of, resolve_one
+    from ttinspect.engine.builds import NotCached, cached_only
+    from ttinspect.refs.resolver import kind_of, resolve_one
 
     warm = {}
     cold = []
@@ -322,7 +323,7 @@ def resolve_pair(a: str, b: str, options) -> list:
             for ref, future in futures.items():
                 warm[ref] = future.result()
     elif len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", "file") for ref in cold):
-        from ..report import report_from_build
+        from ttinspect.report.collect import report_from_build
 
         with compile_aside(a, options) as aside:
             warm[b] = resolve_one(b, options)

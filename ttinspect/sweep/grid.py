@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from ttinspect.errors import UsageError
 
 MAX_POINTS = 100_000
 CONFIG_AXIS = "config"  # the autotune config number, not a constexpr
@@ -33,7 +33,7 @@ class Axis:
 
 def parse_values(text: str, key: str = "value") -> list[Any]:
     """`32,64,128`, `2..6`, `32..256:x2`, or a mix: `1,2,8..16:x2`."""
-    from ..variants import parse_value
+    from ttinspect.kernel.variants import parse_value
 
     out: list[Any] = []
     for item in text.split(","):

@@ -7,9 +7,9 @@ import io
 import json
 from typing import Any, Iterable
 
-from ..errors import UsageError
-from ..variants import OPTION_KEYS
-from .task import DEFAULT_COLUMNS
+from ttinspect.errors import UsageError
+from ttinspect.kernel.variants import OPTION_KEYS
+from ttinspect.sweep.task import DEFAULT_COLUMNS
 
 
 def values(row: dict) -> dict[str, Any]:

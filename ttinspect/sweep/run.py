@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ..errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_code, interrupted_exit_code
-from .grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
+from ttinspect.errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_code, interrupted_exit_code
+from ttinspect.sweep.grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
 
 
 @dataclass
@@ -59,8 +59,8 @@ def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
         raise UsageError(f"{ref}: a sweep compiles with the installed Triton; `ttinspect versions REF --triton ...` "
                          "compares releases")
     axes = parse_grid(grid)
-    from ..engine import resolve_target
-    from ..variants import check_option
+    from ttinspect.engine.builds import resolve_target
+    from ttinspect.kernel.variants import check_option
 
     check_reference(ref, axes, options)
     for axis in axes:  # a compile option out of its range is refused before anything compiles
@@ -89,12 +89,12 @@ def _as_grid() -> Iterator[None]:
 
 
 def _ref_arch(ref: str) -> str | None:
-    from ..refs import kind_of
+    from ttinspect.refs.resolver import kind_of
 
     if kind_of(ref) == "variant":
         return ref.partition("@")[2] or None
     if kind_of(ref) == "file":
-        from ..refs.userfile import parse_file_ref
+        from ttinspect.refs.userfile import parse_file_ref
 
         return parse_file_ref(ref).arch
     return None
@@ -105,22 +105,22 @@ def check_reference(ref: str, axes: list[Axis], options: Mapping[str, Any]) -> N
     point would fail alike, in a table): a variant's name, its inline and --set keys and values, --config; a
     Triton cache entry's prefix (and a --grid, which no compiled entry takes); a file reference's inline
     compile options (its keys: check_grid_keys, which loads the file)."""
-    from ..refs import kind_of
+    from ttinspect.refs.resolver import kind_of
 
     kind = kind_of(ref)
     if kind == "variant":
-        from ..variants import parse_ref
+        from ttinspect.kernel.variants import parse_ref
 
         parse_ref(ref, options.get("settings") or {}, None, options.get("config"))
     elif kind == "cache":
-        from ..refs import RefOptions, resolve
+        from ttinspect.refs.resolver import RefOptions, resolve
 
         resolve(ref, RefOptions())
         if axes:
             raise UsageError(f"{ref}: a Triton cache entry is already compiled: --grid does not apply")
     elif kind == "file":
-        from ..refs.userfile import parse_file_ref
-        from ..variants import check_option, parse_settings
+        from ttinspect.refs.userfile import parse_file_ref
+        from ttinspect.kernel.variants import check_option, parse_settings
 
         for key, value in parse_settings(list(parse_file_ref(ref).inline), ref=ref).items():
             check_option(key, value)
@@ -130,13 +130,13 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
     """A --grid key the kernel cannot take, refused as --set refuses it: a variant's config and problem
     keys and the compile options; a file's kernel parameters and compile options (loading the file). A
     reference of another kind is left to its points (each fails, and the exit code says so)."""
-    from ..refs import kind_of
+    from ttinspect.refs.resolver import kind_of
 
     names = [axis.name for axis in axes if axis.name != CONFIG_AXIS]
     if not names or "@triton=" in ref:
         return
     if kind_of(ref) == "variant":
-        from ..variants import OPTION_KEYS, get_variant, resolve
+        from ttinspect.kernel.variants import OPTION_KEYS, get_variant, resolve
 
         variant = get_variant(ref.partition("@")[0].partition(":")[0])
         defaults = {**variant.problem, **variant.config}
@@ -145,8 +145,8 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
         with _as_grid():
             resolve(variant, probe)
     elif kind_of(ref) == "file":
-        from ..compile import split_options, unwrap
-        from ..refs.userfile import Example, find, load_module, parse_file_ref
+        from ttinspect.compile.jit import split_options, unwrap
+        from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
 
         parsed = parse_file_ref(ref)
         if parsed.name is None:
@@ -160,15 +160,15 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
 
 
 def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
-    from ..refs import kind_of
+    from ttinspect.refs.resolver import kind_of
 
     if kind_of(ref) == "variant":
-        from ..variants import get_variant
+        from ttinspect.kernel.variants import get_variant
 
         return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
     if kind_of(ref) == "file":
-        from ..compile import unwrap
-        from ..refs.userfile import Example, find, load_module, parse_file_ref
+        from ttinspect.compile.jit import unwrap
+        from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
 
         parsed = parse_file_ref(ref)
         if parsed.name is None:  # as building it would say
@@ -181,7 +181,7 @@ def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
 
 
 def make_executor(name: str, jobs: int, ray_address: str | None = None):
-    from .executors import LocalPool, RayExecutor
+    from ttinspect.sweep.executors import LocalPool, RayExecutor
 
     if name == "local":
         if ray_address:
@@ -197,9 +197,9 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
               progress: bool | None = None, on_row: Callable[[dict], None] | None = None) -> SweepResult:
     """Warm points are read here (no worker started for them); cold ones go to the executor. Ctrl-C
     stops the workers and returns what finished (`interrupted`); their entries are in the cache."""
-    from ..engine import NotCached, cached_only
-    from .executors import default_jobs
-    from .task import compile_point, here, ingest
+    from ttinspect.engine.builds import NotCached, cached_only
+    from ttinspect.sweep.executors import default_jobs
+    from ttinspect.sweep.task import compile_point, here, ingest
 
     jobs = jobs or default_jobs()
     runner = make_executor(executor, jobs, ray_address)

@@ -139,7 +139,7 @@ class signal_remembered:
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
         if kind is KeyboardInterrupt and self.last is not None:
-            from ..errors import Terminated
+            from ttinspect.errors import Terminated
 
             raise Terminated(self.last) from error
 

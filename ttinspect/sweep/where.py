@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-from ..errors import UsageError
+from ttinspect.errors import UsageError
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import TTInspectError
+from ttinspect.errors import TTInspectError
 
 # The facts an upgrade is judged by (issue: pipeline depth, tensor-core path, async copies / TMA, shared,
 # registers, spills, occupancy).
@@ -22,14 +22,14 @@ class VersionRow:
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        from ..facts.model import _jsonable
+        from ttinspect.facts.model import _jsonable
 
         return {"triton": self.version, "installed": self.installed, "error": self.error,
                 "facts": {k: _jsonable(v) for k, v in self.facts.items()}}
 
 
 def default_versions() -> list[str]:
-    from . import all_toolchains, installed_version
+    from ttinspect.toolchains.registry import all_toolchains, installed_version
 
     versions = {t.version for t in all_toolchains()}
     here = installed_version()
@@ -40,9 +40,9 @@ def default_versions() -> list[str]:
 
 def version_rows(ref: str, versions: list[str], options) -> list[VersionRow]:
     """Each release's headline facts; a release that cannot compile the kernel is a row with its reason."""
-    from ..refs import resolve_one
-    from ..report import report_from_build
-    from . import installed_version
+    from ttinspect.refs.resolver import resolve_one
+    from ttinspect.report.collect import report_from_build
+    from ttinspect.toolchains.registry import installed_version
 
     here = installed_version()
     rows = []

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..errors import CompileError, TTInspectError, UsageError
+from ttinspect.errors import CompileError, TTInspectError, UsageError
 
 _BOOT = ("import sys; sys.path.append({root!r}); "
          "from ttinspect.toolchains.worker import main; main()")
@@ -35,8 +35,8 @@ def _sources_digest(ref: str) -> dict[str, str]:
     """The shipped kernels' files for a variant. A user's file needs nothing here: its record lists the
     files the kernel was made of (userfile.user_files, checked when it is read), so an unrelated edit in
     its folder costs no recompile and a warm call hashes no folder."""
-    from ..engine import _source_digest
-    from ..refs import kind_of
+    from ttinspect.engine.builds import _source_digest
+    from ttinspect.refs.resolver import kind_of
 
     if kind_of(ref) == "file":
         return {}
@@ -44,7 +44,7 @@ def _sources_digest(ref: str) -> dict[str, str]:
 
 
 def _memo_key(version: str, ref: str, raw: tuple, keep_going: bool) -> str:
-    from ..refs import memo
+    from ttinspect.refs import memo
 
     return memo.key({"toolchain": version, "ref": ref, "raw": list(raw), "keep_going": keep_going,
                      "sources": _sources_digest(ref), "cwd": os.getcwd() if ":" in ref else ""})
@@ -56,13 +56,13 @@ _ORIGINS: dict[str, tuple[str, str, tuple]] = {}
 
 
 def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -> list:
-    from ..refs import memo
+    from ttinspect.refs import memo
 
     key = _memo_key(version, ref, raw, keep_going)
     builds = memo.load(key) if not keep_going else None
     if not builds:
-        from .. import engine
-        from . import ready
+        from ttinspect.engine import builds as engine
+        from ttinspect.toolchains.registry import ready
 
         if engine._cached_only:  # a diff asking what is warm: this side needs its toolchain
             raise engine.NotCached(ref)
@@ -77,14 +77,14 @@ def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -
 
 
 def _is_failed(built) -> bool:
-    from ..refs import Failed
+    from ttinspect.refs.resolver import Failed
 
     return isinstance(built, Failed)
 
 
 def _builds(records: list, version: str) -> list:
-    from ..engine import Build
-    from ..refs import Failed
+    from ttinspect.engine.builds import Build
+    from ttinspect.refs.resolver import Failed
 
     out: list = []
     for record in records:
@@ -101,7 +101,7 @@ def _builds(records: list, version: str) -> list:
 def compute_history(version: str, build) -> None:
     """The pass history of a build another Triton made, computed by that Triton (its worker resolves
     the reference again and compiles once more with per-pass dumps), kept in the build's entry."""
-    from . import ready
+    from ttinspect.toolchains.registry import ready
 
     origin = _ORIGINS.get(build.artifacts.directory.name)
     if origin is None:

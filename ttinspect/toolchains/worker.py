@@ -29,13 +29,13 @@ def _load_kernels(path: str | None) -> None:
 
 def run(request: dict) -> dict:
     from ttinspect.errors import TTInspectError
-    from ttinspect.refs import Failed, RefOptions, resolve
+    from ttinspect.refs.resolver import Failed, RefOptions, resolve
 
     settings, args, signature, config, arch = request["options"]
     try:
         options = RefOptions.from_cli(tuple(settings), tuple(args), signature, config, arch)
         if request.get("history"):  # the pass history, kept in each build's entry for the caller to read
-            from ttinspect.engine import compile_with_pass_dumps
+            from ttinspect.engine.builds import compile_with_pass_dumps
             from ttinspect.passes import history
 
             with compile_with_pass_dumps():
@@ -47,7 +47,7 @@ def run(request: dict) -> dict:
     except TTInspectError as error:
         return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code}
     files = {}
-    from ttinspect.refs import kind_of
+    from ttinspect.refs.resolver import kind_of
 
     if kind_of(request["ref"]) == "file":  # what the kernel was made of: the caller's record checks them
         from ttinspect.refs.userfile import parse_file_ref, user_files

@@ -1,0 +1,1 @@
+"""Autotune configs: the winners saved on a GPU machine, and one row of facts per config."""

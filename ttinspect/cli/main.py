@@ -1,0 +1,107 @@
+"""The command line: each command parses its options, calls one library function and renders the result.
+
+Imports are lazy: `ttinspect --help` and a warm `dump` must not pay for triton, torch, rich or pygments
+unless they need them. One module per command group; this package only assembles them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import sys
+
+# Each command group registers itself on `cli` when imported.
+from ttinspect.cli import (  # noqa: F401
+    cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, snapshot_cmd, sweep_cmd, targets_cmd,
+        toolchains_cmd)
+from ttinspect.cli.app import cli
+from ttinspect.cli.common import terminal_options
+from ttinspect.cli.completion import install as _install_completion
+from ttinspect.cli.help_text import apply as _apply_help
+
+_apply_help(cli)
+_install_completion(cli)
+
+# Every command takes --width/--color (after its own options in --help), and so does the group.
+for _command in (cli, *cli.commands.values()):
+    terminal_options(_command)
+
+__all__ = ["cli", "main"]
+
+
+def main() -> None:
+    """A reader that leaves early (`ttinspect dump ... | head`) is not an error: exit 0, say nothing —
+    whether the pipe closed while click wrote (click then exits 1), while rich wrote (rich points stdout
+    at /dev/null and exits 1), or at the final flush."""
+    if sys.stdout is None or sys.stderr is None:  # started with a standard stream closed (`>&-`)
+        _reopen_closed_streams()
+    _stop_like_ctrl_c_on(signal.SIGTERM, signal.SIGHUP)
+    to_pipe = _is_pipe()
+    code: int | str | None = 0
+    try:
+        cli(prog_name="ttinspect")
+    except SystemExit as done:
+        code = done.code
+    # click wraps stdout in its PacifyFlushWrapper once a write hit a closed pipe (by class name: click 8.5
+    # deprecates the public alias)
+    closed = type(sys.stdout).__name__.endswith("PacifyFlushWrapper") or (to_pipe and _is_devnull())
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        closed = True
+    if closed:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0 if code in (0, 1, None) else code
+    sys.exit(code)
+
+
+def _stop_like_ctrl_c_on(*signals: int) -> None:
+    """SIGTERM and SIGHUP stop a command the way Ctrl-C does (workers ended, what finished kept, no orphan),
+    then exit 128 + the signal: they raise errors.Terminated, a KeyboardInterrupt, in the main thread."""
+    from ttinspect.errors import Terminated
+
+    def stop(signum, frame):
+        raise Terminated(signum)
+
+    for number in signals:
+        try:
+            if signal.getsignal(number) is signal.SIG_DFL:  # SIG_IGN (nohup) stays ignored
+                signal.signal(number, stop)
+        except (OSError, ValueError):  # not the main thread, or a platform without it
+            pass
+
+
+def _reopen_closed_streams() -> None:
+    """Python gives None for a standard stream that was closed at start; point it at /dev/null so that
+    what would go there is dropped, while the exit code still tells the outcome."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        if getattr(sys, name) is None:
+            try:
+                os.fstat(fd)
+            except OSError:  # free descriptor: occupy it with /dev/null so a file opened later cannot take it
+                null = os.open(os.devnull, os.O_WRONLY)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+            setattr(sys, name, open(fd, "w", closefd=False))
+
+
+def _is_pipe() -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _is_devnull() -> bool:
+    try:
+        here, null = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return (here.st_dev, here.st_ino) == (null.st_dev, null.st_ino)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Two reports compared: typed changes, what each change means, and the lines that witness it."""

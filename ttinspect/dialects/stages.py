@@ -1,0 +1,60 @@
+"""The one table of stages. Like Triton's compiler (`stages[ext] = ...`), keyed by extension; SASS is
+derived from the cubin only when somebody asks for it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ttinspect.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # also the file extension in the cache and in `dump --all`
+    title: str
+    binary: bool
+    comment: str  # line-comment prefix, for the header ttinspect prints above the text
+    derived_from: str | None = None  # None: produced by triton.compile itself
+    backend: str | None = None  # "cuda" or "hip": the one vendor whose compile produces it; None: both
+
+
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//"),
+    Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//"),
+    Stage("llir", "LLVM IR", False, ";"),
+    Stage("ptx", "PTX", False, "//", backend="cuda"),
+    Stage("cubin", "CUDA binary (ELF)", True, "", backend="cuda"),
+    Stage("sass", "SASS (disassembled cubin)", False, "//", derived_from="cubin", backend="cuda"),
+    Stage("amdgcn", "AMDGCN assembly (LLVM's AMDGPU backend)", False, ";", backend="hip"),
+    Stage("hsaco", "AMD code object (ELF)", True, "", backend="hip"),
+)}
+# `--stage asm`: the target's assembly, whichever vendor.
+ASM = {"cuda": "ptx", "hip": "amdgcn"}
+_VENDOR = {"cuda": "NVIDIA", "hip": "AMD"}
+
+# What triton.compile produces (its `asm` dict); the rest is derived.
+COMPILED = tuple(name for name, s in STAGES.items() if s.derived_from is None)
+TEXT_STAGES = tuple(name for name, s in STAGES.items() if not s.binary)
+
+
+def get_stage(name: str, *, text_only: bool = False) -> Stage:
+    valid = TEXT_STAGES if text_only else tuple(STAGES)
+    if name == "asm":
+        raise UsageError("stage 'asm' names the target's assembly (ptx or amdgcn): resolve it with for_target")
+    if name not in valid:
+        raise UsageError(f"unknown stage {name!r}; valid: {', '.join(valid)}")
+    return STAGES[name]
+
+
+def for_target(name: str, backend: str, target_name: str) -> str:
+    """The stage `name` means for a target: `asm` becomes ptx or amdgcn; a stage only the other vendor's
+    compile produces is refused in one line (`sass` for gfx942, `amdgcn` for sm_90)."""
+    if name == "asm":
+        return ASM[backend]
+    stage = STAGES.get(name)
+    if stage is not None and stage.backend not in (None, backend):
+        own = [n for n, s in STAGES.items() if s.backend == backend and not s.binary]
+        raise UsageError(f"{name} is an {_VENDOR[stage.backend]}-only stage and {target_name} is an "
+                         f"{_VENDOR[backend]} target: its stages are ttir, ttgir, llir, {', '.join(own)} "
+                         f"(--stage asm = {ASM[backend]})")
+    return name

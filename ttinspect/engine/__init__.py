@@ -1,0 +1,1 @@
+"""A reference's compile made into artifacts, through the content-addressed store: builds, artifacts, tools."""

@@ -1,0 +1,125 @@
+"""Kernel arguments written as text: `--signature` (positional, the syntax of Triton's AOT tool
+`triton.tools.compile`) and `--arg NAME=VALUE` (by name). Pure: no triton import.
+
+A signature entry is one of
+    *fp16:16   a pointer whose data is 16-byte aligned (what torch allocates)   -> Pointer("fp16")
+    *fp32      a pointer with no alignment hint                                -> Pointer("fp32", aligned=False)
+    i32:16     an integer divisible by 16                                      -> Scalar("i32", divisible_by_16=True)
+    i32:1      an integer equal to 1 (a launch folds it into a constant)       -> Scalar("i32", equal_to_1=True)
+    i32, fp32  a scalar of that type, nothing known about its value            -> Scalar("i32")
+    64, 0.5, true, tl.float16   a value (a constexpr's, or a runtime scalar's)
+    tensordesc<fp16[128, 64]>   a host TMA tensor descriptor moving 128x64 fp16 tiles -> TensorDesc("fp16", (128, 64))
+`--arg` takes the same entries, except that `*fp16` there means a tensor as torch allocates it (aligned):
+`--arg` describes a launch, where every fresh tensor is aligned.
+Every entry then goes through the JIT's specialization rules (specialize.py), as a real launch would.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from ttinspect.errors import UsageError
+from ttinspect.dialects.operands import split_operands
+from ttinspect.kernel.variants import Pointer, Scalar, TensorDesc, parse_value
+
+# Triton's type names (triton.language's canonical short names).
+INT_TYPES = ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64")
+FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
+FP8_TYPES = ("fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16")
+POINTER_TYPES = INT_TYPES + FLOAT_TYPES + FP8_TYPES
+SCALAR_TYPES = INT_TYPES + FLOAT_TYPES
+
+
+def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = False) -> Any:
+    """One entry (see the module docstring) -> Pointer, Scalar or a plain value."""
+    entry = text.strip()
+    if not entry:
+        raise UsageError(f"{where}: empty entry")
+    if entry.lower().startswith("tensordesc"):
+        return _descriptor(entry, where)
+    head, sep, hint = entry.partition(":")
+    head, hint = head.strip(), hint.strip()
+    if head.startswith("*"):
+        dtype = head[1:].strip()
+        if dtype not in POINTER_TYPES:
+            raise UsageError(f"{where}: unknown pointer type {head!r}; element types: {', '.join(POINTER_TYPES)}")
+        if not sep:
+            return Pointer(dtype, aligned=pointer_aligned_by_default)
+        if hint != "16":
+            raise UsageError(f"{where}: a pointer takes the hint :16 (16-byte aligned) or none, got {entry!r}")
+        return Pointer(dtype, aligned=True)
+    if head in SCALAR_TYPES:
+        if not sep:
+            return Scalar(head)
+        if head in FLOAT_TYPES:
+            raise UsageError(f"{where}: a float scalar takes no hint, got {entry!r}")
+        if hint not in ("1", "16"):
+            raise UsageError(f"{where}: only the hints :16 (divisible by 16) and :1 (equal to 1) exist, got {entry!r}")
+        return Scalar(head, divisible_by_16=hint == "16", equal_to_1=hint == "1")
+    if sep:
+        raise UsageError(f"{where}: {entry!r} is neither a type with a hint (i32:16, *fp16:16) nor a value")
+    value = parse_value(entry)
+    if isinstance(value, str):
+        if value.lower() == "none":
+            return None
+        raise UsageError(f"{where}: {entry!r} is not a type ({', '.join(SCALAR_TYPES)}, *fp16, ...) nor a value "
+                         "(an integer, a float, true/false, tl.float16)")
+    return value
+
+
+# tensordesc<fp16[128, 64]>   (the JIT's own spelling of a descriptor's type in its signature)
+_DESCRIPTOR_RE = re.compile(r"tensordesc\s*<\s*(\w+)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*>", re.IGNORECASE)
+
+
+def _descriptor(entry: str, where: str) -> TensorDesc:
+    m = _DESCRIPTOR_RE.fullmatch(entry)
+    if m is None:
+        raise UsageError(f"{where}: {entry!r} is not a descriptor; write tensordesc<fp16[128, 64]> "
+                         "(element type and the block one load moves)")
+    if m[1] not in POINTER_TYPES:
+        raise UsageError(f"{where}: unknown descriptor element type {m[1]!r}; "
+                         f"element types: {', '.join(POINTER_TYPES)}")
+    return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")))
+
+
+def parse_signature(text: str) -> list[Any]:
+    """`"*fp16:16, i32:16, 64"` -> one parsed entry per kernel parameter, in order."""
+    parts = split_operands(text)  # commas inside a descriptor's [128, 64] do not split
+    if not text.strip():
+        raise UsageError("--signature is empty; write one entry per kernel parameter, e.g. \"*fp16:16, i32:16, 64\"")
+    return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]
+
+
+def bind_signature(entries: Sequence[Any], params: Sequence[str], kernel: str,
+                   supplied: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Positional entries -> {parameter: entry}; wrong arity names the missing or extra parameters.
+    Trailing parameters in `supplied` (given by an autotune config, a heuristic, a default or `--set` for a
+    constexpr) may be left out."""
+    if len(entries) < len(params) and not set(params[len(entries):]) <= supplied:
+        missing = ", ".join(p for p in params[len(entries):] if p not in supplied)
+        raise UsageError(f"--signature has {len(entries)} entries but {kernel} has {len(params)} parameters: "
+                         f"no entry for {missing}")
+    if len(entries) > len(params):
+        raise UsageError(f"--signature has {len(entries)} entries but {kernel} has {len(params)} parameters "
+                         f"({', '.join(params)}): {len(entries) - len(params)} too many")
+    return dict(zip(params[:len(entries)], entries, strict=True))
+
+
+def parse_arg_items(items: Sequence[str]) -> dict[str, Any]:
+    """`--arg NAME=VALUE` items -> {name: entry}."""
+    args: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise UsageError(f"--arg takes NAME=VALUE (e.g. --arg a_ptr=*fp16 --arg M=4096), got {item!r}")
+        args[name] = parse_entry(value, where=f"--arg {name}", pointer_aligned_by_default=True)
+    return args
+
+
+def parse_arg_mapping(mapping: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Arguments given as Python data (the API, a file's examples): strings are entries, the rest
+    (ints, floats, Pointer, Scalar, torch tensors) are taken as they are."""
+    return {name: parse_entry(value, where=f"{where} {name}", pointer_aligned_by_default=True)
+            if isinstance(value, str) else value for name, value in mapping.items()}

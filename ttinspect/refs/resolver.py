@@ -1,0 +1,298 @@
+"""One resolver: any kernel reference -> the builds it names. Every command and the API go through
+`resolve`, so a new kind of reference is taught here once, never to each command.
+
+    opt, opt:num_stages=3@sm_90     a shipped variant (variants.py)
+    my_mm.py:matmul, dir/f.py:small a kernel or a declared example in a user's file (userfile.py)
+    cache:3fa9c2                    a kernel a real run left in Triton's cache (tritoncache.py)
+    REF@triton=3.5.1                any of the above (but cache:) compiled by another Triton release,
+                                    in a toolchain of its own (ttinspect/toolchains/)
+    a JIT function / autotuned kernel object   (the API and the pytest plugin)
+
+Most references give one build; `--config all` on an autotuned kernel gives one per config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ttinspect.errors import TTInspectError, UsageError
+
+if TYPE_CHECKING:  # the engine is imported where a build starts (it loads Triton)
+    from ttinspect.engine.builds import Build
+
+CACHE_PREFIX = "cache:"
+
+
+@dataclass(frozen=True)
+class RefOptions:
+    """What the command line (or the API) says beside the reference."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)  # --set, parsed
+    args: Mapping[str, Any] = field(default_factory=dict)  # --arg, parsed entries (or API values)
+    signature: str | None = None  # --signature, positional
+    config: Any = None  # --config: None, best, all, N
+    arch: str | None = None
+    # the command line's own words (settings, args, signature, config, arch): what a toolchain's worker
+    # parses again under its Triton (parsed values may hold that Triton's objects, e.g. tl.float16)
+    raw: tuple | None = field(default=None, compare=False)
+
+    @classmethod
+    def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
+                 config: str | None = None, arch: str | None = None) -> RefOptions:
+        from ttinspect.kernel.arguments import parse_arg_items
+        from ttinspect.kernel.variants import parse_settings
+
+        return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch,
+                   raw=(tuple(settings), tuple(args), signature, config, arch))
+
+    def words(self) -> tuple:
+        """The options as command-line words, for a worker under another Triton."""
+        if self.raw is not None:
+            return self.raw
+        if self.args or any(not isinstance(v, (int, float, str, bool)) for v in self.settings.values()):
+            raise UsageError("under another Triton, give the arguments as text (--arg NAME=VALUE / signature=)")
+        settings = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.settings.items())
+        config = None if self.config is None else str(self.config)
+        return (settings, (), self.signature, config, self.arch)
+
+
+TRITON_MARK = "@triton="
+
+
+def split_triton(ref: str) -> tuple[str, str | None]:
+    """`opt:num_stages=3@sm_90@triton=3.5.1` -> (`opt:num_stages=3@sm_90`, "3.5.1")."""
+    if TRITON_MARK not in ref:
+        return ref, None
+    if ref.count(TRITON_MARK) > 1:
+        raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
+    head, _, rest = ref.partition(TRITON_MARK)
+    version, sep, tail = rest.partition("@")
+    from ttinspect.toolchains.registry import check_format, check_version
+
+    try:
+        check_format(version)
+    except UsageError:
+        raise UsageError(f"kernel reference {ref!r}: @triton= takes a release X.Y.Z, e.g. opt@triton=3.5.1") from None
+    check_version(version)
+    return head + (f"@{tail}" if sep else ""), version
+
+
+def kind_of(ref: Any) -> str:
+    if not isinstance(ref, str):
+        return "object"
+    if ref.startswith(CACHE_PREFIX):
+        return "cache"
+    from ttinspect.refs.userfile import is_file_ref
+
+    return "file" if is_file_ref(ref) else "variant"
+
+
+@dataclass(frozen=True)
+class Failed:
+    """One of several configs that did not compile (`keep_going`): the others are still shown."""
+
+    label: str
+    note: str
+    error: str
+    exit_code: int = 1  # the error's (errors.EXIT_*), for the exit code of a table whose every row failed
+
+
+def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = False) -> list:
+    """The builds `ref` names (compiled, or found in a cache). `keep_going` (a table of configs): a
+    config that fails to compile becomes a `Failed` and one too big to launch a build all the same."""
+    options = options or RefOptions()
+    if isinstance(ref, str):
+        _check_text(ref)
+        ref, version = split_triton(ref)
+        if version is not None:
+            from ttinspect.toolchains.registry import installed_version
+
+            if ref.startswith(CACHE_PREFIX):
+                raise UsageError("a Triton cache entry is already compiled: @triton= does not apply")
+            if version != installed_version():
+                from ttinspect.toolchains.remote import resolve_with
+
+                return resolve_with(version, ref, options.words(), keep_going)
+    kind = kind_of(ref)
+    if kind == "variant":
+        return _variant_builds(ref, options, keep_going)
+    if kind == "file":
+        return _file_builds(ref, options, keep_going)
+    if kind == "cache":
+        from ttinspect.refs.tritoncache import resolve_entry
+
+        _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
+        return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
+    return _object_builds(ref, options, keep_going)
+
+
+def _check_text(ref: str) -> None:
+    """A reference that cannot mean anything is refused before anything is looked up."""
+    if not ref.strip():
+        raise UsageError("empty kernel reference; give a variant (`ttinspect list`), FILE.py:NAME or cache:PREFIX")
+    if ref != ref.strip() or any(ord(c) < 32 for c in ref):
+        raise UsageError(f"kernel reference {ref!r} has spaces or control characters around or in it")
+    if (ref.endswith((":", "@")) and ref != CACHE_PREFIX) or "@@" in ref or "::" in ref:
+        where = ref[-1] if ref[-1] in ":@" else "separator"
+        raise UsageError(f"kernel reference {ref!r}: nothing after its last {where}; e.g. opt:num_stages=3@sm_90")
+
+
+def resolve_one(ref: Any, options: RefOptions | None = None):
+    """Exactly one build (`dump`, `diff`, `--by-line`): `--config all` belongs to `report`."""
+    options = options or RefOptions()
+    if str(options.config).strip().lower() == "all":
+        raise UsageError("--config all gives one build per autotune config: use `ttinspect report REF --config all`")
+    return resolve(ref, options)[0]
+
+
+def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool = False,
+            config: bool = False) -> None:
+    given = [name for name, on, value in (("--set", settings, options.settings), ("--arg", args, options.args),
+                                          ("--signature", args, options.signature),
+                                          ("--config", config, options.config)) if on and value]
+    if given:
+        raise UsageError(f"{why}: {', '.join(given)} do(es) not apply")
+
+
+def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
+    from ttinspect.engine.builds import build
+    from ttinspect.kernel.variants import get_variant, parse_ref
+
+    _refuse(options, f"{text.partition(':')[0].partition('@')[0]} is a shipped variant with its own problem "
+            "(change it with --set)", args=True)
+    which = options.config
+    if str(which).strip().lower() == "all":
+        variant = get_variant(text.partition("@")[0].partition(":")[0])
+        if not variant.autotune_configs:
+            raise UsageError(f"--config all: {variant.name} has no autotune configs")
+        count = len(variant.autotune_configs)
+        out: list[Build | Failed] = []
+        for number in range(1, count + 1):
+            note = f"autotune config {number} of {count}"
+            try:
+                ref = parse_ref(text, options.settings, options.arch, str(number))
+                built = build(ref.resolved, arch=ref.arch, check=not keep_going)
+            except TTInspectError as error:
+                if not keep_going:
+                    raise
+                out.append(Failed(f"{variant.name}#{number}", note, str(error), error.exit_code))
+                continue
+            out.append(dataclasses.replace(built, label=f"{built.label}#{number}", note=note))
+        return out
+    ref = parse_ref(text, options.settings, options.arch, which)
+    return [build(ref.resolved, arch=ref.arch)]
+
+
+def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
+    from ttinspect.engine.builds import _jsonable
+    from ttinspect.engine.source_files import sha256_or_empty
+    from ttinspect.refs import memo
+    from ttinspect.refs.userfile import parse_file_ref
+
+    ref = parse_file_ref(text)
+    if ref.name is None:
+        raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
+                         f"(`ttinspect list {ref.path}` shows them)")
+    arch = ref.arch or options.arch
+    memo_key = None
+    if not (arch or "").strip().lower() == "native":  # the GPU here decides: resolve every time
+        memo_key = memo.key({
+            # the file itself; the modules it imported are the memo's recorded `files`, checked on reading
+            "file": str(ref.path), "source": sha256_or_empty(ref.path), "name": ref.name, "inline": ref.inline,
+            "settings": _jsonable(options.settings), "args": _jsonable(options.args),
+            "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
+        found = memo.load(memo_key)
+        if found is not None:
+            for index, build in enumerate(found):  # a damaged entry is compiled again, from the file
+                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index)
+            return found
+    builds = _file_builds_cold(ref, options, arch, keep_going)
+    if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
+        from ttinspect.refs.userfile import user_files
+
+        memo.save(memo_key, builds, user_files(ref.path))
+    return builds
+
+
+def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int):
+    def rebuild():
+        return _file_builds_cold(ref, options, arch, keep_going)[index].artifacts.directory
+    return rebuild
+
+
+def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
+    from ttinspect.kernel.arguments import parse_arg_mapping
+    from ttinspect.kernel.variants import parse_settings
+    from ttinspect.refs.userfile import Example, find, load_module
+
+    module = load_module(ref.path)
+    found = find(module, ref.path, ref.name)
+    inline = parse_settings(list(ref.inline))
+    if isinstance(found, Example):
+        args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")
+        signature = found.signature
+        return kernel_builds(
+            found.kernel, f"{ref.path.name}:{found.name}", found.kernel_name,
+            args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
+            settings={**found.config, **inline, **options.settings},
+            which=options.config if options.config is not None else found.autotune_config,
+            arch=arch or found.arch, keep_going=keep_going)
+    return kernel_builds(found, f"{ref.path.name}:{ref.name}", ref.name, args={}, signature=None,
+                         extra_args=options.args, extra_signature=options.signature,
+                         settings={**inline, **options.settings}, which=options.config, arch=arch,
+                         keep_going=keep_going)
+
+
+def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> list:
+    from ttinspect.kernel.arguments import parse_arg_mapping
+    from ttinspect.compile.jit import kernel_kind, unwrap
+    from ttinspect.engine.builds import Build
+
+    if isinstance(obj, Build):
+        return [obj]
+    if kernel_kind(obj) is None:
+        raise UsageError(f"{obj!r} is not a kernel reference: give a variant name, PATH.py:NAME, cache:PREFIX, "
+                         "or a @triton.jit / @triton.autotune kernel")
+    name = unwrap(obj)[0].__name__
+    args = parse_arg_mapping(options.args, "argument")
+    return kernel_builds(obj, name, name, args=args, signature=options.signature, extra_args={},
+                         extra_signature=None, settings=dict(options.settings), which=options.config,
+                         arch=options.arch, keep_going=keep_going)
+
+
+def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], signature: str | None,
+                  extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
+                  which: Any, arch: str | None, keep_going: bool = False) -> list:
+    """A loaded kernel object: bind the arguments, plan the launches, compile each."""
+    from ttinspect.kernel.arguments import bind_signature, parse_signature
+    from ttinspect.compile.jit import unwrap
+    from ttinspect.engine.builds import build_function, resolve_target
+    from ttinspect.refs.launch import plan
+
+    fn, autotuner, heuristics = unwrap(obj)
+    supplied = frozenset({p.name for p in fn.params if p.has_default}
+                         | {p.name for p in fn.params if p.is_constexpr and p.name in settings}  # --set BLOCK=
+                         | {k for h in heuristics for k in h.values}
+                         | {k for c in (autotuner.configs if autotuner else ()) for k in c.kwargs})
+    bound: dict[str, Any] = {}
+    for text in (signature, extra_signature):
+        if text is not None:
+            bound.update(bind_signature(parse_signature(text), list(fn.arg_names), name, supplied))
+    bound.update(args)
+    bound.update(extra_args)
+    target = resolve_target(arch)
+    out: list[Build | Failed] = []
+    for launch in plan(obj, name, bound, settings, which, label):
+        try:
+            if launch.invalid:
+                raise UsageError(launch.invalid)
+            built = build_function(fn, launch.label, launch.args, launch.config, target, check=not keep_going)
+        except TTInspectError as error:
+            if not keep_going:
+                raise
+            out.append(Failed(launch.label, launch.note, str(error), error.exit_code))
+            continue
+        out.append(dataclasses.replace(built, note=launch.note))
+    return out

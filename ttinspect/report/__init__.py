@@ -1,0 +1,1 @@
+"""A compiled kernel reduced to facts: the Report model, its collection from a build, and its stored copy."""
