@@ -16,7 +16,7 @@ import json
 from ttinspect.errors import CompileError
 from ttinspect.engine.builds import build
 from ttinspect.gpu.bench import run_variant, time_ms
-from ttinspect.kernel.variants import resolve
+from ttinspect.kernel.overrides import resolve
 
 
 def candidates():

@@ -56,7 +56,8 @@ def _median(cmd, env, runs, before=None) -> float:
 def _baseline_script(variant: str, arch: str, workdir: Path) -> Path:
     from ttinspect.compile.jit import specialize_for
     from ttinspect.engine.builds import resolve_target
-    from ttinspect.kernel.variants import OPTION_KEYS, resolve
+    from ttinspect.kernel.overrides import resolve
+    from ttinspect.kernel.options import OPTION_KEYS
 
     resolved = resolve(variant)
     config = dict(resolved.config)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ttinspect.kernel.variants import Pointer, TensorDesc, TlDtype, Variant
+from ttinspect.kernel.variants import Variant
+from ttinspect.kernel.argument_types import Pointer, TensorDesc, TlDtype
 
 PKG = "ttinspect_kernels"
 

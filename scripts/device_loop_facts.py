@@ -20,7 +20,7 @@ from ttinspect.gpu.jit_check import jit_stages
 from ttinspect.dialects.mlir import parse_mlir
 from ttinspect.dialects.ptx import parse_ptx
 from ttinspect.report.collect import report_from_build
-from ttinspect.kernel.variants import resolve
+from ttinspect.kernel.overrides import resolve
 
 MATMUL = {"M": 2048, "N": 2048, "K": 2048}
 CASES = [  # (variant, problem/config overrides)

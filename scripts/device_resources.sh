@@ -8,7 +8,7 @@ export TTINSPECT_CACHE_DIR=${TTINSPECT_CACHE_DIR:-$(mktemp -d)} TRITON_DEFAULT_F
 python3 -m pip install -q --no-deps --no-build-isolation -e . > /dev/null 2>&1
 python3 - <<'PY' | tee "$OUT/resources.txt"
 from ttinspect.gpu.resources_check import compare_in_fresh_process
-from ttinspect.kernel.variants import all_variants
+from ttinspect.kernel.catalog import all_variants
 print("| variant | arch | GPU n_regs | GPU n_spills | offline registers | offline n_spills | stack B | local B | agree |")
 print("|---|---|---|---|---|---|---|---|---|")
 for v in all_variants():

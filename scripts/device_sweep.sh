@@ -44,7 +44,8 @@ import json, os, sys, time
 import torch
 import triton
 from ttinspect.gpu.bench import run_variant
-from ttinspect.kernel.variants import get_variant, resolve
+from ttinspect.kernel.catalog import get_variant
+from ttinspect.kernel.overrides import resolve
 
 out = sys.argv[1]
 kept = json.load(open(f"{out}/sweep_native_kept.json"))

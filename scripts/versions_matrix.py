@@ -29,7 +29,7 @@ SHOWN = ("pipeline_depth", "tensor_core_path", "shared_memory", "registers", "sp
 
 def compute(versions: list[str]) -> dict:
     from ttinspect.refs.resolver import RefOptions
-    from ttinspect.toolchains.across import version_rows
+    from ttinspect.versions.rows import version_rows
 
     cells = {}
     for variant in VARIANTS:
@@ -70,7 +70,7 @@ def main() -> None:
     if options.markdown_only:
         data = json.loads(DATA.read_text())
     else:
-        from ttinspect.toolchains.across import default_versions
+        from ttinspect.versions.rows import default_versions
 
         data = compute(default_versions())
         DATA.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,14 @@ removed when it ends. At the end the session warns if ~/.cache/ttinspect or ~/.t
 (another process may have done it: a warning, not a failure); tests/test_isolation.py proves the rule with
 a HOME of its own. TTINSPECT_TEST_CACHE_DIR keeps ttinspect's test cache somewhere of your choosing (to reuse it
 between runs); a TTINSPECT_CACHE_DIR you exported for your own use is not used by the tests.
+
+Other tools the suite starts write to HOME unless told otherwise; each is pointed into the session's directory
+(or told not to write): rustup (RUSTUP_HOME: pip runs `rustc --version` for its user agent, and rustup's proxy
+writes ~/.rustup/settings.toml), Ray (RAY_AUTH_MODE=disabled: a local cluster otherwise saves a token to
+~/.ray/auth_token, a path Ray does not let us move), matplotlib (MPLCONFIGDIR, else ~/.config/matplotlib) and
+pre-commit (PRE_COMMIT_HOME). pip, uv, torch and pre-commit keep their caches under XDG_CACHE_HOME, set above.
+With TTINSPECT_CHECK_HOME=1 the session lists everything under HOME when it starts and fails if the list
+differs when it ends (run it with a HOME of its own: docs/testing.md).
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ os.environ["TRITON_CACHE_DIR"] = str(_SESSION / "triton-cache")
 os.environ["TRITON_HOME"] = str(_SESSION)  # Triton's dump/override directories live under it
 os.environ["XDG_CACHE_HOME"] = str(_SESSION / "xdg-cache")  # a test that unsets TTINSPECT_CACHE_DIR lands here
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+os.environ["RUSTUP_HOME"] = str(_SESSION / "rustup")
+os.environ["RAY_AUTH_MODE"] = "disabled"
+os.environ["MPLCONFIGDIR"] = str(_SESSION / "matplotlib")
+os.environ["PRE_COMMIT_HOME"] = str(_SESSION / "pre-commit")
 
 _HOME = Path.home()
 _WATCHED = (_HOME / ".cache" / "ttinspect", _HOME / ".triton")
@@ -37,6 +49,15 @@ def _snapshot(root: Path) -> tuple:
 
 
 _BEFORE = {root: _snapshot(root) for root in _WATCHED}
+_CHECK_HOME = os.environ.get("TTINSPECT_CHECK_HOME", "") == "1"
+_HOME_BEFORE = _snapshot(_HOME) if _CHECK_HOME else ()
+
+
+def _home_changes(before: tuple, after: tuple) -> list[str]:
+    """What appeared, went or was rewritten under HOME between two snapshots, as `+ path`, `- path`, `~ path`."""
+    old, new = dict(before), dict(after)
+    return sorted([f"+ {p}" for p in new.keys() - old.keys()] + [f"- {p}" for p in old.keys() - new.keys()]
+                  + [f"~ {p}" for p in old.keys() & new.keys() if old[p] != new[p] and not (_HOME / p).is_dir()])
 
 
 def _has_cuda() -> bool:
@@ -73,6 +94,14 @@ def pytest_sessionfinish(session, exitstatus):
     touched = [str(root) for root in _WATCHED if _snapshot(root) != _BEFORE[root]]
     shutil.rmtree(_SESSION, ignore_errors=True)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    home_changes = _home_changes(_HOME_BEFORE, _snapshot(_HOME)) if _CHECK_HOME else []
+    if home_changes:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(f"error: the test session changed HOME ({_HOME}), TTINSPECT_CHECK_HOME=1:", red=True)
+            for change in home_changes[:50]:
+                reporter.write_line(f"  {change}", red=True)
     if touched and reporter is not None:
         reporter.write_line(f"warning: {', '.join(touched)} changed during the test session "
                             "(the tests point every cache elsewhere: another process?)", yellow=True)

@@ -12,7 +12,8 @@ from ttinspect.facts.pipeline import pipeline_depth
 from ttinspect.facts.ptx import PtxView, ptx_facts
 from ttinspect.facts.resources import parse_ptxas_log, parse_resource_usage
 from ttinspect.facts.sass import SassView, sass_facts
-from ttinspect.dialects.main_loop import main_loop_slice, slice_text
+from ttinspect.dialects.loop_slice import slice_text
+from ttinspect.dialects.main_loop import main_loop_slice
 from ttinspect.dialects.llir import parse_llir
 from ttinspect.dialects.mlir import parse_mlir
 from ttinspect.dialects.ptx import parse_ptx

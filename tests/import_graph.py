@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("render",),
     ("ci",),
     ("html",),
-    ("snapshot", "sweep", "gpu", "versions"),
+    ("sweep", "gpu", "versions"),
+    ("snapshot",),
     ("cli", "pytest_plugin"),
     ("__main__", "__init__"),
 )
@@ -80,8 +81,12 @@ def _comment(lines: list[str], line: int) -> str:
     text = lines[line - 1]
     if "#" in text:
         return text[text.index("#") + 1:].strip()
-    above = lines[line - 2].strip() if line >= 2 else ""
-    return above[1:].strip() if above.startswith("#") else ""
+    # A comment above a block of imports speaks for each of them.
+    above = line - 2
+    while above >= 0 and lines[above].strip().startswith(("from ", "import ")):
+        above -= 1
+    text = lines[above].strip() if above >= 0 else ""
+    return text[1:].strip() if text.startswith("#") else ""
 
 
 def edges() -> list[Edge]:

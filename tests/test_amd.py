@@ -126,7 +126,7 @@ def test_prologue_loads_a_later_pass_rewrote(arch):
 
 def test_witnesses_that_disagree_give_unknown():
     from ttinspect.facts.amd_pipeline import pipeline_depth
-    from ttinspect.targets.nvidia import parse_arch
+    from ttinspect.targets.lookup import parse_arch
 
     ttgir = inspect("opt", arch="gfx942", num_stages=3).build.artifacts.text("ttgir")
     assert pipeline_depth(ttgir, parse_arch("gfx942"), (3, 9), has_loop=True, no_loop_reason="").value == 3

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_process
 
 from ttinspect.caches import store as cache
 from ttinspect.caches.info import cache_info, clear
@@ -23,14 +24,9 @@ REPO = Path(__file__).resolve().parents[1]
 USER_FILE = REPO / "tests" / "data" / "user_kernels" / "my_mm.py"
 
 
-def ttinspect(*args: str, cache_dir: Path, check: bool = True, **env: str) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "TTINSPECT_CACHE_DIR": str(cache_dir), **env}
-    done = subprocess.run([sys.executable, "-m", "ttinspect", *args], env=environ, capture_output=True,
-                          text=True, timeout=600)
-    if check:
-        assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
-    return done
+def run_in_cache(*args: str, cache_dir: Path, check: bool = True, **env: str) -> subprocess.CompletedProcess:
+    """`ttinspect ARGS` as a process whose cache is `cache_dir`; exit 0 asserted unless `check=False`."""
+    return run_process(*args, env={"TTINSPECT_CACHE_DIR": str(cache_dir), **env}, check=check)
 
 
 def entries(root: Path) -> list[Path]:
@@ -41,8 +37,8 @@ def entries(root: Path) -> list[Path]:
 def warm(tmp_path_factory):
     """A cache holding opt for sm_90, and what its PTX dump and report look like when whole."""
     root = tmp_path_factory.mktemp("integrity")
-    dump = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout
-    report = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root).stdout
+    dump = run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout
+    report = run_in_cache("report", "opt", "--arch", "sm_90", "--json", cache_dir=root).stdout
     return root, dump, report
 
 
@@ -76,10 +72,10 @@ def test_a_damaged_entry_is_compiled_again_not_shown(cache_copy, damage):
         (entry / "manifest.json").unlink()
     else:
         (entry / "manifest.json").write_bytes(b"\xff\xfe")
-    shown = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    shown = run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
     assert shown.stdout == dump
     assert "garbage" not in shown.stdout
-    reported = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
+    reported = run_in_cache("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
     assert reported.stdout == report
     # Only the files a command reads are checked: the PTX dump never reads the TTGIR, the report does.
     first = reported if damage == "missing_ttgir" else shown
@@ -87,22 +83,22 @@ def test_a_damaged_entry_is_compiled_again_not_shown(cache_copy, damage):
     assert len(warnings) == 1 and "damaged" in warnings[0] and "compiling it again" in warnings[0], first.stderr
     if damage != "missing_ttgir":
         assert reported.stderr == ""  # repaired for good
-    again = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    again = run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
     assert again.stdout == dump and again.stderr == ""
 
 
 def test_report_rebuilds_when_a_stage_it_reads_is_missing(cache_copy):
     root, entry, _, report = cache_copy
     (entry / "kernel.ttgir").unlink()
-    done = ttinspect("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
+    done = run_in_cache("report", "opt", "--arch", "sm_90", "--json", cache_dir=root)
     assert done.stdout == report and "kernel.ttgir is missing" in done.stderr
 
 
 def test_a_damaged_derived_file_is_derived_again(cache_copy):
     root, entry, _, _ = cache_copy
-    sass = ttinspect("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root).stdout
+    sass = run_in_cache("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root).stdout
     (entry / "kernel.sass").write_text("not sass\n")
-    done = ttinspect("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root)
+    done = run_in_cache("dump", "opt", "--stage", "sass", "--arch", "sm_90", cache_dir=root)
     assert done.stdout == sass and "deriving it again" in done.stderr
 
 
@@ -110,10 +106,10 @@ def test_a_user_file_kernel_is_rebuilt_from_its_file(tmp_path):
     """The warm path of a file reference (a memo naming the entry) repairs too."""
     root = tmp_path / "cache"
     args = ("dump", f"{USER_FILE}:small", "--stage", "ptx", "--arch", "sm_80")
-    first = ttinspect(*args, cache_dir=root).stdout
+    first = run_in_cache(*args, cache_dir=root).stdout
     for entry in entries(root):
         (entry / "kernel.ptx").write_text("garbage\n")
-    done = ttinspect(*args, cache_dir=root)
+    done = run_in_cache(*args, cache_dir=root)
     assert done.stdout == first and "compiling it again" in done.stderr
 
 
@@ -125,7 +121,7 @@ def test_staging_leftovers_of_a_killed_writer_are_ignored(cache_copy):
     half.mkdir()
     (half / "kernel.ptx").write_text("half written")
     shutil.rmtree(entry)
-    assert ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout == dump
+    assert run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root).stdout == dump
     info = cache_info(root)
     assert info.leftovers == 1 and info.entries == 1
     cleared = clear(root)
@@ -146,7 +142,7 @@ def test_a_process_killed_mid_compile_leaves_a_usable_cache(tmp_path):
         process.wait()
         for entry in entries(root):
             cache.read(entry, cache.METADATA)  # whatever is at an entry's name is whole
-    done = ttinspect("report", "tileon", "--arch", "sm_80", "--json", cache_dir=root)
+    done = run_in_cache("report", "tileon", "--arch", "sm_80", "--json", cache_dir=root)
     assert json.loads(done.stdout)
 
 
@@ -176,7 +172,7 @@ def test_eight_processes_at_once(tmp_path):
 def test_a_file_where_the_cache_should_be(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("mine")
-    done = ttinspect("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=blocker)
+    done = run_in_cache("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=blocker)
     assert "tt.func" in done.stdout
     assert done.stderr.count("\n") == 1 and "a file is in the way" in done.stderr
     assert blocker.read_text() == "mine"  # nothing the user had is touched
@@ -203,7 +199,7 @@ def test_a_read_only_cache_directory(tmp_path):
     if not _make_read_only(root):
         pytest.skip("cannot make a directory read-only here (root without chattr +i)")
     try:
-        done = ttinspect("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=root)
+        done = run_in_cache("dump", "add", "--stage", "ttir", "--arch", "sm_90", cache_dir=root)
     finally:
         _make_writable(root)
     assert "tt.func" in done.stdout and "working without a cache" in done.stderr
@@ -325,7 +321,7 @@ def test_clear_refuses_a_folder_that_is_not_ttinspects(tmp_path, foreign):
     cache.store("cd" * 32, {"metadata.json": b"{}"}, root=root)
     assert not cache.is_tagged(root)
     before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-    done = ttinspect("cache-info", "--clear", cache_dir=root, check=False)
+    done = run_in_cache("cache-info", "--clear", cache_dir=root, check=False)
     assert done.returncode == 2 and done.stdout == ""
     named = (foreign, foreign.rsplit("/", 1)[0])  # the file, or the folder of the user's that holds it
     assert done.stderr.count("\n") == 1 and "is not ttinspect's cache" in done.stderr
@@ -355,34 +351,34 @@ def test_a_cache_path_that_is_not_a_directory(tmp_path, make):
     else:
         root.symlink_to(tmp_path / ("file" if make == "symlink" else "nowhere"))
     for command in (("cache-info",), ("cache-info", "--clear")):
-        done = ttinspect(*command, cache_dir=root, check=False)
+        done = run_in_cache(*command, cache_dir=root, check=False)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not a directory" in done.stderr
     assert (tmp_path / "file").read_text() == "the user's"
 
 
 def test_cache_info_command(cache_copy):
     root, entry, _, _ = cache_copy
-    shown = ttinspect("cache-info", cache_dir=root).stdout
+    shown = run_in_cache("cache-info", cache_dir=root).stdout
     assert str(root) in shown and "compiled entries 1" in shown and "sm_90 (1)" in shown
-    data = json.loads(ttinspect("cache-info", "--json", cache_dir=root).stdout)
+    data = json.loads(run_in_cache("cache-info", "--json", cache_dir=root).stdout)
     assert data["entries"] == 1 and data["by_target"] == {"sm_90": 1} and data["total_bytes"] > 0
-    cleared = ttinspect("cache-info", "--clear", cache_dir=root).stdout
+    cleared = run_in_cache("cache-info", "--clear", cache_dir=root).stdout
     assert cleared.startswith("removed 1 compiled entries") and not entry.exists()
 
 
 def test_a_damaged_autotune_result_is_one_line(tmp_path):
     (tmp_path / "autotune").mkdir()
     (tmp_path / "autotune" / "opt.json").write_text("{not json")
-    done = ttinspect("dump", "opt", "--config", "best", cache_dir=tmp_path, check=False)
+    done = run_in_cache("dump", "opt", "--config", "best", cache_dir=tmp_path, check=False)
     assert done.returncode == 2 and "cannot be read" in done.stderr and done.stderr.count("\n") == 1
 
 
 def test_a_deeply_nested_manifest_is_damage_not_a_crash(cache_copy):
     root, entry, dump, _ = cache_copy
     (entry / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
-    done = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+    done = run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
     assert done.stdout == dump and "compiling it again" in done.stderr
-    assert json.loads(ttinspect("cache-info", "--json", cache_dir=root).stdout)["damaged"] == 0
+    assert json.loads(run_in_cache("cache-info", "--json", cache_dir=root).stdout)["damaged"] == 0
 
 
 @pytest.mark.parametrize("record", ['{"builds": null}', '{"builds": [null]}', '{"builds": [{"entry": 3}]}',
@@ -390,10 +386,10 @@ def test_a_deeply_nested_manifest_is_damage_not_a_crash(cache_copy):
 def test_a_damaged_reference_record_resolves_again(tmp_path, record):
     root = tmp_path / "cache"
     args = ("dump", f"{USER_FILE}:small", "--stage", "ttir", "--arch", "sm_80")
-    first = ttinspect(*args, cache_dir=root).stdout
+    first = run_in_cache(*args, cache_dir=root).stdout
     for memo in (root / "refs").glob("*/*.json"):
         memo.write_text(record)
-    assert ttinspect(*args, cache_dir=root).stdout == first
+    assert run_in_cache(*args, cache_dir=root).stdout == first
 
 
 def test_a_closed_pipe_is_not_an_error(warm):
@@ -424,7 +420,7 @@ def test_a_damaged_entry_in_a_read_only_cache_is_still_not_shown(cache_copy):
     if not _make_read_only(entry.parent) or not _make_read_only(entry):
         pytest.skip("cannot make a directory read-only here")
     try:
-        done = ttinspect("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
+        done = run_in_cache("dump", "opt", "--stage", "ptx", "--arch", "sm_90", cache_dir=root)
     finally:
         _make_writable(entry)
         _make_writable(entry.parent)

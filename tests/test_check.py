@@ -13,13 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
+from cli_helpers import run_cli
 from triton_features import needs_amd
 
 from ttinspect import inspect
 from ttinspect.check import Finding, check_reference
-from ttinspect.cli.main import cli
 from ttinspect.refs.resolver import RefOptions
 
 pytest_plugins = ["pytester"]
@@ -167,12 +166,8 @@ def test_api_findings_are_lazy_and_sorted():
     assert [f.rank for f in found] == sorted((f.rank for f in found), reverse=True)
 
 
-def run(*args, env=None):
-    return CliRunner(env=env).invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
 def test_cli_json_shape():
-    result = run("check", "tileon", "--arch", "sm_90", "--json")
+    result = run_cli("check", "tileon", "--arch", "sm_90", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert set(data) == {"label", "kernel", "target", "triton_version", "min_severity", "counts", "findings"}
@@ -184,27 +179,27 @@ def test_cli_json_shape():
 
 def test_cli_filters_and_exit_codes():
     args = ("check", "tileon", "--arch", "sm_90")
-    assert run(*args).exit_code == 0  # findings, but exit 0 without --fail-on
-    assert run(*args, "--fail-on", "warning").exit_code == 1
-    assert run(*args, "--fail-on", "error").exit_code == 0
-    only_errors = json.loads(run(*args, "--json", "--min-severity", "error").output)
+    assert run_cli(*args).exit_code == 0  # findings, but exit 0 without --fail-on
+    assert run_cli(*args, "--fail-on", "warning").exit_code == 1
+    assert run_cli(*args, "--fail-on", "error").exit_code == 0
+    only_errors = json.loads(run_cli(*args, "--json", "--min-severity", "error").output)
     assert only_errors["findings"] == [] and only_errors["counts"]["warning"] >= 1
-    text = run("check", "opt_tma", "--arch", "sm_90").output
+    text = run_cli("check", "opt_tma", "--arch", "sm_90").output
     assert "no findings" in text
-    assert run("check", "opt_tma", "--arch", "sm_90", "--fail-on", "warning").exit_code == 0
-    bad = run(*args, "--min-severity", "loud")
+    assert run_cli("check", "opt_tma", "--arch", "sm_90", "--fail-on", "warning").exit_code == 0
+    bad = run_cli(*args, "--min-severity", "loud")
     assert bad.exit_code == 2 and "ttinspect: error:" in bad.output
 
 
 def test_cli_text_shows_evidence_with_python_lines():
-    out = run("check", f"{KERNELS}:add", "--arch", "sm_90", "--signature", CASES["add_unaligned"][2]).output
+    out = run_cli("check", f"{KERNELS}:add", "--arch", "sm_90", "--signature", CASES["add_unaligned"][2]).output
     assert "TTI005" in out and "← line" in out and "why" in out and "fix" in out
 
 
 @pytest.mark.parametrize("arch", ["sm_90", pytest.param("gfx942", marks=needs_amd)])
 def test_warm_check_imports_neither_triton_nor_torch(arch):
-    run("check", "tileon", "--arch", arch)  # warm the cache
-    code = ("import sys\nfrom ttinspect.cli import cli\n"
+    run_cli("check", "tileon", "--arch", arch)  # warm the cache
+    code = ("import sys\nfrom ttinspect.cli.main import cli\n"
             f"try:\n    cli(['check', 'tileon', '--arch', '{arch}', '--json'], prog_name='ttinspect')\n"
             "except SystemExit:\n    pass\n"
             "print([m for m in ('triton', 'torch') if m in sys.modules], file=sys.stderr)")
@@ -215,7 +210,7 @@ def test_warm_check_imports_neither_triton_nor_torch(arch):
 @pytest.mark.parametrize("entry", sorted(p.name for p in (DATA / "triton_cache").iterdir() if p.is_dir()))
 def test_triton_cache_entries_never_crash(entry, tmp_path):
     env = {"TRITON_CACHE_DIR": str(DATA / "triton_cache")}
-    result = run("check", f"cache:{entry}", "--json", env=env)
+    result = run_cli("check", f"cache:{entry}", "--json", env=env)
     if result.exit_code != 0:  # an entry ttinspect refuses (foreign, unreadable) says so in one line
         assert result.output.startswith("ttinspect: error:") and result.exit_code != 70, result.output
         return
@@ -353,8 +348,8 @@ def test_unit_stride_advice_says_pass_it_as_one():
 
 
 def test_size_not_a_multiple_of_16_given_by_value_is_not_told_to_declare_16():
-    out = run("check", f"{KERNELS}:add", "--arch", "sm_90", "--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32",
-              "--arg", "out_ptr=*fp32", "--arg", "n=4097", "--set", "BLOCK=1024", "--json")
+    out = run_cli("check", f"{KERNELS}:add", "--arch", "sm_90", "--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32",
+                  "--arg", "out_ptr=*fp32", "--arg", "n=4097", "--set", "BLOCK=1024", "--json")
     data = json.loads(out.output)
     narrow = [f for f in data["findings"] if f["id"] == "TTI005"]
     assert narrow
@@ -379,7 +374,7 @@ def test_descriptors_on_sm80_are_named_whole_and_explained():
 
 
 def test_int8_accumulator_is_int32():
-    from ttinspect.check.registers import _accumulator
+    from ttinspect.check.registers import dot_accumulator
 
     from ttinspect.errors import CompileError
 
@@ -387,7 +382,7 @@ def test_int8_accumulator_is_int32():
         report, _ = check_reference(f"{KERNELS}:int8_matmul", RefOptions({}, {}, CASES["int8_mm"][2], None, "sm_80"))
     except CompileError as error:  # Triton 3.6 cannot compile this int8 dot for sm_80 (an assertion inside it)
         pytest.skip(f"this Triton cannot compile the int8 kernel: {error}")
-    assert _accumulator(report.build)[3] == "int32"
+    assert dot_accumulator(report.build)[3] == "int32"
     spill = [f for f in findings("int8_mm") if f.id == "TTI003"]
     for f in spill:
         assert "int32 registers" in f.fix and "fp32" not in f.fix
@@ -398,7 +393,7 @@ def test_shared_memory_error_leads_with_block_sizes_when_stages_do_not_dominate(
 
     from ttinspect.check.shared import shared_memory_limit
     from ttinspect.facts.model import Fact
-    from ttinspect.targets.nvidia import parse_arch
+    from ttinspect.targets.lookup import parse_arch
 
     class Report:
         values = {"shared_memory": 200_000, "num_stages": 2}
@@ -442,8 +437,8 @@ def test_cached_pass_history_adds_evidence_and_check_never_computes_it(monkeypat
 
 def test_cli_passes_flag():
     name, arch, signature, _ = CASES["row_sums"]
-    data = json.loads(run("check", f"{KERNELS}:{name}", "--arch", arch, "--signature", signature, "--passes",
-                          "--json").output)
+    data = json.loads(run_cli("check", f"{KERNELS}:{name}", "--arch", arch, "--signature", signature, "--passes",
+                              "--json").output)
     loop = next(f for f in data["findings"] if f["id"] == "TTI001")
     assert any(e["stage"] == "passes" for e in loop["evidence"])
 
@@ -453,7 +448,7 @@ def test_no_color_on_a_terminal_gives_no_escape_codes():
 
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("COLUMNS", None)
-    code = ("from ttinspect.cli import cli\ncli(['check', 'tileon', '--arch', 'sm_90'], prog_name='ttinspect')")
+    code = ("from ttinspect.cli.main import cli\ncli(['check', 'tileon', '--arch', 'sm_90'], prog_name='ttinspect')")
     leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=follower, stderr=follower, env=env)
     os.close(follower)
@@ -477,7 +472,7 @@ def test_piped_output_fits_columns():
     done = subprocess.run([sys.executable, "-m", "ttinspect.cli", "check", f"{KERNELS}:add", "--arch", "sm_90",
                            "--signature", CASES["add_unaligned"][2]], capture_output=True, text=True, env=env)
     if done.returncode != 0 or not done.stdout:  # no `python -m` entry: go through click
-        done = subprocess.run([sys.executable, "-c", "from ttinspect.cli import cli\ncli(prog_name='ttinspect')",
+        done = subprocess.run([sys.executable, "-c", "from ttinspect.cli.main import cli\ncli(prog_name='ttinspect')",
                                "check", f"{KERNELS}:add", "--arch", "sm_90", "--signature",
                                CASES["add_unaligned"][2]], capture_output=True, text=True, env=env)
     lines = done.stdout.splitlines()

@@ -12,7 +12,7 @@ from triton_features import needs_amd
 
 from ttinspect.check import check_reference
 from ttinspect.cli.main import cli
-from ttinspect.facts.amd import workgroups_per_cu
+from ttinspect.backends.amd_resources import workgroups_per_cu
 from ttinspect.refs.resolver import RefOptions
 
 pytestmark = needs_amd
@@ -188,7 +188,7 @@ def test_spill_reloads_are_not_the_kernels_loads():
 
 def test_one_wave_workgroups_share_the_simds():
     """A 1-wave workgroup takes one SIMD's slot, not one on every SIMD."""
-    from ttinspect.targets.nvidia import parse_arch
+    from ttinspect.targets.lookup import parse_arch
 
     target = parse_arch("gfx942")
     one = workgroups_per_cu(target, vgprs=32, shared=0, num_warps=1)

@@ -1,4 +1,4 @@
-"""CI formats (ttinspect/render/sarif.py, markdown.py, junit.py; ttinspect/ci/): the three renderers on a
+"""CI formats (ttinspect/ci/sarif.py, markdown.py, junit.py; ttinspect/ci/): the three renderers on a
 hand-built CIReport with hostile text (`|`, backticks, `<`, `&`, control characters, non-ASCII); SARIF
 valid against the official 2.1.0 schema (tests/data/sarif/) with stable fingerprints; Markdown tables
 that stay tables; JUnit XML that parses back with the right testcases, failures and skips; check and diff
@@ -18,19 +18,18 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import run_cli
 
 from ttinspect.check import Evidence, Finding
 from ttinspect.ci import CIReport, Entry, Result, Rule
 from ttinspect.ci.from_check import ci_from_findings, def_line_of, find_repo_root, relative_file
 from ttinspect.ci.from_diff import ci_from_diff
 from ttinspect.ci.write import check_format_and_output, emit
-from ttinspect.cli.main import cli
 from ttinspect.compare.facts_diff import Change
 from ttinspect.errors import UsageError
-from ttinspect.render.junit import to_junit
-from ttinspect.render.markdown import TABLE_HEADER, to_markdown
-from ttinspect.render.sarif import FINGERPRINT_KEY, to_sarif
+from ttinspect.ci.junit import to_junit
+from ttinspect.ci.markdown import TABLE_HEADER, to_markdown
+from ttinspect.ci.sarif import FINGERPRINT_KEY, to_sarif
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text())
@@ -313,10 +312,6 @@ def in_repo(monkeypatch):
     monkeypatch.setenv("GITHUB_WORKSPACE", str(ROOT))
 
 
-def run(*args):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
 def kernel_uri(name: str) -> str:
     import ttinspect_kernels
 
@@ -330,7 +325,7 @@ COMMANDS = {"check tileon": ("check", "tileon", "--arch", "sm_90"),
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_sarif_from_the_cli_validates_and_points_at_the_kernel(command, in_repo):
-    result = run(*COMMANDS[command], "--format", "sarif")
+    result = run_cli(*COMMANDS[command], "--format", "sarif")
     assert result.exit_code == 0, result.output
     log = json.loads(result.stdout)
     validate_sarif(log)
@@ -345,14 +340,14 @@ def test_sarif_from_the_cli_validates_and_points_at_the_kernel(command, in_repo)
         spills = [r for r in results if r["ruleId"] == "TTI003"]
         assert spills and spills[0]["level"] == "warning" and "spill" in spills[0]["message"]["text"]
         assert "Fix: " in spills[0]["message"]["text"]
-    again = json.loads(run(*COMMANDS[command], "--format", "sarif").stdout)
+    again = json.loads(run_cli(*COMMANDS[command], "--format", "sarif").stdout)
     assert ([r["partialFingerprints"] for r in again["runs"][0]["results"]]
             == [r["partialFingerprints"] for r in results])
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_markdown_from_the_cli(command, in_repo):
-    result = run(*COMMANDS[command], "--format", "markdown")
+    result = run_cli(*COMMANDS[command], "--format", "markdown")
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert TABLE_HEADER in text and "<details>" in text
@@ -368,7 +363,7 @@ def test_markdown_from_the_cli(command, in_repo):
 @pytest.mark.parametrize("fail_on, exit_code, failures", [(None, 0, 0), ("warning", 1, 1), ("error", 0, 0)])
 def test_junit_from_check_fails_exactly_when_the_command_does(fail_on, exit_code, failures, in_repo):
     extra = ("--fail-on", fail_on) if fail_on else ()
-    result = run(*COMMANDS["check tileon"], "--format", "junit", *extra)
+    result = run_cli(*COMMANDS["check tileon"], "--format", "junit", *extra)
     assert result.exit_code == exit_code, result.output
     root = ET.fromstring(result.stdout.encode())
     (case,) = root.iter("testcase")
@@ -380,7 +375,7 @@ def test_junit_from_check_fails_exactly_when_the_command_does(fail_on, exit_code
 
 
 def test_junit_from_diff_has_one_passing_testcase(in_repo):
-    result = run(*COMMANDS["diff naive opt"], "--format", "junit")
+    result = run_cli(*COMMANDS["diff naive opt"], "--format", "junit")
     assert result.exit_code == 0, result.output
     (case,) = ET.fromstring(result.stdout.encode()).iter("testcase")
     assert case.find("failure") is None and "num_stages (configured): 3 → 4" in (case.findtext("system-out") or "")
@@ -388,31 +383,31 @@ def test_junit_from_diff_has_one_passing_testcase(in_repo):
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_json_flag_is_format_json_and_writes_to_o(command, tmp_path):
-    plain = run(*COMMANDS[command], "--json")
+    plain = run_cli(*COMMANDS[command], "--json")
     assert plain.exit_code == 0
-    assert run(*COMMANDS[command], "--format", "json").stdout == plain.stdout
+    assert run_cli(*COMMANDS[command], "--format", "json").stdout == plain.stdout
     out = tmp_path / "out.json"
-    assert run(*COMMANDS[command], "--json", "-o", out).exit_code == 0
+    assert run_cli(*COMMANDS[command], "--json", "-o", out).exit_code == 0
     assert out.read_text() == plain.stdout
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "markdown", "junit"])
 def test_o_writes_the_file_refuses_to_replace_it_and_never_follows_a_link(fmt, tmp_path, in_repo):
     out = tmp_path / f"report.{fmt}"
-    first = run(*COMMANDS["check tileon"], "--format", fmt, "-o", out)
+    first = run_cli(*COMMANDS["check tileon"], "--format", fmt, "-o", out)
     assert first.exit_code == 0 and first.stdout == ""
     written = out.read_text(encoding="utf-8")
     timeless = re.compile(r' time="[0-9.]+"')  # JUnit's timings differ from run to run
-    assert timeless.sub("", written) == timeless.sub("", run(*COMMANDS["check tileon"], "--format", fmt).stdout)
+    assert timeless.sub("", written) == timeless.sub("", run_cli(*COMMANDS["check tileon"], "--format", fmt).stdout)
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
     # the path is checked before anything compiles: a bad reference is not even looked at
-    again = run("check", "no-such-variant", "--format", fmt, "-o", out)
+    again = run_cli("check", "no-such-variant", "--format", fmt, "-o", out)
     assert again.exit_code == 2 and "already exists" in again.stderr and "--force" in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1
-    assert run(*COMMANDS["check tileon"], "--format", fmt, "-o", out, "--force").exit_code == 0
+    assert run_cli(*COMMANDS["check tileon"], "--format", fmt, "-o", out, "--force").exit_code == 0
     link = tmp_path / "link"
     link.symlink_to(out)
-    refused = run(*COMMANDS["diff naive opt"], "--format", fmt, "-o", link, "--force")
+    refused = run_cli(*COMMANDS["diff naive opt"], "--format", fmt, "-o", link, "--force")
     assert refused.exit_code == 2 and "symbolic link" in refused.stderr
     assert link.is_symlink() and timeless.sub("", out.read_text(encoding="utf-8")) == timeless.sub("", written)
 
@@ -427,13 +422,13 @@ def test_o_writes_the_file_refuses_to_replace_it_and_never_follows_a_link(fmt, t
     (("check", "no-such-variant", "--format", "junit", "-o", "{tmp}/x.xml"), "no-such-variant"),
 ])
 def test_bad_formats_and_outputs_are_one_line_exit_2(args, message, tmp_path):
-    result = run(*(a.format(tmp=tmp_path) for a in args))
+    result = run_cli(*(a.format(tmp=tmp_path) for a in args))
     assert result.exit_code == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
 def test_check_exit_codes_are_unchanged_by_the_format(in_repo):
-    assert run(*COMMANDS["check tileon"], "--format", "sarif", "--fail-on", "warning").exit_code == 1
-    assert run(*COMMANDS["check tileon"], "--format", "markdown", "--fail-on", "error").exit_code == 0
-    assert run("check", "opt", "--arch", "sm_90", "--format", "sarif", "--fail-on", "warning").exit_code == 0
+    assert run_cli(*COMMANDS["check tileon"], "--format", "sarif", "--fail-on", "warning").exit_code == 1
+    assert run_cli(*COMMANDS["check tileon"], "--format", "markdown", "--fail-on", "error").exit_code == 0
+    assert run_cli("check", "opt", "--arch", "sm_90", "--format", "sarif", "--fail-on", "warning").exit_code == 0

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from triton_features import HOST_TMA, TRITON
 
-from ttinspect.engine.builds import build, build_jit, triton_version
+from ttinspect.engine.builds import build, build_jit
+from ttinspect.targets.releases import triton_version
 from ttinspect.errors import CompileError, UsageError
 from ttinspect.targets.nvidia import TARGETS
 from ttinspect.targets.releases import supported_targets
-from ttinspect.kernel.variants import Pointer, all_variants
+from ttinspect.kernel.catalog import all_variants
+from ttinspect.kernel.argument_types import Pointer
 
 VARIANTS = [v.name for v in all_variants()]
 

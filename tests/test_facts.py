@@ -25,16 +25,19 @@ from golden_option import DATA, check_golden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ttinspect.compare.facts_diff import diff, loop_text_diff, normalize
-from ttinspect.engine.builds import build_jit, triton_version
+from ttinspect.api import diff, inspect, report_from_build
+from ttinspect.compare.facts_diff import loop_text_diff, normalize
+from ttinspect.engine.builds import build_jit
+from ttinspect.targets.releases import triton_version
 from ttinspect.errors import ParseError
 from ttinspect.compare.explain import tile_bytes
 from ttinspect.facts.model import GROUPS, Counts, Fact
 from ttinspect.facts.pipeline import pipeline_depth
 from ttinspect.facts.ptx import PtxView, ptx_facts
 from ttinspect.dialects.ptx import parse_ptx
-from ttinspect.report.collect import Report, inspect, report_from_build
-from ttinspect.kernel.variants import Pointer, TensorDesc, get_variant
+from ttinspect.report.model import Report
+from ttinspect.kernel.catalog import get_variant
+from ttinspect.kernel.argument_types import Pointer, TensorDesc
 
 VERSION = triton_version()
 ON_36 = VERSION.startswith("3.6.")

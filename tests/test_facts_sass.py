@@ -24,7 +24,7 @@ from ttinspect.facts.ptx import PtxView, ptx_facts
 from ttinspect.facts.sass import SassView, access_bytes, sass_facts
 from ttinspect.dialects.ptx import parse_ptx
 from ttinspect.dialects.sass import parse_sass
-from ttinspect.kernel.variants import TensorDesc
+from ttinspect.kernel.argument_types import TensorDesc
 
 VERSIONS = ["triton-3.6.0", "triton-3.9.0"]
 DEPBAR = {"naive": 2, "opt": 4}  # num_stages 3 / 4 on sm_80: wait_group (S - 2) x 2 loads

@@ -44,8 +44,8 @@ def test_config_number_selects_an_autotune_config():
 
 
 def test_saved_winner_is_inspectable_offline(tmp_path, monkeypatch):
-    from ttinspect.autotune import results as autotuned
-    from ttinspect.kernel.variants import get_variant
+    from ttinspect.caches import winners as autotuned
+    from ttinspect.kernel.catalog import get_variant
 
     monkeypatch.setenv("TTINSPECT_CACHE_DIR", str(tmp_path))
     winner = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,

@@ -167,7 +167,7 @@ def test_api_takes_references(tmp_path):
 def test_triton_cache_entries_say_what_they_lack(tmp_path, monkeypatch):
     """Entries of a real run on an H100 (tests/data/triton_cache): sources from another machine, no pass history."""
     monkeypatch.setenv("TRITON_CACHE_DIR", str(HERE / "data" / "triton_cache"))
-    from ttinspect.caches.triton_listing import list_cache
+    from ttinspect.render.triton_cache_rows import list_cache
 
     rows = [row for row in list_cache(HERE / "data" / "triton_cache") if row.target == "sm_90"][:2]
     page = write_html([f"cache:{row.id[:10]}" for row in rows], tmp_path / "cache.html").read_text()

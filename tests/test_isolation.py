@@ -1,11 +1,15 @@
 """The suite leaves nothing behind: a pytest run with a HOME and TMPDIR of its own, and no cache variables
-set, creates neither ~/.cache/ttinspect nor ~/.triton there, and removes its temporary directory."""
+set, leaves that HOME empty (no ~/.cache/ttinspect, ~/.triton, ~/.rustup, ~/.ray: TTINSPECT_CHECK_HOME=1 fails
+the session otherwise) and removes its temporary directory."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import importlib.util
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,16 +25,36 @@ def test_a_test_run_touches_no_user_cache(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("TTINSPECT_CACHE_DIR", "TTINSPECT_TEST_CACHE_DIR", "TRITON_CACHE_DIR", "TRITON_HOME",
                         "XDG_CACHE_HOME")}
-    env.update(HOME=str(home), TMPDIR=str(tmp))
-    # Compiles (dump, report), the pytest plugin (its own inspect calls) and a test that unsets the cache
-    # variable on purpose.
+    env.update(HOME=str(home), TMPDIR=str(tmp), TTINSPECT_CHECK_HOME="1")
+    # Compiles (dump, report), the pytest plugin (its own inspect calls), a test that unsets the cache
+    # variable on purpose, and the tools the suite starts that write to HOME unless told otherwise.
     tests = ["tests/test_cli.py::test_dump_ptx_has_header_with_target", "tests/test_pytest_plugin.py",
-             "tests/test_targets_cache.py"]
+             "tests/test_targets_cache.py", "tests/test_isolation.py::test_tools_the_suite_starts_write_outside_home"]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
                           cwd=HERE.parent, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert not (home / ".cache" / "ttinspect").exists()
     assert not (home / ".triton").exists()
+    assert not list(home.iterdir()), sorted(str(p.relative_to(home)) for p in home.rglob("*"))
     left = [p.name for p in tmp.iterdir() if p.name.startswith("ttinspect")]
     assert not left, f"temporary directories left behind: {left}"
     assert "changed during the test session" not in done.stdout
+
+
+@pytest.mark.slow
+def test_tools_the_suite_starts_write_outside_home(tmp_path):
+    """What pip does before it downloads (toolchains), and a local Ray (sweep, snapshot), with the environment
+    conftest.py gives them: run by the test above under a HOME of its own, which must stay empty."""
+    agent = "from pip._internal.network.session import user_agent; user_agent()"  # runs `rustc --version`
+    assert subprocess.run([sys.executable, "-c", agent], capture_output=True, timeout=120).returncode == 0
+    if importlib.util.find_spec("ray") is None:
+        return
+    ray_tmp = tempfile.mkdtemp(prefix="tt-ray-", dir="/tmp")  # short, as Ray's socket paths must be; removed
+    try:
+        start = ("import ray; ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False); "
+                 "assert ray.get(ray.put(1)) == 1; ray.shutdown()")
+        done = subprocess.run([sys.executable, "-c", start], env={**os.environ, "RAY_TMPDIR": ray_tmp},
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)

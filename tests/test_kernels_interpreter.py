@@ -20,7 +20,8 @@ import textwrap
 import pytest
 from triton_features import HOST_TMA, TRITON
 
-from ttinspect.kernel.variants import OPTION_KEYS, Pointer, TensorDesc
+from ttinspect.kernel.options import OPTION_KEYS
+from ttinspect.kernel.argument_types import Pointer, TensorDesc
 
 EXPECTED_NAMES = {
     "naive": ("matmul_naive",), "opt": ("matmul_opt",), "square": (), "tutorial": (), "add": (),

@@ -225,7 +225,7 @@ def test_diff_with_and_without_warp_specialization_explains_it():
 def test_tensordesc_signature_entries():
     from ttinspect.kernel.arguments import parse_signature
     from ttinspect.errors import UsageError
-    from ttinspect.kernel.variants import TensorDesc
+    from ttinspect.kernel.argument_types import TensorDesc
 
     assert parse_signature("tensordesc<fp16[128, 64]>, i32:16")[0] == TensorDesc("fp16", (128, 64))
     with pytest.raises(UsageError, match="not a descriptor"):

@@ -8,7 +8,8 @@ import pytest
 from golden_option import DATA, captured, check_golden, params
 
 from ttinspect.errors import UsageError
-from ttinspect.dialects.main_loop import LoopSlice, NoMainLoop, main_loop_slice, slice_text
+from ttinspect.dialects.loop_slice import LoopSlice, NoMainLoop, slice_text
+from ttinspect.dialects.main_loop import main_loop_slice
 from ttinspect.dialects.cfg import Block, build_cfg, pick_main_loop
 from ttinspect.dialects.ptx import parse_ptx
 

@@ -5,18 +5,17 @@ path without triton, and a damaged cached timeline recomputed."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok, run_process
 
-from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
-from ttinspect.passes.dump import final_marker, split_dump, stage_marker
-from ttinspect.passes.normalize import normalized_lines
+from ttinspect.passes.dump import split_dump
+from ttinspect.compile.markers import final_marker, stage_marker
+from ttinspect.dialects.normalize import for_pass_diff
 from ttinspect.passes.snapshot_facts import snapshot_facts
 from ttinspect.passes.timeline import build_timeline, group_passes
 
@@ -27,27 +26,8 @@ GOLDEN = DATA / "passes" / "opt_sm90_pipeliner.dump"
 USER_FILE = DATA / "user_kernels" / "my_mm.py"
 
 
-def run(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
-
-
-def ok(*args: str, env: dict[str, str] | None = None) -> str:
-    result = run(*args, env=env)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def one_line_error(result, code: int, *fragments: str) -> str:
-    assert result.exit_code == code, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("ttinspect: error:"), result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
-
-
 def history_json(ref: str, arch: str) -> dict:
-    return json.loads(ok("passes", ref, "--arch", arch, "--json"))
+    return json.loads(run_cli_ok("passes", ref, "--arch", arch, "--json"))
 
 
 def row(data: dict, argument: str) -> dict:
@@ -176,8 +156,8 @@ def test_normalization_hides_names_and_locations_only():
     a = '%acc_77 = tt.dot %a_3, %b_4, %acc_12 : t loc(#loc3)\n#loc3 = loc("k.py":3:1)\n%5 = arith.addi %arg3, %4 : i32'
     b = '%acc_80 = tt.dot %a_9, %b_1, %acc_2 : t loc(callsite(#loc1 at #loc2))\n%9 = arith.addi %arg7, %8 : i32'
     expected = ["%acc = tt.dot %a, %b, %acc : t", "%# = arith.addi %arg#, %# : i32"]
-    assert normalized_lines(a) == normalized_lines(b) == expected
-    assert normalized_lines(a) != normalized_lines(a.replace("tt.dot", "ttng.warp_group_dot"))
+    assert for_pass_diff(a) == for_pass_diff(b) == expected
+    assert for_pass_diff(a) != for_pass_diff(a.replace("tt.dot", "ttng.warp_group_dot"))
 
 
 # --- the timeline of opt ------------------------------------------------------------------------------
@@ -225,7 +205,7 @@ def test_python_api():
 # --- --show, --loop, --all, bad input -----------------------------------------------------------------
 
 def test_show_a_pass():
-    out = ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-assign-latencies")
+    out = run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-assign-latencies")
     plus = [line for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")]
     minus = [line for line in out.splitlines() if line.startswith("-") and not line.startswith("---")]
     assert plus and all("tt.latency" in line for line in plus) and len(plus) == len(minus)
@@ -233,14 +213,15 @@ def test_show_a_pass():
 
 
 def test_show_with_loop_restricts_the_diff():
-    whole = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
-    loop = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--loop", "--json"))
+    whole = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
+    loop = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--loop",
+                                 "--json"))
     assert loop["loop"] and 0 < loop["lines_added"] < whole["lines_added"]
     body = [line for line in loop["unified"].splitlines()[2:] if line[:1] in "+-"]
     assert body[0].startswith("-") and "scf.for" in body[0]  # the diff starts at the loop
     assert "ttg.async_copy_global_to_local" in loop["unified"]
-    lowered = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "convert-triton-gpu-to-llvm", "--loop",
-                            "--json"))
+    lowered = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "convert-triton-gpu-to-llvm",
+                                    "--loop", "--json"))
     assert lowered["unified"] == "" and "no main loop" in lowered["note"]
 
 
@@ -257,41 +238,41 @@ def test_loop_is_the_main_loop_of_the_rest_of_the_tool():
     built = resolve_one(ref, RefOptions(signature=STAGED_SIGNATURE, arch="sm_80"))
     assert main_loop_slice("ttgir", built.artifacts.text("ttgir")).start_line is not None
     common = ("passes", ref, "--signature", STAGED_SIGNATURE, "--arch", "sm_80")
-    shown = json.loads(ok(*common, "--show", "tritongpu-pipeline", "--loop", "--json"))
+    shown = json.loads(run_cli_ok(*common, "--show", "tritongpu-pipeline", "--loop", "--json"))
     assert shown["lines_added"] > 0 and "no main loop" not in shown["note"]
     assert "ttg.async_copy_global_to_local" in shown["unified"]
-    assert "(no change" not in ok(*common, "--show", "tritongpu-pipeline", "--loop")
+    assert "(no change" not in run_cli_ok(*common, "--show", "tritongpu-pipeline", "--loop")
     data = history_json_args(*common)
-    loop = json.loads(ok(*common, "--loop", "--json"))["loop_lines"]
+    loop = json.loads(run_cli_ok(*common, "--loop", "--json"))["loop_lines"]
     assert loop[str(row(data, "tritongpu-pipeline")["index"])]["added"] > 0
     # the loop's lines, the module's ops and facts: the columns say which (wide enough for the ops column)
-    text = ok(*common, "--loop", "--width", "200")
+    text = run_cli_ok(*common, "--loop", "--width", "200")
     assert "lines (main loop)" in text and "ops (whole module)" in text and text.count("(whole module)") == 2
 
 
 def history_json_args(*args: str) -> dict:
-    return json.loads(ok(*args, "--json"))
+    return json.loads(run_cli_ok(*args, "--json"))
 
 
 def test_show_json_has_the_pipeliner_steps():
-    shown = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
+    shown = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "tritongpu-pipeline", "--json"))
     assert [s["name"] for s in shown["steps"]] == ["LowerLoops", "ExpandLoops"]
     assert shown["steps"][0]["changed_facts"] and "ops_added" in shown["steps"][1]
 
 
 def test_show_by_occurrence_and_index():
-    second = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", "canonicalize#2", "--json"))
+    second = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", "canonicalize#2", "--json"))
     assert second["pass"] == "canonicalize#2"
-    by_index = json.loads(ok("passes", "opt", "--arch", "sm_90", "--show", str(second["index"]), "--json"))
+    by_index = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--show", str(second["index"]), "--json"))
     assert by_index == second
 
 
 def test_all_lists_unchanged_passes_and_loop_counts():
     data = history_json("opt", "sm_90")
-    text = ok("passes", "opt", "--arch", "sm_90", "--all", "--width", "200")
+    text = run_cli_ok("passes", "opt", "--arch", "sm_90", "--all", "--width", "200")
     unchanged = [r for r in data["passes"] if r["changed"] is False]
     assert unchanged and unchanged[0]["label"] in text
-    loop = json.loads(ok("passes", "opt", "--arch", "sm_90", "--loop", "--json"))["loop_lines"]
+    loop = json.loads(run_cli_ok("passes", "opt", "--arch", "sm_90", "--loop", "--json"))["loop_lines"]
     pipeline = row(data, "tritongpu-pipeline")["index"]
     assert loop[str(pipeline)]["added"] > 0 and loop[str(row(data, "convert-triton-gpu-to-llvm")["index"])] is None
 
@@ -303,14 +284,14 @@ def test_all_lists_unchanged_passes_and_loop_counts():
     ("999", ("no pass 999",)),
 ])
 def test_bad_show(show, fragments):
-    one_line_error(run("passes", "opt", "--arch", "sm_90", "--show", show), 2, *fragments)
-    one_line_error(run("passes", "opt", "--arch", "sm_90", "--show", show, "--json"), 2, *fragments)
+    assert_one_line_error(run_cli("passes", "opt", "--arch", "sm_90", "--show", show), 2, *fragments)
+    assert_one_line_error(run_cli("passes", "opt", "--arch", "sm_90", "--show", show, "--json"), 2, *fragments)
 
 
 # --- diff --passes ------------------------------------------------------------------------------------
 
 def test_diff_passes_finds_where_num_stages_matters():
-    data = json.loads(ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    data = json.loads(run_cli_ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes", "--json"))["passes"]
     assert data["input_same_text"] and not data["input_differences"]
     first = data["first_fact_difference"]
     a, b = history_json("opt", "sm_90"), history_json("opt:num_stages=1", "sm_90")
@@ -322,14 +303,14 @@ def test_diff_passes_finds_where_num_stages_matters():
     assert ra["facts_after"] != rb["facts_after"]
     assert set(data["facts"]) == {k for k in ra["facts_after"] if ra["facts_after"][k] != rb["facts_after"][k]}
     assert first["a"]["label"] in ("tritongpu-assign-latencies", "tritongpu-schedule-loops", "tritongpu-pipeline")
-    text = ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes")
+    text = run_cli_ok("diff", "opt", "opt:num_stages=1", "--arch", "sm_90", "--passes")
     assert f"first fact difference: pass {index} {first['a']['label']}" in text
 
 
 def test_diff_passes_of_different_sources_diverge_at_the_input():
-    data = json.loads(ok("diff", "naive", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    data = json.loads(run_cli_ok("diff", "naive", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
     assert not data["input_same_text"] and data["first_fact_difference"] is not None
-    text = ok("diff", "naive", "opt", "--arch", "sm_90", "--passes")
+    text = run_cli_ok("diff", "naive", "opt", "--arch", "sm_90", "--passes")
     assert "at the input" in text
     # every output differs when the inputs do: no "first output text difference" then
     assert data["first_text_difference"] is None and "first output text difference" not in text
@@ -346,7 +327,8 @@ def test_diff_passes_of_different_sources_diverge_at_the_input():
 
 def test_diff_passes_latencies_part_at_assign_latencies():
     """num_stages 3 vs 4: both mark the same loads, with other latencies: a fact says so."""
-    data = json.loads(ok("diff", "opt:num_stages=3", "opt", "--arch", "sm_90", "--passes", "--json"))["passes"]
+    data = json.loads(run_cli_ok("diff", "opt:num_stages=3", "opt", "--arch", "sm_90", "--passes",
+                                 "--json"))["passes"]
     assert data["first_fact_difference"]["a"]["label"] == "tritongpu-assign-latencies"
     assert data["facts"]["latencies"]["a"] == [2, 2] and data["facts"]["latencies"]["b"] == [3, 3]
 
@@ -354,41 +336,32 @@ def test_diff_passes_latencies_part_at_assign_latencies():
 # --- other references, the cache ----------------------------------------------------------------------
 
 def test_user_file_kernel():
-    data = json.loads(ok("passes", f"{USER_FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16",
-                         "--set", "BLOCK=1024", "--arch", "sm_80", "--json"))
+    data = json.loads(run_cli_ok("passes", f"{USER_FILE}:add_kernel", "--signature",
+                                 "*fp32:16, *fp32:16, *fp32:16, i32:16", "--set", "BLOCK=1024", "--arch", "sm_80",
+                                 "--json"))
     assert "add_kernel" in data["label"] and data["input"]["facts"]["loads"] == 2
     assert all(not r["facts_after"]["dots"] for r in data["passes"])
 
 
-def ttinspect(*args: str, cache_dir: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if cache_dir:
-        env["TTINSPECT_CACHE_DIR"] = cache_dir
-    done = subprocess.run([sys.executable, "-m", "ttinspect", *args], env=env, capture_output=True, text=True,
-                          timeout=600)
-    assert "Traceback" not in done.stderr
-    return done
-
-
 def test_user_file_read_back_from_its_memo(tmp_path):
     """A fresh process that finds the file reference in its memo (no triton) still gets its history."""
-    cache_dir = str(tmp_path / "cache")
+    own_cache = {"TTINSPECT_CACHE_DIR": str(tmp_path / "cache")}
     ref = f"{USER_FILE}:add"
-    assert ttinspect("dump", ref, "--arch", "sm_80", cache_dir=cache_dir).returncode == 0
-    done = ttinspect("passes", ref, "--arch", "sm_80", "--json", cache_dir=cache_dir)
+    assert run_process("dump", ref, "--arch", "sm_80", env=own_cache).returncode == 0
+    done = run_process("passes", ref, "--arch", "sm_80", "--json", env=own_cache)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["passes"]
 
 
 def test_triton_cache_entry_is_refused_in_one_line():
     entry = next(p for p in sorted((DATA / "triton_cache").iterdir()) if (p / "matmul.json").is_file())
-    result = run("passes", f"cache:{entry.name[:10]}", env={"TRITON_CACHE_DIR": str(DATA / "triton_cache")})
-    one_line_error(result, 2, "Triton's cache", "no source")
+    result = run_cli("passes", f"cache:{entry.name[:10]}", env={"TRITON_CACHE_DIR": str(DATA / "triton_cache")})
+    assert_one_line_error(result, 2, "Triton's cache", "no source")
 
 
 def test_warm_passes_imports_neither_triton_nor_torch():
-    assert ttinspect("passes", "opt", "--arch", "sm_90", "--json").returncode == 0  # warm (or warms) the cache
-    code = ("import sys; from ttinspect.cli import cli\n"
+    assert run_process("passes", "opt", "--arch", "sm_90", "--json").returncode == 0  # warm (or warms) the cache
+    code = ("import sys; from ttinspect.cli.main import cli\n"
             "try:\n    cli(['passes', 'opt', '--arch', 'sm_90', '--show', 'tritongpu-pipeline'],\n"
             "        prog_name='ttinspect')\n"
             "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
@@ -402,11 +375,11 @@ def test_damaged_timeline_is_recomputed_without_compiling():
     from ttinspect.engine.builds import build
     from ttinspect.passes.store import TIMELINE
 
-    good = ttinspect("passes", "opt", "--arch", "sm_80", "--json")
+    good = run_process("passes", "opt", "--arch", "sm_80", "--json")
     assert good.returncode == 0
     timeline = build("opt", arch="sm_80").artifacts.directory / TIMELINE
     timeline.write_text('{"schema": 1, "passes": []}')  # valid JSON, wrong content: only the digest tells
-    code = ("import sys; from ttinspect.cli import cli\n"
+    code = ("import sys; from ttinspect.cli.main import cli\n"
             "try:\n    cli(['passes', 'opt', '--arch', 'sm_80', '--json'], prog_name='ttinspect')\n"
             "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
             "print('MODULES', sorted(m for m in ('triton', 'torch') if m in sys.modules))")
@@ -420,6 +393,6 @@ def test_damaged_timeline_is_recomputed_without_compiling():
 @pytest.mark.parametrize("command", ["passes", "report"])
 def test_malformed_reference_is_named_as_such(command):
     """`:x` has no --set in it: the error names the reference, not a flag that was never given."""
-    line = one_line_error(run(command, ":x"), 2, "malformed reference ':x'", "KEY=VALUE")
+    line = assert_one_line_error(run_cli(command, ":x"), 2, "malformed reference ':x'", "KEY=VALUE")
     assert "--set" not in line
-    one_line_error(run(command, "opt", "--set", "x"), 2, "--set takes KEY=VALUE")
+    assert_one_line_error(run_cli(command, "opt", "--set", "x"), 2, "--set takes KEY=VALUE")

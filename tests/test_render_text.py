@@ -18,7 +18,7 @@ from ttinspect.compare.facts_diff import diff_reports
 from ttinspect.facts.model import Fact
 from ttinspect.render.diff_view import diff_lines
 from ttinspect.render.report_view import explained_lines, short_lines
-from ttinspect.report.collect import Report
+from ttinspect.report.model import Report
 from ttinspect.report.store import _decode_value
 
 HERE = Path(__file__).resolve().parent

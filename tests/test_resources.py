@@ -6,8 +6,9 @@ import pytest
 from triton_features import TRITON
 
 from ttinspect import inspect
-from ttinspect.engine.builds import triton_version
-from ttinspect.facts.resources import (occupancy, parse_ptxas_log, parse_resource_usage)
+from ttinspect.targets.releases import triton_version
+from ttinspect.backends.nvidia_resources import occupancy
+from ttinspect.facts.resources import parse_ptxas_log, parse_resource_usage
 from ttinspect.targets.nvidia import TARGETS
 
 USAGE = """

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_process
 
 from ttinspect.ci.model import IMPROVED, NEUTRAL, REGRESSED
 from ttinspect.snapshot import classify
@@ -27,12 +28,9 @@ fail-on = "warning"
 """
 
 
-def ttinspect(*argv: str, cwd: Path, check: bool = False) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "ttinspect", *argv], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}, timeout=600)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+def run_plain(*argv: str, cwd: Path, check: bool = False) -> subprocess.CompletedProcess:
+    """`ttinspect ARGV` in `cwd` as a process, 120 columns and no colour: the text a CI log shows."""
+    return run_process(*argv, cwd=cwd, check=check, env={"COLUMNS": "120", "NO_COLOR": "1"})
 
 
 @pytest.fixture
@@ -58,7 +56,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_snapshot_then_check_unchanged_then_two_regressions(library):
-    made = ttinspect("snapshot", cwd=library, check=True)
+    made = run_plain("snapshot", cwd=library, check=True)
     assert "3 entries" in made.stdout
     snapshot = library / "ttinspect.snapshot.json"
     document = json.loads(snapshot.read_text())
@@ -67,22 +65,22 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
     small = document["entries"]["mylib/ops/mm.py:small@sm_80"]
     assert small["file"] == "mylib/ops/mm.py" and small["line"] == 17 and small["facts"]["pipeline_depth"] >= 2
     committed = snapshot.read_text()
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     assert snapshot.read_text() == committed  # the same library, the same bytes (warm: nothing compiled)
-    clean = ttinspect("snapshot", "--check", cwd=library)
+    clean = run_plain("snapshot", "--check", cwd=library)
     assert clean.returncode == 0 and clean.stdout.startswith("ok: 3 entries, nothing changed"), clean.stdout
     # one kernel loses its pipelining, another spills
     ops = library / "mylib" / "ops" / "mm.py"
     _edit(ops, *UNPIPELINED)
     _edit(ops, '"autotune_config": 3,', SPILLING)
-    gated = ttinspect("snapshot", "--check", cwd=library)
+    gated = run_plain("snapshot", "--check", cwd=library)
     assert gated.returncode == 1, gated.stdout + gated.stderr
     assert gated.stdout.startswith("FAIL: 2 of 3 entries"), gated.stdout
     assert re.search(r"mylib/ops/mm.py:small@sm_80: pipeline depth: \d → 1 on sm_80 \(mylib/ops/mm.py:17\)",
                      gated.stdout), gated.stdout
     assert "mylib/ops/mm.py:big@sm_80: spills: 0 →" in gated.stdout and "(mylib/ops/mm.py:17)" in gated.stdout
     assert snapshot.read_text() == committed  # --check writes nothing
-    junit = ttinspect("snapshot", "--check", "--format", "junit", cwd=library)
+    junit = run_plain("snapshot", "--check", "--format", "junit", cwd=library)
     import xml.etree.ElementTree as ElementTree
 
     cases = {case.get("name"): case for case in ElementTree.fromstring(junit.stdout).iter("testcase")}
@@ -90,9 +88,9 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
                                                     "mylib/ops/mm.py:small@sm_80"}
     assert [name for name, case in cases.items() if case.find("failure") is not None] == \
         ["mylib/ops/mm.py:big@sm_80", "mylib/ops/mm.py:small@sm_80"]
-    updated = ttinspect("snapshot", "--check", "--update", cwd=library)
+    updated = run_plain("snapshot", "--check", "--update", cwd=library)
     assert updated.returncode == 0 and "updated" in updated.stderr
-    assert ttinspect("snapshot", "--check", cwd=library).returncode == 0
+    assert run_plain("snapshot", "--check", cwd=library).returncode == 0
 
 
 @pytest.mark.parametrize("key, old, new, expected", [
@@ -144,7 +142,7 @@ def test_new_removed_and_failing_entries():
 ])
 def test_a_bad_configuration_is_one_line(library, pyproject, says):
     (library / "pyproject.toml").write_text(pyproject)
-    done = ttinspect("snapshot", cwd=library)
+    done = run_plain("snapshot", cwd=library)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
     assert not (library / "ttinspect.snapshot.json").exists()
 
@@ -156,19 +154,19 @@ def test_a_bad_configuration_is_one_line(library, pyproject, says):
 def test_a_missing_or_damaged_snapshot_is_one_line(library, content, says):
     if content is not None:
         (library / "ttinspect.snapshot.json").write_text(content)
-    done = ttinspect("snapshot", "--check", cwd=library)
+    done = run_plain("snapshot", "--check", cwd=library)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
 
 
 def test_the_snapshot_never_replaces_a_file_it_did_not_write(library):
     mine = library / "ttinspect.snapshot.json"
     mine.write_text('{"my": "data"}\n')
-    done = ttinspect("snapshot", cwd=library)
+    done = run_plain("snapshot", cwd=library)
     assert done.returncode == 2 and "not a snapshot ttinspect wrote" in done.stderr
     assert mine.read_text() == '{"my": "data"}\n'
     mine.unlink()
     mine.symlink_to(library / "pyproject.toml")
-    done = ttinspect("snapshot", cwd=library)
+    done = run_plain("snapshot", cwd=library)
     assert done.returncode == 2 and "symbolic link" in done.stderr
     assert (library / "pyproject.toml").read_text() == PYPROJECT
 
@@ -220,7 +218,7 @@ def _run_action(library: Path, tmp: Path) -> tuple[int, dict[str, str], Path]:
 
 
 def test_the_action_gates_a_library(library, tmp_path):
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     code, outputs, summary = _run_action(library, tmp_path)
     assert code == 0 and outputs["status"] == "0"
     sarif = json.loads((library / "ttinspect.sarif").read_text())
@@ -246,7 +244,7 @@ def test_the_pre_commit_hook_checks_the_files_a_commit_touches(library, tmp_path
     def run(*argv: str) -> subprocess.CompletedProcess:
         return subprocess.run(argv, cwd=library, env=env, capture_output=True, text=True, timeout=600)
 
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     assert run("git", "init", "-q").returncode == 0
     run("git", "add", "-A")
     assert run("git", "commit", "-q", "-m", "library").returncode == 0
@@ -270,19 +268,19 @@ def test_the_pre_commit_hook_checks_the_files_a_commit_touches(library, tmp_path
 def test_the_upgrade_gate_compiles_with_another_triton(library, other):  # noqa: F811
     """`--check --triton X`: the committed snapshot (this Triton) against the kernels as X compiles them —
     every entry compared, none failing to compile, the report naming X."""
-    ttinspect("snapshot", cwd=library, check=True)
-    done = ttinspect("snapshot", "--check", "--triton", other, "--format", "json", cwd=library)
+    run_plain("snapshot", cwd=library, check=True)
+    done = run_plain("snapshot", "--check", "--triton", other, "--format", "json", cwd=library)
     assert done.returncode in (0, 1), done.stderr
     report = json.loads(done.stdout)
     assert report["triton_version"] == other and len(report["entries"]) == 3
     assert not [e for e in report["entries"] if e["status"] == "failed"], report["entries"]
     # keyed by release when asked: `snapshot --triton X` adds X's entries beside the snapshot's own
-    ttinspect("snapshot", "--triton", other, cwd=library, check=True)
+    run_plain("snapshot", "--triton", other, cwd=library, check=True)
     document = json.loads((library / "ttinspect.snapshot.json").read_text())
     assert len(document["entries"]) == 6 and "mylib/ops/mm.py:small@sm_80#triton=" + other in document["entries"]
     assert document["triton_version"] != other  # the snapshot's own entries are still this Triton's
     for argv in (("--triton", other), ()):  # each compared with its own release's entries
-        done = ttinspect("snapshot", "--check", *argv, cwd=library)
+        done = run_plain("snapshot", "--check", *argv, cwd=library)
         assert done.returncode == 0 and "nothing changed" in done.stdout, done.stdout + done.stderr
 
 
@@ -316,32 +314,32 @@ def test_files_select_the_entries_declared_in_them_and_in_files_importing_them(l
     (ops / "wrappers.py").write_text(
         'from mm import add_kernel\n\nTTINSPECT_EXAMPLES = {"add2": {"kernel": add_kernel, '
         '"signature": "*fp32:16, *fp32:16, *fp32:16, i32:16", "config": {"BLOCK": 256}}}\n')
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     committed = (library / "ttinspect.snapshot.json").read_text()
     assert "mylib/ops/wrappers.py:add2@sm_80" in committed
     # from the repository's root, as a hook runs: the library's pyproject.toml is found from the files
-    only_wrappers = ttinspect("snapshot", "--check", "--format", "json", "lib/mylib/ops/wrappers.py", cwd=tmp_path)
+    only_wrappers = run_plain("snapshot", "--check", "--format", "json", "lib/mylib/ops/wrappers.py", cwd=tmp_path)
     assert only_wrappers.returncode == 0, only_wrappers.stderr
     assert [e["key"] for e in json.loads(only_wrappers.stdout)["entries"]] == ["mylib/ops/wrappers.py:add2@sm_80"]
     # mm.py is imported by wrappers.py: touching it gates both files' entries
-    both = ttinspect("snapshot", "--check", "--format", "json", "lib/mylib/ops/mm.py", cwd=tmp_path)
+    both = run_plain("snapshot", "--check", "--format", "json", "lib/mylib/ops/mm.py", cwd=tmp_path)
     assert len(json.loads(both.stdout)["entries"]) == 4 and both.returncode == 0
-    ttinspect("snapshot", "mylib/ops/wrappers.py", cwd=library, check=True)  # rewrites only that file's entries
+    run_plain("snapshot", "mylib/ops/wrappers.py", cwd=library, check=True)  # rewrites only that file's entries
     assert (library / "ttinspect.snapshot.json").read_text() == committed
 
 
 def test_a_kernel_that_stops_compiling_keeps_its_committed_entry(library):
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     committed = (library / "ttinspect.snapshot.json").read_text()
     ops = library / "mylib" / "ops" / "mm.py"
     _edit(ops, '"add": {"kernel": add_kernel,', '"add": {"kernel": add_kernel, "config": {"BLOCK": 1000},')
-    made = ttinspect("snapshot", cwd=library)
+    made = run_plain("snapshot", cwd=library)
     assert made.returncode == 1 and "failed: mylib/ops/mm.py:add@sm_80" in made.stderr
     assert (library / "ttinspect.snapshot.json").read_text() == committed  # never an error recorded as facts
-    gated = ttinspect("snapshot", "--check", cwd=library)
+    gated = run_plain("snapshot", "--check", cwd=library)
     assert gated.returncode == 1 and "no longer compiles" in gated.stdout
     _edit(ops, ', "config": {"BLOCK": 1000},', ',')
-    assert ttinspect("snapshot", "--check", cwd=library).returncode == 0
+    assert run_plain("snapshot", "--check", cwd=library).returncode == 0
 
 
 def test_fail_on_gates_findings_whatever_the_guard_list():
@@ -360,14 +358,14 @@ def test_an_empty_list_is_refused(library, key):
     lines = {"kernels": '["mylib/ops/*.py"]', "targets": '["sm_80"]', "guard": '["spills"]'}
     lines[key] = "[]"
     (library / "pyproject.toml").write_text("[tool.ttinspect]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()))
-    done = ttinspect("snapshot", cwd=library)
+    done = run_plain("snapshot", cwd=library)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and f"{key} = []" in done.stderr, done.stderr
 
 
 def test_a_file_that_no_longer_loads_fails_its_own_entries_not_the_gate(library):
-    ttinspect("snapshot", cwd=library, check=True)
+    run_plain("snapshot", cwd=library, check=True)
     (library / "mylib" / "ops" / "broken.py").write_text("import triton\nx = 1 / 0\n")
-    gated = ttinspect("snapshot", "--check", cwd=library)
+    gated = run_plain("snapshot", "--check", cwd=library)
     assert gated.returncode == 1, gated.stderr
     assert "mylib/ops/broken.py:*@sm_80: importing" in gated.stdout and "ZeroDivisionError" in gated.stdout
     assert gated.stdout.startswith("FAIL: 1 of 4 entries")  # the others were still checked

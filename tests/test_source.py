@@ -394,7 +394,7 @@ def test_nested_inlining_goes_to_the_outermost_kernel_line(tmp_path, monkeypatch
     """standard.py:43 inlined into helper (line 7) inlined into the kernel at line 14: line 14, in
     every stage (3.9 PTX chains two .loc directives, 3.6 writes `@[ k.py:7:22 @[ k.py:14:18 ] ]`)."""
     from ttinspect.engine.builds import build_jit
-    from ttinspect.kernel.variants import Pointer
+    from ttinspect.kernel.argument_types import Pointer
 
     path = tmp_path / "nested_src_kernel.py"
     path.write_text(HELPER_KERNEL)

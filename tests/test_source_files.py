@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from ttinspect.engine.source_files import digests, local_imports, read_regular, sha256_or_empty
+from ttinspect.files.source_files import digests, local_imports, read_regular, sha256_or_empty
 
 
 @pytest.fixture

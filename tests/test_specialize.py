@@ -6,7 +6,7 @@ import pytest
 
 from ttinspect.errors import UsageError
 from ttinspect.kernel.specialize import DIVISIBILITY, specialize
-from ttinspect.kernel.variants import Pointer
+from ttinspect.kernel.argument_types import Pointer
 
 
 class FakeTensor:

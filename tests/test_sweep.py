@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import run_cli
 
-from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
 from ttinspect.sweep.grid import expand, parse_arch_list, parse_axis, parse_grid, parse_values
 from ttinspect.sweep.where import Where, WhereError
@@ -23,12 +22,8 @@ FILE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
 ADD_ARGS = ["--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=4096"]
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
 def ok_json(*args: str) -> dict:
-    result = run(*args, "--json")
+    result = run_cli(*args, "--json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -117,22 +112,23 @@ def test_failure_rows_and_filters_and_csv():
                    "--where", "ok and registers > 0")
     assert [r["point"]["BLOCK_SIZE"] for r in kept["rows"]] == [256]
     assert kept["warm"] == 1  # the compiled one is in the cache now; the failed one was tried again
-    out = run("sweep", "add", "--grid", "BLOCK_SIZE=100,256", "--arch", "sm_90", "-j", "1", "--csv",
-              "--sort", "-registers")
+    out = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=100,256", "--arch", "sm_90", "-j", "1", "--csv",
+                  "--sort", "-registers")
     assert out.exit_code == 0, out.output
     table = list(csv.DictReader(io.StringIO(out.stdout)))
     assert [r["BLOCK_SIZE"] for r in table] == ["256", "100"]  # unknowns last
     assert table[0]["fits"] == "true" and "power of 2" in table[1]["error"]
-    text = run("sweep", "add", "--grid", "BLOCK_SIZE=100,256", "--arch", "sm_90", "-j", "1")
+    text = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=100,256", "--arch", "sm_90", "-j", "1")
     flat = " ".join(text.stdout.split())  # the error is printed under the table, wrapped to the width
     assert text.exit_code == 0 and "error 1: " in flat and "power of 2" in flat and "regs" in text.stdout
 
 
 def test_bad_where_is_one_line_before_compiling():
-    result = run("sweep", "add", "--grid", "BLOCK_SIZE=999", "--where", "__import__('os')")
+    result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=999", "--where", "__import__('os')")
     assert result.exit_code == 2
     assert result.stderr.startswith("ttinspect: error: --where") and len(result.stderr.splitlines()) == 1
-    result = run("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", "--where", "registrs > 1")
+    result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", "--where",
+                     "registrs > 1")
     assert result.exit_code == 2 and "did you mean" in result.stderr
 
 
@@ -141,20 +137,20 @@ def test_plot_without_matplotlib_says_how_to_get_it(tmp_path):
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        result = run("sweep", "add", "--grid", "BLOCK_SIZE=256,512", "--grid", "num_warps=4", "--arch", "sm_90",
-                     "-j", "1", "--plot", str(tmp_path / "p.png"))
+        result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=256,512", "--grid", "num_warps=4", "--arch", "sm_90",
+                         "-j", "1", "--plot", str(tmp_path / "p.png"))
         assert result.exit_code == 2 and "pip install matplotlib" in result.stderr
     else:
-        result = run("sweep", "add", "--grid", "BLOCK_SIZE=256,512", "--grid", "num_warps=4,8", "--arch", "sm_90",
-                     "-j", "1", "--plot", str(tmp_path / "p.png"))
+        result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=256,512", "--grid", "num_warps=4,8", "--arch", "sm_90",
+                         "-j", "1", "--plot", str(tmp_path / "p.png"))
         assert result.exit_code == 0 and (tmp_path / "p.png").stat().st_size > 0
 
 
 def test_autotune_configs_exec_into_triton_configs():
     import triton
 
-    result = run("sweep", "opt", "--grid", "config=5..6", "--arch", "sm_90", "-j", "1", "--autotune-configs",
-                 "--where", "spills == 0")
+    result = run_cli("sweep", "opt", "--grid", "config=5..6", "--arch", "sm_90", "-j", "1", "--autotune-configs",
+                     "--where", "spills == 0")
     assert result.exit_code == 0, result.output
     namespace: dict = {}
     exec("import triton\nimport triton.language as tl\nconfigs = [\n" + result.stdout + "]", namespace)
@@ -244,7 +240,7 @@ def test_facts_kept_beside_the_entry_read_back_equal():
 
 
 def test_help_imports_neither_ray_matplotlib_nor_triton():
-    code = ("import sys\nfrom ttinspect.cli import cli\n"
+    code = ("import sys\nfrom ttinspect.cli.main import cli\n"
             "for args in (['--help'], ['sweep', '--help']):\n"
             "    try:\n        cli(args)\n    except SystemExit:\n        pass\n"
             "bad = [m for m in ('ray', 'matplotlib', 'triton', 'torch') if m in sys.modules]\n"
@@ -320,7 +316,7 @@ def test_piped_diff_is_kept_and_a_damaged_copy_is_rendered_again(tmp_path):
 
 
 def test_huge_or_out_of_range_grids_are_refused_before_anything_compiles():
-    big = run("sweep", "opt", "--grid", "num_stages=1..999999999")
+    big = run_cli("sweep", "opt", "--grid", "num_stages=1..999999999")
     assert big.exit_code == 2 and "more than" in big.output
-    bad = run("sweep", "opt", "--grid", "num_stages=1..100")
+    bad = run_cli("sweep", "opt", "--grid", "num_stages=1..100")
     assert bad.exit_code == 2 and "--grid num_stages=33: must be an integer from 1 to 32" in bad.output

@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_one_stderr_line_error, run_cli
 
-from ttinspect.cli.main import cli
 from ttinspect.errors import Terminated, UsageError
 from ttinspect.sweep.executors import check_ray_address
 from ttinspect.sweep.run import SweepResult
@@ -27,21 +26,6 @@ from ttinspect.sweep.where import MAX_DEPTH, Where, WhereError
 FILE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
 ADD_ARGS = ["--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=4096"]
 HAS_RAY = importlib.util.find_spec("ray") is not None
-
-
-def run(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
-
-
-def one_error_line(result, code: int, *says: str) -> str:
-    """Exit `code`, exactly one line on stderr, `ttinspect: error: ...` saying each of `says`, no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.stderr, result.stdout[-500:])
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ttinspect: error: "), result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
-    for text in says:
-        assert text in lines[0], lines[0]
-    return lines[0]
 
 
 @pytest.fixture
@@ -80,8 +64,8 @@ def test_exit_code_rules(rows, interrupted_by, code):
     ("BLOCK_SIZE=100,0", 1, "CompileError, UsageError"),  # two kinds
 ])
 def test_every_point_failed_exits_non_zero(grid, code, kinds):
-    result = run("sweep", "add", "--grid", grid, "--arch", "sm_90", "-j", "1", "--json")
-    line = one_error_line(result, code, "all 2 points failed", kinds)
+    result = run_cli("sweep", "add", "--grid", grid, "--arch", "sm_90", "-j", "1", "--json")
+    line = assert_one_stderr_line_error(result, code, "all 2 points failed", kinds)
     data = json.loads(result.stdout)  # the rows are printed all the same, each with its kind and code
     assert data["failed"] == 2 and all(r["error_kind"] in kinds and r["exit_code"] for r in data["rows"]), line
 
@@ -104,7 +88,7 @@ def test_every_point_failed_exits_non_zero(grid, code, kinds):
     (("add", "--grid", "BLOCK_SIZE=256", "--where", "not " * 5000 + "ok"), [f"more than {MAX_DEPTH}"]),
 ], ids=lambda v: re.sub(r"\W+", "_", " ".join(map(str, v)))[:60] if isinstance(v, tuple) else None)
 def test_refused_before_anything_compiles(fresh_cache, args, says):
-    one_error_line(run("sweep", *args), 2, *says)
+    assert_one_stderr_line_error(run_cli("sweep", *args), 2, *says)
     assert not list(fresh_cache.rglob("manifest.json")), "something was compiled"
 
 
@@ -118,19 +102,20 @@ def test_refused_before_anything_compiles(fresh_cache, args, says):
 ])
 def test_unknown_names_are_refused_once_the_rows_exist(tmp_path, option, value, says):
     plot = ["--plot", str(tmp_path / "p.png"), "--grid", "num_warps=4"] if option == "--plot-fact" else []
-    result = run("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", option, value, *plot)
-    one_error_line(result, 2, *says)
+    result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", option, value, *plot)
+    assert_one_stderr_line_error(result, 2, *says)
     assert result.stdout == "" and not (tmp_path / "p.png").exists()
 
 
 def test_columns_show_any_known_name_and_all_failed_refuses_none():
-    table = run("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", "--columns",
-                "arch,label,registers", "--width", "200")
+    table = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90", "-j", "1", "--columns",
+                    "arch,label,registers", "--width", "200")
     assert table.exit_code == 0 and table.stderr == "", table.stderr
     assert "sm_90" in table.stdout and "?" not in table.stdout  # arch and label are cells, not `?`
     # with no point compiled there are no facts to check a name against: the failure is the answer
-    failed = run("sweep", "add", "--grid", "BLOCK_SIZE=100", "--arch", "sm_90", "-j", "1", "--columns", "local_bytes")
-    one_error_line(failed, 3, "the only point failed (CompileError)")
+    failed = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=100", "--arch", "sm_90", "-j", "1", "--columns",
+                     "local_bytes")
+    assert_one_stderr_line_error(failed, 3, "the only point failed (CompileError)")
 
 
 # --- 4. --where nesting ----------------------------------------------------------------------------
@@ -182,11 +167,11 @@ def test_malformed_ray_addresses_are_refused(address):
 @pytest.mark.parametrize("address", ["not-an-address", "ray://"])
 def test_a_malformed_ray_address_is_one_line_warm_or_cold(how, address):
     sweep = ["sweep", "add", "--grid", "BLOCK_SIZE=256", "--arch", "sm_90"]
-    assert run(*sweep, "-j", "1").exit_code == 0  # the point is warm now: ray.init is never called
+    assert run_cli(*sweep, "-j", "1").exit_code == 0  # the point is warm now: ray.init is never called
     given = ["--ray-address", address] if how == "--ray-address" else []
     env = {"RAY_ADDRESS": address} if how == "RAY_ADDRESS" else None
-    result = run(*sweep, "-j", "2", "--executor", "ray", *given, env=env)
-    one_error_line(result, 2, f"{how} '{address}' is not a Ray address")
+    result = run_cli(*sweep, "-j", "2", "--executor", "ray", *given, env=env)
+    assert_one_stderr_line_error(result, 2, f"{how} '{address}' is not a Ray address")
 
 
 @pytest.mark.skipif(not HAS_RAY, reason="needs ray")
@@ -194,9 +179,9 @@ def test_a_malformed_ray_address_is_one_line_warm_or_cold(how, address):
                                            ("ray://127.0.0.1:1", "Connection refused"),
                                            ("no-such-host.invalid:6379", "")])
 def test_an_unreachable_ray_address_is_one_line_naming_it(fresh_cache, address, says):
-    result = run("sweep", "add", "--grid", "BLOCK_SIZE=512,1024", "--arch", "sm_90", "-j", "2", "--executor", "ray",
-                 "--ray-address", address)
-    one_error_line(result, 2, f"cannot reach the Ray cluster at {address}", says)
+    result = run_cli("sweep", "add", "--grid", "BLOCK_SIZE=512,1024", "--arch", "sm_90", "-j", "2", "--executor", "ray",
+                     "--ray-address", address)
+    assert_one_stderr_line_error(result, 2, f"cannot reach the Ray cluster at {address}", says)
 
 
 # --- 6. signals: the whole worker tree ends, the finished rows are printed, 128 + the signal -----------

@@ -8,7 +8,8 @@ import pytest
 
 from ttinspect.caches import store as cache
 from ttinspect.errors import UsageError
-from ttinspect.targets.nvidia import TARGETS, parse_arch
+from ttinspect.targets.nvidia import TARGETS
+from ttinspect.targets.lookup import parse_arch
 
 
 @pytest.mark.parametrize("text,name", [("sm_90", "sm_90"), ("sm90", "sm_90"), ("90", "sm_90"),
@@ -70,7 +71,7 @@ def test_warm_dump_imports_neither_triton_nor_torch(tmp_path):
     env = {**os.environ, "TTINSPECT_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-m", "ttinspect", "dump", "opt", "--stage", "ptx"], env=env,
                    check=True, capture_output=True)
-    probe = ("import sys; from ttinspect.cli import main; sys.argv=['ttinspect','dump','opt','--stage','ptx'];\n"
+    probe = ("import sys; from ttinspect.cli.main import main; sys.argv=['ttinspect','dump','opt','--stage','ptx'];\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "bad = [m for m in ('triton', 'torch', 'rich', 'numpy') if m in sys.modules]\n"
              "sys.stderr.write('IMPORTED:' + ','.join(bad))")

@@ -177,7 +177,7 @@ def test_each_command_help_ends_with_real_examples(name):
 def complete(words: str) -> list[str]:
     env = base_env(COMP_WORDS=words, COMP_CWORD=str(len(words.split()) - (0 if words.endswith(" ") else 1)),
                    _TTINSPECT_COMPLETE="bash_complete")
-    done = subprocess.run(CLI[:1] + ["-c", "from ttinspect.cli import main; main()"], env=env, capture_output=True,
+    done = subprocess.run(CLI[:1] + ["-c", "from ttinspect.cli.main import main; main()"], env=env, capture_output=True,
                           text=True, timeout=60)
     return [line.split(",", 1)[1] for line in done.stdout.splitlines() if "," in line]
 

@@ -15,26 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_error_last_line, run_cli
 
 from ttinspect.toolchains import registry as toolchains
-from ttinspect.cli.main import cli
 from ttinspect.errors import UsageError
 from ttinspect.refs.resolver import split_triton
 
 HERE = Path(__file__).resolve().parent
 USER_FILE = HERE / "data" / "user_kernels" / "my_mm.py"
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def one_line_error(result, fragment: str, code: int = 2) -> None:
-    assert result.exit_code == code, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert lines and lines[-1].startswith("ttinspect: error:") and fragment in lines[-1], result.output
-    assert "Traceback" not in result.output
 
 
 # --- the reference's syntax (no toolchain needed) -------------------------------------------------
@@ -57,19 +45,20 @@ def test_split(ref, expected):
     ("opt@triton=03.6.0", "takes a release X.Y.Z"), ("opt@triton=\uff13.\uff16.\uff10", "takes a release X.Y.Z"),
 ])
 def test_bad_references_are_one_line(ref, fragment):
-    one_line_error(run("report", ref), fragment)
+    assert_error_last_line(run_cli("report", ref), 2, fragment)
 
 
 def test_bad_toolchain_commands_are_one_line(tmp_path):
-    one_line_error(run("toolchains", "--remove", "3.4.0"), "no such toolchain")
-    one_line_error(run("toolchains", "--remove", "three"), "expected X.Y.Z")
-    one_line_error(run("toolchains", "--python", sys.executable), "exactly one --add")
-    one_line_error(run("toolchains", "--add", "3.4.0", "--python", str(tmp_path / "none")), "cannot run it")
-    one_line_error(run("versions", "opt@triton=3.5.1"), "without @triton=")
-    one_line_error(run("versions", "opt", "--triton", "3.5"), "expected X.Y.Z")
-    one_line_error(run("versions", "cache:abc"), "already compiled")
-    one_line_error(run("toolchains", "--add", "03.6.0"), "expected X.Y.Z")
-    one_line_error(run("sweep", "opt@triton=3.5.1", "--grid", "num_stages=2,3"), "installed Triton")
+    assert_error_last_line(run_cli("toolchains", "--remove", "3.4.0"), 2, "no such toolchain")
+    assert_error_last_line(run_cli("toolchains", "--remove", "three"), 2, "expected X.Y.Z")
+    assert_error_last_line(run_cli("toolchains", "--python", sys.executable), 2, "exactly one --add")
+    assert_error_last_line(run_cli("toolchains", "--add", "3.4.0", "--python", str(tmp_path / "none")), 2,
+                           "cannot run it")
+    assert_error_last_line(run_cli("versions", "opt@triton=3.5.1"), 2, "without @triton=")
+    assert_error_last_line(run_cli("versions", "opt", "--triton", "3.5"), 2, "expected X.Y.Z")
+    assert_error_last_line(run_cli("versions", "cache:abc"), 2, "already compiled")
+    assert_error_last_line(run_cli("toolchains", "--add", "03.6.0"), 2, "expected X.Y.Z")
+    assert_error_last_line(run_cli("sweep", "opt@triton=3.5.1", "--grid", "num_stages=2,3"), 2, "installed Triton")
 
 
 def test_offline_never_prepares(monkeypatch):
@@ -77,7 +66,7 @@ def test_offline_never_prepares(monkeypatch):
     with pytest.raises(UsageError, match="not prepared"):
         toolchains.prepare("3.4.0")
     monkeypatch.delenv(toolchains.OFFLINE_ENV)
-    one_line_error(run("--offline", "report", "opt@triton=3.4.1"), "is offline")
+    assert_error_last_line(run_cli("--offline", "report", "opt@triton=3.4.1"), 2, "is offline")
     monkeypatch.delenv(toolchains.OFFLINE_ENV, raising=False)  # the flag set it in this process
 
 
@@ -103,11 +92,11 @@ def other() -> str:
 
 
 def test_report_under_another_triton(other):
-    out = run("report", f"opt@triton={other}", "--arch", "sm_90", "--json")
+    out = run_cli("report", f"opt@triton={other}", "--arch", "sm_90", "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["triton_version"] == other and data["facts"]["pipeline_depth"]["value"] == 4
-    dumped = run("dump", f"opt@triton={other}", "--arch", "sm_90", "--stage", "ttgir")
+    dumped = run_cli("dump", f"opt@triton={other}", "--arch", "sm_90", "--stage", "ttgir")
     assert f"triton={other}" in dumped.output.splitlines()[0]
 
 
@@ -115,7 +104,7 @@ def test_warm_reads_the_record_without_the_environment(other, tmp_path):
     """Once compiled, the toolchain is not needed: its python made unreachable, the same reference still
     resolves, and the process never imports triton."""
     ref = f"opt:num_stages=2@triton={other}"
-    assert run("report", ref, "--arch", "sm_90").exit_code == 0
+    assert run_cli("report", ref, "--arch", "sm_90").exit_code == 0
     record = toolchains.root() / f"{other}.json"
     saved = record.read_text()
     try:
@@ -126,22 +115,22 @@ def test_warm_reads_the_record_without_the_environment(other, tmp_path):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert done.stdout.strip() == "ok", done.stderr
         # a cold reference meets the broken environment: one line, with the fix
-        one_line_error(run("report", f"opt:num_stages=3@triton={other}", "--arch", "sm_90"), "--remove")
+        assert_error_last_line(run_cli("report", f"opt:num_stages=3@triton={other}", "--arch", "sm_90"), 2, "--remove")
     finally:
         record.write_text(saved)
 
 
 def test_diff_across_versions(other):
     here = toolchains.installed_version()
-    out = run("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--width", "120")
+    out = run_cli("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--width", "120")
     assert out.exit_code == 0, out.output
     first = out.output.splitlines()[0]
     assert f"Triton {other} / {here}" in first
     assert f"opt@sm_90 · {other}" in out.output and f"opt@sm_90 · {here}" in out.output
-    data = json.loads(run("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--json").output)
+    data = json.loads(run_cli("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--json").output)
     assert data["facts"]["pipeline_depth"] == {"a": 4, "b": 4, "changed": False}
     assert (data["a"]["triton_version"], data["b"]["triton_version"]) == (other, here)
-    passes = run("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--passes", "--width", "80").output
+    passes = run_cli("diff", f"opt@triton={other}", "opt", "--arch", "sm_90", "--passes", "--width", "80").output
     assert f"(Triton {other})" in passes and max(len(line) for line in passes.splitlines()) <= 80
 
 
@@ -161,24 +150,24 @@ def test_user_file_and_an_edit(other, tmp_path):
     path = tmp_path / "my_mm.py"
     shutil.copy(USER_FILE, path)
     ref = f"{path}:add@triton={other}"
-    first = json.loads(run("report", ref, "--arch", "sm_90", "--json").output)
+    first = json.loads(run_cli("report", ref, "--arch", "sm_90", "--json").output)
     assert first["triton_version"] == other
     path.write_text(path.read_text().replace('"add": {"kernel": add_kernel,',
                                              '"add": {"kernel": add_kernel, "config": {"num_warps": 8},'))
-    second = json.loads(run("report", ref, "--arch", "sm_90", "--json").output)
+    second = json.loads(run_cli("report", ref, "--arch", "sm_90", "--json").output)
     assert (first["facts"]["num_warps"]["value"], second["facts"]["num_warps"]["value"]) == (4, 8)
 
 
 def test_versions_table(other):
     here = toolchains.installed_version()
-    rows = json.loads(run("versions", "opt", "--arch", "sm_90", "--triton", f"{other},{here}", "--json").output)
+    rows = json.loads(run_cli("versions", "opt", "--arch", "sm_90", "--triton", f"{other},{here}", "--json").output)
     assert [r["triton"] for r in rows] == [other, here]
     assert all(r["error"] is None and r["facts"]["pipeline_depth"] == 4 for r in rows)
-    text = run("versions", "opt", "--arch", "sm_90", "--triton", f"{other},{here}").output
+    text = run_cli("versions", "opt", "--arch", "sm_90", "--triton", f"{other},{here}").output
     assert f"{here}*" in text and "differs from the release above" in text
-    failing = run("versions", "opt", "--arch", "sm_90", "--triton", f"{other},3.4.99", "--json")
+    failing = run_cli("versions", "opt", "--arch", "sm_90", "--triton", f"{other},3.4.99", "--json")
     assert failing.exit_code == 1  # a release that failed: the table says why, the exit code says so
-    listed = json.loads(run("toolchains", "--json").output)
+    listed = json.loads(run_cli("toolchains", "--json").output)
     assert {"installed", "managed", "registered"} & {r["kind"] for r in listed}
     assert any(r["version"] == other and r["status"] == "ok" for r in listed)
 
@@ -189,7 +178,7 @@ def test_an_edited_helper_under_another_triton(other, tmp_path):
     kernel = make_project(tmp_path / "proj")
 
     def ops() -> int:
-        out = run("dump", f"{kernel}:k@triton={other}", "--signature", "*fp32:16, i32", "--stage", "ttir").output
+        out = run_cli("dump", f"{kernel}:k@triton={other}", "--signature", "*fp32:16, i32", "--stage", "ttir").output
         return sum(("arith.mulf" in line) or ("arith.addf" in line) for line in out.splitlines())
 
     assert ops() == 1

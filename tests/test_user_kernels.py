@@ -12,10 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_error_first_line, assert_one_line_error, run_cli, run_cli_ok
 
 from ttinspect import offline_imports
-from ttinspect.cli.main import cli
 
 FILE = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
 ADD_SIGNATURE = "*fp32:16, *fp32:16, *fp32:16, i32:16"
@@ -23,25 +22,6 @@ ADD_ARGS = ["--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32", "--arg", "out_ptr=*f
 MM_ARGS = [x for k, v in (("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", 1024), ("N", 1024),
                           ("K", 1024), ("stride_am", 1024), ("stride_ak", 1), ("stride_bk", 1024), ("stride_bn", 1),
                           ("stride_cm", 1024), ("stride_cn", 1)) for x in ("--arg", f"{k}={v}")]
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def ok(*args: str) -> str:
-    result = run(*args)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def one_line_error(result, code: int, *fragments: str) -> str:
-    assert result.exit_code == code, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("ttinspect: error:"), result.output
-    for fragment in fragments:
-        assert fragment in result.output, result.output
-    return lines[0]
 
 
 def write(tmp_path: Path, name: str, body: str) -> Path:
@@ -53,21 +33,21 @@ def write(tmp_path: Path, name: str, body: str) -> Path:
 # --- the file, its kernels and examples -------------------------------------------------------
 
 def test_list_a_file_shows_kernels_and_examples():
-    listing = json.loads(ok("list", FILE, "--json"))
+    listing = json.loads(run_cli_ok("list", FILE, "--json"))
     kernels = {k["name"]: k for k in listing["kernels"]}
     assert list(kernels) == ["matmul", "add_kernel"]  # `grid` is a plain function: not listed
     assert kernels["matmul"]["kind"] == "autotune" and kernels["matmul"]["autotune_configs"] == 3
     assert kernels["add_kernel"]["constexprs"] == ["BLOCK"] and kernels["add_kernel"]["line"] == 40
     assert [e["name"] for e in listing["examples"]] == ["small", "big", "add"]
-    assert "kernels in" in ok("list", FILE)
+    assert "kernels in" in run_cli_ok("list", FILE)
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_signature_arg_and_example_give_the_same_ptx(arch):
     """Three ways to say the same launch; a JIT function object through build_jit is the fourth."""
-    by_signature = ok("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE, "--arch", arch, "--no-header")
-    by_arg = ok("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--arch", arch, "--no-header")
-    by_example = ok("dump", f"{FILE}:add", "--arch", arch, "--no-header")
+    by_signature = run_cli_ok("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE, "--arch", arch, "--no-header")
+    by_arg = run_cli_ok("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--arch", arch, "--no-header")
+    by_example = run_cli_ok("dump", f"{FILE}:add", "--arch", arch, "--no-header")
     assert by_signature == by_arg == by_example
     assert ".visible .entry add_kernel" in by_arg and f".target sm_{arch[3:]}" in by_arg
 
@@ -86,19 +66,21 @@ def test_signature_arg_and_example_give_the_same_ptx(arch):
 
 def test_specialization_follows_the_launch_rules():
     names = ["x_ptr", "y_ptr", "out_ptr", "n"]
-    aligned = with_param_names(ok("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE, "--stage", "ttir"), names)
+    aligned = with_param_names(run_cli_ok("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE, "--stage",
+                                          "ttir"), names)
     assert "%n: i32 {tt.divisibility = 16 : i32}" in aligned
-    odd = with_param_names(ok("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32, i32",
-                              "--stage", "ttir"), names)
+    odd = with_param_names(run_cli_ok("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32, i32",
+                                      "--stage", "ttir"), names)
     assert "%n: i32 loc" in odd and "%out_ptr: !tt.ptr<f32> loc" in odd
-    one = ok("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:1", "--stage", "ttir")
+    one = run_cli_ok("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:1", "--stage",
+                     "ttir")
     assert "%n:" not in one and "%arg3:" not in one  # equal to 1: folded into a constant, as a launch does
-    bigger = ok("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--set", "BLOCK=256", "--stage", "ttir")
+    bigger = run_cli_ok("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--set", "BLOCK=256", "--stage", "ttir")
     assert "tensor<256xi32>" in bigger
 
 
 def test_declared_examples_diff_by_name():
-    data = json.loads(ok("diff", f"{FILE}:small", f"{FILE}:big", "--json"))
+    data = json.loads(run_cli_ok("diff", f"{FILE}:small", f"{FILE}:big", "--json"))
     changes = {c["key"]: c for c in data["changes"]}
     assert changes["num_warps"]["a"] == 4 and changes["num_warps"]["b"] == 8
     assert "shared_memory" in changes
@@ -107,7 +89,7 @@ def test_declared_examples_diff_by_name():
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_autotune_config_all_is_one_row_per_config(arch):
-    rows = json.loads(ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "all", "--arch", arch, "--json"))
+    rows = json.loads(run_cli_ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "all", "--arch", arch, "--json"))
     assert [r["label"] for r in rows] == ["my_mm.py:matmul#1", "my_mm.py:matmul#2", "my_mm.py:matmul#3"]
     assert [r["config"]["num_stages"] for r in rows] == [3, 4, 3]
     assert all(r["config"]["EVEN_K"] is True for r in rows)  # the heuristic, computed from K and BLOCK_K
@@ -117,21 +99,21 @@ def test_autotune_config_all_is_one_row_per_config(arch):
         assert facts["pipeline_depth"] == row["config"]["num_stages"]
         assert facts["tensor_core_path"] == ("wgmma" if arch == "sm_90" else "mma.sync")
         assert "no prune_configs_by" in row["note"]
-    table = ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "all", "--arch", arch)
+    table = run_cli_ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "all", "--arch", arch)
     assert "3 autotune configs" in table and "my_mm.py:matmul#2" in table
 
 
 def test_one_autotune_config_and_the_heuristic():
-    r2 = json.loads(ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "2", "--json"))
+    r2 = json.loads(run_cli_ok("report", f"{FILE}:matmul", *MM_ARGS, "--config", "2", "--json"))
     assert r2["config"]["BLOCK_M"] == 128 and r2["facts"]["pipeline_depth"]["value"] == 4
-    odd_k = json.loads(ok("report", f"{FILE}:matmul", *[a.replace("K=1024", "K=1000") for a in MM_ARGS],
-                          "--config", "1", "--json"))
+    odd_k = json.loads(run_cli_ok("report", f"{FILE}:matmul", *[a.replace("K=1024", "K=1000") for a in MM_ARGS],
+                                  "--config", "1", "--json"))
     assert odd_k["config"]["EVEN_K"] is False
 
 
 def test_warm_file_reference_imports_neither_triton_nor_the_file(tmp_path):
-    ok("dump", f"{FILE}:add", "--stage", "ptx")  # cold: compiles and records the reference
-    code = ("import sys; from ttinspect.cli import main; sys.argv = ['ttinspect', 'dump', sys.argv[1], '--stage', "
+    run_cli_ok("dump", f"{FILE}:add", "--stage", "ptx")  # cold: compiles and records the reference
+    code = ("import sys; from ttinspect.cli.main import main; sys.argv = ['ttinspect', 'dump', sys.argv[1], '--stage', "
             "'ptx']; import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
             "    try: main()\n    except SystemExit: pass\n"
             "print(sorted(m for m in ('triton', 'torch') if m in sys.modules), "
@@ -149,16 +131,16 @@ def test_editing_the_file_recompiles(tmp_path):
         def k(x_ptr, BLOCK: tl.constexpr):
             tl.store(x_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK))
         """)
-    first = ok("dump", f"{path}:k", "--arg", "x_ptr=*i32", "--set", "BLOCK=64", "--stage", "ttir")
+    first = run_cli_ok("dump", f"{path}:k", "--arg", "x_ptr=*i32", "--set", "BLOCK=64", "--stage", "ttir")
     path.write_text(path.read_text().replace("tl.arange(0, BLOCK))", "tl.arange(0, BLOCK) * 2)"))
-    second = ok("dump", f"{path}:k", "--arg", "x_ptr=*i32", "--set", "BLOCK=64", "--stage", "ttir")
+    second = run_cli_ok("dump", f"{path}:k", "--arg", "x_ptr=*i32", "--set", "BLOCK=64", "--stage", "ttir")
     assert first != second and "arith.muli" in second
 
 
 def test_source_attribution_uses_the_users_file():
-    out = ok("dump", f"{FILE}:add", "--stage", "ptx", "--source")
+    out = run_cli_ok("dump", f"{FILE}:add", "--stage", "ptx", "--source")
     assert "tl.store(out_ptr + offsets" in out
-    data = json.loads(ok("report", f"{FILE}:add", "--by-line", "--json"))
+    data = json.loads(run_cli_ok("report", f"{FILE}:add", "--by-line", "--json"))
     assert data["kernel_file"] == str(FILE)
 
 
@@ -207,20 +189,21 @@ def test_plugin_expect_takes_a_reference(ttinspect):
 # --- bad input: one clear line, a non-zero exit, never a traceback --------------------------------
 
 def test_missing_file():
-    one_line_error(run("report", "nope/my_mm.py:matmul"), 2, "nope/my_mm.py: no such file")
+    assert_one_line_error(run_cli("report", "nope/my_mm.py:matmul"), 2, "nope/my_mm.py: no such file")
 
 
 def test_no_such_kernel_lists_the_kernels():
-    one_line_error(run("report", f"{FILE}:matmull"), 2, "no kernel or example 'matmull'", "matmul, add_kernel",
-                   "examples: small, big, add")
+    assert_one_line_error(run_cli("report", f"{FILE}:matmull"), 2, "no kernel or example 'matmull'",
+                          "matmul, add_kernel",
+                          "examples: small, big, add")
 
 
 def test_not_a_kernel():
-    one_line_error(run("report", f"{FILE}:grid"), 2, "is a function, not a @triton.jit kernel")
+    assert_one_line_error(run_cli("report", f"{FILE}:grid"), 2, "is a function, not a @triton.jit kernel")
 
 
 def test_file_without_a_name():
-    one_line_error(run("report", str(FILE)), 2, "name a kernel or an example", "ttinspect list")
+    assert_one_line_error(run_cli("report", str(FILE)), 2, "name a kernel or an example", "ttinspect list")
 
 
 def test_import_error_names_the_line(tmp_path):
@@ -229,28 +212,32 @@ def test_import_error_names_the_line(tmp_path):
 
         raise ValueError("no config for this machine")
         """)
-    one_line_error(run("report", f"{path}:k"), 2, "raised ValueError: no config for this machine", f"{path}:4")
+    assert_one_line_error(run_cli("report", f"{path}:k"), 2, "raised ValueError: no config for this machine",
+                          f"{path}:4")
     missing = write(tmp_path, "needs.py", "import not_a_module_anywhere\n")
-    one_line_error(run("list", missing), 2, "ModuleNotFoundError", f"{missing}:1")
+    assert_one_line_error(run_cli("list", missing), 2, "ModuleNotFoundError", f"{missing}:1")
 
 
 def test_syntax_error_names_the_line(tmp_path):
     path = write(tmp_path, "bad.py", "def k(:\n    pass\n")
-    one_line_error(run("dump", f"{path}:k"), 2, f"{path}:1: SyntaxError")
+    assert_one_line_error(run_cli("dump", f"{path}:k"), 2, f"{path}:1: SyntaxError")
 
 
 def test_signature_arity_names_the_parameters():
-    one_line_error(run("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16"), 2,
-                   "2 entries", "no entry for out_ptr, n")
-    one_line_error(run("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE + ", 64, 7"), 2, "too many")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", "--signature", "*fp32:16, *fp32:16"), 2,
+                          "2 entries", "no entry for out_ptr, n")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", "--signature", ADD_SIGNATURE + ", 64, 7"), 2,
+                          "too many")
 
 
 def test_bad_argument_values_name_the_parameter():
-    one_line_error(run("dump", f"{FILE}:add_kernel", *ADD_ARGS[:-2], "--arg", "n=hello"), 2, "--arg n", "'hello'")
-    one_line_error(run("dump", f"{FILE}:add_kernel", "--signature", "*fp33, *fp32, *fp32, i32"), 2,
-                   "--signature entry 1", "unknown pointer type")
-    one_line_error(run("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--arg", "z=1"), 2, "no parameter(s) z")
-    one_line_error(run("dump", f"{FILE}:add_kernel", *ADD_ARGS[:-2]), 2, "no value for kernel parameter(s) n")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS[:-2], "--arg", "n=hello"), 2, "--arg n",
+                          "'hello'")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", "--signature", "*fp33, *fp32, *fp32, i32"), 2,
+                          "--signature entry 1", "unknown pointer type")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--arg", "z=1"), 2, "no parameter(s) z")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS[:-2]), 2,
+                          "no value for kernel parameter(s) n")
 
 
 def test_constexpr_without_a_value(tmp_path):
@@ -262,7 +249,7 @@ def test_constexpr_without_a_value(tmp_path):
         def k(x_ptr, BLOCK: tl.constexpr):
             tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
         """)
-    one_line_error(run("dump", f"{path}:k", "--arg", "x_ptr=*fp32"), 2, "no value for constexpr", "BLOCK")
+    assert_one_line_error(run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp32"), 2, "no value for constexpr", "BLOCK")
 
 
 def test_compile_error_points_at_the_users_line(tmp_path):
@@ -275,33 +262,28 @@ def test_compile_error_points_at_the_users_line(tmp_path):
             offsets = tl.arange(0, BLOCK)
             tl.store(x_ptr + offsets, 1.0)
         """)
-    line = one_line_error_multiline(run("dump", f"{path}:k", "--arg", "x_ptr=*fp32", "--set", "BLOCK=100"), 3)
+    line = assert_error_first_line(run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp32", "--set", "BLOCK=100"), 3)
     assert f"{path}:7" in line and "power of 2" in line
 
 
-def one_line_error_multiline(result, code: int) -> str:
-    """A compile error is one line plus the quoted source line."""
-    assert result.exit_code == code, result.output
-    assert result.output.startswith("ttinspect: error:") and "Traceback" not in result.output
-    return result.output
-
-
 def test_autotune_misuse():
-    one_line_error(run("dump", f"{FILE}:matmul", *MM_ARGS), 2, "autotune'd over 3 configs", "--config N (1-3)")
-    one_line_error(run("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "7"), 2, "has 3 autotune config(s)")
-    one_line_error(run("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "all"), 2, "use `ttinspect report")
-    one_line_error(run("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "best"), 2, "--config best is for")
-    one_line_error(run("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--config", "1"), 2, "not @triton.autotune'd")
-    one_line_error(run("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "1", "--set", "EVEN_K=0"), 2,
-                   "EVEN_K: computed by", "@triton.heuristics")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *MM_ARGS), 2, "autotune'd over 3 configs",
+                          "--config N (1-3)")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "7"), 2, "has 3 autotune config(s)")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "all"), 2, "use `ttinspect report")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "best"), 2, "--config best is for")
+    assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--config", "1"), 2,
+                          "not @triton.autotune'd")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *MM_ARGS, "--config", "1", "--set", "EVEN_K=0"), 2,
+                          "EVEN_K: computed by", "@triton.heuristics")
 
 
 def test_heuristic_that_needs_a_value():
     args = [a if not a.startswith("K=") else "K=i32:16" for a in MM_ARGS]
-    one_line_error(run("dump", f"{FILE}:matmul", *args, "--config", "1"), 2,
-                   "heuristics value for EVEN_K could not be computed")
+    assert_one_line_error(run_cli("dump", f"{FILE}:matmul", *args, "--config", "1"), 2,
+                          "heuristics value for EVEN_K could not be computed")
 
 
 def test_variant_options_stay_variant_options():
-    one_line_error(run("dump", "opt", "--arg", "M=1"), 2, "shipped variant", "--arg")
-    one_line_error(run("dump", "opt:num_stages=3", "--signature", "i32"), 2, "--signature")
+    assert_one_line_error(run_cli("dump", "opt", "--arg", "M=1"), 2, "shipped variant", "--arg")
+    assert_one_line_error(run_cli("dump", "opt:num_stages=3", "--signature", "i32"), 2, "--signature")

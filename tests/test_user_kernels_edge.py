@@ -11,14 +11,11 @@ import textwrap
 from pathlib import Path
 
 from click.testing import CliRunner
+from cli_helpers import run_cli
 
 from ttinspect.cli.main import cli
 
 HEADER = "import triton\nimport triton.language as tl\n"
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
 def write(path: Path, body: str) -> Path:
@@ -34,8 +31,8 @@ def test_same_named_helpers_in_two_folders(tmp_path):
               "def kern(x_ptr, y_ptr, n):\n    o = tl.arange(0, 128)\n"
               "    tl.store(y_ptr + o, op(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
     sig = "*fp32:16, *fp32:16, i32:16"
-    a = run("dump", tmp_path / "A" / "k.py:kern", "--signature", sig, "--stage", "ttir")
-    b = run("dump", tmp_path / "B" / "k.py:kern", "--signature", sig, "--stage", "ttir")
+    a = run_cli("dump", tmp_path / "A" / "k.py:kern", "--signature", sig, "--stage", "ttir")
+    b = run_cli("dump", tmp_path / "B" / "k.py:kern", "--signature", sig, "--stage", "ttir")
     assert a.exit_code == b.exit_code == 0, a.output + b.output
     assert "arith.addf" in a.output and "arith.mulf" in b.output
 
@@ -47,8 +44,8 @@ def ann(x_ptr, n: tl.int64, alpha: tl.float32, stride: tl.int32, BLOCK: tl.const
     o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + o * stride, tl.load(x_ptr + o * stride, mask=o < n) * alpha, mask=o < n)
 """)
-    out = run("dump", f"{path}:ann", "--arg", "x_ptr=*fp32", "--arg", "n=4096", "--arg", "alpha=2",
-              "--arg", "stride=1", "--set", "BLOCK=128", "--stage", "ttir").output
+    out = run_cli("dump", f"{path}:ann", "--arg", "x_ptr=*fp32", "--arg", "n=4096", "--arg", "alpha=2",
+                  "--arg", "stride=1", "--set", "BLOCK=128", "--stage", "ttir").output
     out = with_param_names(out, ["x_ptr", "n", "alpha", "stride"])
     assert "%n: i64 {tt.divisibility = 16 : i32}" in out
     # Triton 3.3's JIT reads only int/uint/bool annotations: a float annotation is ignored, and alpha=2
@@ -77,9 +74,9 @@ def k(x_ptr, n, B: tl.constexpr, IS_FP16: tl.constexpr):
     o = tl.arange(0, B)
     tl.store(x_ptr + o, 1.0, mask=o < n)
 """)
-    listing = json.loads(run("list", path, "--json").output)
+    listing = json.loads(run_cli("list", path, "--json").output)
     assert listing["kernels"][0]["kind"] == "heuristics"
-    result = run("dump", f"{path}:k", "--arg", "x_ptr=*fp16", "--arg", "n=64", "--config", "1")
+    result = run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp16", "--arg", "n=64", "--config", "1")
     assert result.exit_code == 2 and "IS_FP16 could not be computed" in result.output
     assert "x_ptr was given only as" in result.output
 
@@ -92,7 +89,7 @@ def k(x_ptr, BLOCK: tl.constexpr = 64):
 
 TTINSPECT_EXAMPLES = {"e": {"kernel": k, "args": {"x_ptr": "*fp32"}, "arch": 90}}
 """)
-    result = run("dump", f"{path}:e")
+    result = run_cli("dump", f"{path}:e")
     assert result.exit_code == 2 and "'arch' must be a string" in result.output
 
 
@@ -106,14 +103,14 @@ def soft(out_ptr, in_ptr, n_cols, SCALE, BLOCK: tl.constexpr):
     x = tl.load(in_ptr + o, mask=o < n_cols, other=0.0)
     tl.store(out_ptr + o, x * SCALE, mask=o < n_cols)
 """)
-    ok = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--set", "BLOCK=1024",
-             "--stage", "ttir")
+    ok = run_cli("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--set", "BLOCK=1024",
+                 "--stage", "ttir")
     assert ok.exit_code == 0, ok.output
     assert "1024" in ok.output
-    short = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32", "--set", "BLOCK=1024",
-                "--stage", "ttir")
+    short = run_cli("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32", "--set", "BLOCK=1024",
+                    "--stage", "ttir")
     assert short.exit_code == 2 and "no entry for SCALE" in short.output and "BLOCK" not in short.output
-    unset = run("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--stage", "ttir")
+    unset = run_cli("dump", f"{path}:soft", "--signature", "*fp32:16, *fp32:16, i32, fp32", "--stage", "ttir")
     assert unset.exit_code == 2 and "no entry for BLOCK" in unset.output
 
 
@@ -150,7 +147,7 @@ def test_an_edited_helper_in_a_subfolder_is_compiled_again(tmp_path):
     import sys
 
     kernel = make_project(tmp_path / "proj")
-    code = ("import sys; from click.testing import CliRunner; from ttinspect.cli import cli; "
+    code = ("import sys; from click.testing import CliRunner; from ttinspect.cli.main import cli; "
             "r = CliRunner().invoke(cli, ['dump', sys.argv[1], '--signature', '*fp32:16, i32', '--stage', 'ttir']); "
             "print(sum(('arith.mulf' in l) or ('arith.addf' in l) for l in r.output.splitlines()))")
 

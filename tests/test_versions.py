@@ -14,7 +14,8 @@ from ttinspect import inspect
 from ttinspect.targets import releases as versions
 from ttinspect.cli.main import cli
 from ttinspect.errors import CompileError, UsageError
-from ttinspect.targets.nvidia import TARGETS, parse_arch
+from ttinspect.targets.nvidia import TARGETS
+from ttinspect.targets.lookup import parse_arch
 
 PROBES = sorted((Path(__file__).resolve().parents[1] / "docs" / "data" / "versions").glob("probe-*.json"))
 

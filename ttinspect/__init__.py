@@ -18,25 +18,26 @@ __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Di
            "TTInspectError", "CompileError", "UsageError", "offline_imports"]
 
 _EXPORTS = {
-    "inspect": "report.collect", "Report": "report.collect", "report_from_build": "report.collect",
-    "diff_reports": "compare.facts_diff", "diff": "compare.facts_diff", "Diff": "compare.facts_diff",
-    "Change": "compare.facts_diff", "Fact": "facts.model", "Pointer": "kernel.variants",
-    "TensorDesc": "kernel.variants", "build": "engine.builds", "build_jit": "engine.builds",
-    "Build": "engine.builds", "Artifacts": "engine.artifacts", "all_variants": "kernel.variants",
-    "get_variant": "kernel.variants", "TTInspectError": "errors", "CompileError": "errors", "UsageError": "errors",
+    "inspect": "api", "Report": "api", "report_from_build": "api", "diff_reports": "api", "diff": "api",
+    "Diff": "api",
+    "Change": "compare.facts_diff", "Fact": "facts.model", "Pointer": "kernel.argument_types",
+    "TensorDesc": "kernel.argument_types", "build": "engine.builds", "build_jit": "engine.builds",
+    "Build": "engine.builds", "Artifacts": "engine.artifacts", "all_variants": "kernel.catalog",
+    "get_variant": "kernel.catalog", "TTInspectError": "errors", "CompileError": "errors", "UsageError": "errors",
     "offline_imports": "compile.jit",
 }
 
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports each name on first use
     from ttinspect.engine.artifacts import Artifacts
-    from ttinspect.compare.facts_diff import Change, Diff, diff, diff_reports
+    from ttinspect.api import Diff, Report, diff, diff_reports, inspect, report_from_build
+    from ttinspect.compare.facts_diff import Change
     from ttinspect.compile.jit import offline_imports
     from ttinspect.engine.builds import Build, build, build_jit
     from ttinspect.errors import CompileError, TTInspectError, UsageError
     from ttinspect.facts.model import Fact
-    from ttinspect.report.collect import Report, inspect, report_from_build
-    from ttinspect.kernel.variants import Pointer, TensorDesc, all_variants, get_variant
+    from ttinspect.kernel.catalog import all_variants, get_variant
+    from ttinspect.kernel.argument_types import Pointer, TensorDesc
 
 
 def __dir__() -> list[str]:  # the public names first-class for help(), completion in a REPL

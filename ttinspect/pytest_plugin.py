@@ -25,7 +25,7 @@ import pytest
 if TYPE_CHECKING:  # pragma: no cover
     from ttinspect.compare.facts_diff import Diff
     from ttinspect.facts.model import Fact
-    from ttinspect.report.collect import Report
+    from ttinspect.report.model import Report
 
 __all__ = ["expect", "ExpectationFailed", "TTInspectFixture"]
 
@@ -128,11 +128,11 @@ def expect(report: Any, **expected: Any) -> Report:
     Returns the report, so `r = expect(ttinspect.inspect(...), ...)` reads naturally.
     """
     __tracebackhide__ = True
-    from ttinspect.errors import UsageError
-    from ttinspect.report.collect import Report
+    from ttinspect.api import Report  # on use: the plugin loads in every pytest session
+    from ttinspect.errors import UsageError  # on use: the plugin loads in every pytest session
 
     if not isinstance(report, Report):  # a reference or a kernel object: inspect it as it is
-        from ttinspect.report.collect import inspect
+        from ttinspect.api import inspect  # on use: the plugin loads in every pytest session
 
         report = inspect(report)
     max_severity = expected.pop("max_severity", None)
@@ -181,8 +181,8 @@ def expect(report: Any, **expected: Any) -> Report:
 
 def _findings_above(report: Report, max_severity: str) -> list[str]:
     """One mismatch per finding above `max_severity`, with its evidence, why and fix."""
-    from ttinspect.check import SEVERITIES, severity_rank
-    from ttinspect.errors import UsageError
+    from ttinspect.check import SEVERITIES, severity_rank  # on use: the plugin loads in every pytest session
+    from ttinspect.errors import UsageError  # on use: the plugin loads in every pytest session
 
     if max_severity not in SEVERITIES:
         raise UsageError(f"expect(): max_severity={max_severity!r}; valid: {', '.join(SEVERITIES)}")
@@ -208,7 +208,7 @@ class TTInspectFixture:
     def inspect(self, kernel: Any, arch: str | None = None, **options: Any) -> Report:
         """`ttinspect.inspect`: a variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"`, `"cache:3fa9c2"`
         or a kernel object, with `args=`, `config=`, `signature=` and overrides, reduced to facts."""
-        from ttinspect.report.collect import inspect
+        from ttinspect.api import inspect  # on use: the plugin loads in every pytest session
 
         return self._keep(inspect(kernel, arch, **options))
 
@@ -216,15 +216,15 @@ class TTInspectFixture:
                     arch: str | None = None) -> Report:
         """Any `@triton.jit` function: `args` as a launch would pass them (`Pointer("fp16")`, ints),
         `config` the constexprs and options (num_warps, num_stages). See `ttinspect.build_jit`."""
-        from ttinspect.engine.builds import build_jit
-        from ttinspect.report.collect import report_from_build
+        from ttinspect.api import report_from_build  # on use: the plugin loads in every pytest session
+        from ttinspect.engine.builds import build_jit  # on use: the plugin loads in every pytest session
 
         return self._keep(report_from_build(build_jit(fn, args, config, arch)))
 
     def diff(self, a: Any, b: Any, arch: str | None = None, **options: Any) -> Diff:
         """`ttinspect.diff` of two references or kernel objects (with `args=`, `config=`, overrides), or
         of two Reports already made."""
-        from ttinspect.compare.facts_diff import diff
+        from ttinspect.api import diff  # on use: the plugin loads in every pytest session
 
         result = diff(a, b, arch, **options)
         self._keep(result.a)
@@ -234,7 +234,7 @@ class TTInspectFixture:
     def expect(self, report: Any, **expected: Any) -> Report:
         """`ttinspect.pytest_plugin.expect` (see there); also remembers the report for this test."""
         __tracebackhide__ = True
-        from ttinspect.report.collect import Report
+        from ttinspect.api import Report  # on use: the plugin loads in every pytest session
 
         if not isinstance(report, Report):
             report = self.inspect(report)
@@ -265,7 +265,7 @@ def _reports_of(item: pytest.Item) -> list[Report]:
     """The reports to show for a failed test that used the fixture: the fixture's, then Reports
     (or Diffs) that other fixtures handed the test."""
     reports = list(item.stash.get(_REPORTS, ()))
-    report_mod, diff_mod = sys.modules.get("ttinspect.report.collect"), sys.modules.get("ttinspect.compare.facts_diff")
+    report_mod, diff_mod = sys.modules.get("ttinspect.report.model"), sys.modules.get("ttinspect.compare.facts_diff")
     for value in getattr(item, "funcargs", {}).values():
         found: list[Report] = []
         if report_mod is not None and isinstance(value, report_mod.Report):
@@ -297,7 +297,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
     """`assert report_a == report_b`: list the facts that differ instead of two long reprs."""
-    report_mod = sys.modules.get("ttinspect.report.collect")
+    report_mod = sys.modules.get("ttinspect.report.model")
     if op != "==" or report_mod is None:
         return None
     if not (isinstance(left, report_mod.Report) and isinstance(right, report_mod.Report)):

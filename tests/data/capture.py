@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE, help="parent folder (default: tests/data)")
     args = parser.parse_args(argv)
     _make_importable()
-    from ttinspect.engine.builds import build, triton_version
+    from ttinspect.engine.builds import build
+    from ttinspect.targets.releases import triton_version
 
     out = args.out / f"triton-{triton_version()}"
     out.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ def test_bench_agrees_with_an_independent_do_bench(variant):
     import triton.testing
 
     from ttinspect.gpu.bench import bench
-    from ttinspect.kernel.variants import resolve
+    from ttinspect.kernel.overrides import resolve
 
     size = 4096
     measured = bench([variant], [size]).results[0].variants[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ttinspect.gpu.resources_check import compare_in_fresh_process
-from ttinspect.kernel.variants import all_variants
+from ttinspect.kernel.catalog import all_variants
 
 pytestmark = pytest.mark.gpu
 

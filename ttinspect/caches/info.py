@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ttinspect.caches import store as cache
 from ttinspect.errors import UsageError
+from ttinspect.files.outputs import not_a_regular_file
 
 _SHARD = re.compile(r"^[0-9a-f]{2}$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -64,8 +65,6 @@ def _size(path: Path) -> int:
 
 
 def _kind(path: Path) -> str:
-    from ttinspect.render.outputs import not_a_regular_file
-
     try:
         mode = path.lstat().st_mode
     except OSError as error:

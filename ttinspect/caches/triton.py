@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.errors import UsageError
+from ttinspect.caches.store import cache_root
+from ttinspect.files.source_files import read_regular
 
 KERNEL_STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # #loc = loc("/path/to/file.py":12:0)  — the first location in the TTIR is the kernel's `def` line
@@ -52,8 +54,6 @@ class Entry:
 
     @cached_property
     def metadata(self) -> dict[str, Any]:
-        from ttinspect.engine.source_files import read_regular
-
         try:
             raw = read_regular(self.file("json"))  # never blocks: a FIFO named k.json is not metadata
             if raw is None:
@@ -188,10 +188,7 @@ def _refuse_an_entry_without_a_kernel(root: Path, text: str) -> None:
 def derived_dir(entry: Entry) -> Path:
     """Where ttinspect keeps what it derives from a Triton cache entry (SASS, resources): its own cache,
     keyed by the cubin's content — never inside Triton's cache."""
-    from ttinspect.caches.store import cache_root
-
     cubin = entry.file("cubin")
-    from ttinspect.engine.source_files import read_regular
 
     data = read_regular(cubin)
     digest = hashlib.sha256(data if data is not None else str(entry.directory).encode()).hexdigest()

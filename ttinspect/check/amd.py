@@ -5,77 +5,27 @@ same TTGIR/TTIR reasoning as on NVIDIA where that is vendor-neutral.
 - TTI003 register-spills: the notes' `.vgpr_spill_count` / `.sgpr_spill_count`, and where the spilled
   values go: scratch memory (`scratch_store_dword … ; 4-byte Folded Spill`, a real memory round trip) or
   other registers (SGPRs parked in VGPR lanes with `v_writelane_b32`: no memory traffic).
-- TTI004 occupancy-limited: waves per SIMD from the VGPR count and Triton's LDS (facts/amd.py's
-  calculator), the value of the limiting resource that gives one more workgroup per CU, and the knob that
-  asks LLVM for it (`waves_per_eu`).
-- TTI005 / TTI001: the width of each global access per Python line (`global_load_ushort` = 16 bits per
-  lane, `global_load_dwordx4` = 128), read from the assembly instead of the PTX.
+- TTI004 occupancy-limited: waves per SIMD from the VGPR count and Triton's LDS (the AMD backend's
+  calculator, backends/amd_resources.py), the value of the limiting resource that gives one more workgroup
+  per CU, and the knob that asks LLVM for it (`waves_per_eu`).
+- TTI005 / TTI001: the width of each global access per Python line, read from the assembly instead of the
+  PTX by the AMD backend's hooks (backends/amd.py).
+check/by_vendor.py picks these builders on AMD targets.
 TTI002 (mma.sync vs wgmma/tcgen05) and TTI007 (TMA) are about NVIDIA instructions: silent on AMD.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from ttinspect.facts.amd import workgroups_per_cu
+from ttinspect.backends.amd_resources import workgroups_per_cu
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.registers import dot_accumulator, rank_spill_lines
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
 OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
 # scratch bytes per lane at or below which a spill is info (a value or two), as on NVIDIA
 SMALL_SCRATCH_BYTES = 16
 ENOUGH_OCCUPANCY = 0.5  # as on NVIDIA (check/registers.py says why)
-
-# bits per lane of a global / buffer access, by the suffix of its mnemonic (global_load_dwordx4, buffer_
-# store_short, global_load_b128 on RDNA4 / gfx12 naming)
-_SUFFIX_BITS = {"dword": 32, "dwordx2": 64, "dwordx3": 96, "dwordx4": 128, "short": 16, "ushort": 16,
-                "sshort": 16, "byte": 8, "ubyte": 8, "sbyte": 8, "b32": 32, "b64": 64, "b96": 96, "b128": 128,
-                "u16": 16, "i16": 16, "b16": 16, "u8": 8, "i8": 8, "b8": 8}
-_ACCESS = {"global_load": "load", "buffer_load": "load", "global_store": "store", "buffer_store": "store"}
-
-
-def access_bits(mnemonic: str) -> tuple[str, int] | None:
-    """("load", 128) for global_load_dwordx4; ("store", 16) for buffer_store_short; None otherwise.
-    `_d16`/`_hi` variants (half a register) and direct-to-LDS forms keep their width."""
-    for prefix, kind in _ACCESS.items():
-        if mnemonic.startswith(prefix + "_"):
-            parts = mnemonic[len(prefix) + 1:].split("_")
-            for part in parts:
-                if part in _SUFFIX_BITS:
-                    return kind, _SUFFIX_BITS[part]
-    return None
-
-
-def access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
-    """(python line, "load"/"store") -> [(bits per lane, amdgcn line)] for every global access."""
-    module = stages.amdgcn
-    out: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-    if module is None or module.kernel is None:
-        return out
-    for ins in module.kernel.instructions:
-        found = None if ins.spill else access_bits(ins.mnemonic)
-        if found is None:
-            continue
-        line = stages.python_line("amdgcn", ins.line)
-        if line is not None:
-            out[(line, found[0])].append((found[1], ins.line))
-    return out
-
-
-def narrow_loop_loads(stages) -> tuple[Evidence, ...]:
-    """The main loop's global loads of fewer than 32 bits per lane (at most 2, as evidence)."""
-    module = stages.amdgcn
-    kernel = module.kernel if module is not None else None
-    main = kernel.main_loop if kernel is not None else None
-    if kernel is None or main is None:
-        return ()
-    found = []
-    for ins in kernel.loop_instructions(main.loop):
-        access = None if ins.spill else access_bits(ins.mnemonic)
-        if access is not None and access[0] == "load" and access[1] < 32:
-            found.append(stages.evidence("amdgcn", ins.line))
-    return tuple(found[:2])
 
 
 # --- TTI003 ---------------------------------------------------------------------------------------
@@ -129,8 +79,6 @@ def _vgpr_cap(target) -> str:
 def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str]]:
     """(a summary, one line per top Python line, labels) for the spill instructions the parser marks
     (`scratch_*`, and buffer accesses LLVM comments `; 4-byte Folded Spill` / `Folded Reload`)."""
-    from ttinspect.check.registers import rank_spill_lines
-
     module = stages.amdgcn
     kernel = module.kernel if module is not None else None
     if kernel is None:
@@ -143,14 +91,12 @@ def _scratch_accesses(stages) -> tuple[Evidence | None, list[Evidence], list[str
 
 
 def _spill_fix(report, build, to_memory: bool) -> str:
-    from ttinspect.check.registers import _accumulator
-
     warps = fact_value(report, "num_warps")
     wave = build.target.warp_size
     most_warps = 1024 // wave  # a workgroup holds at most 1024 work-items
     more_warps = warps * 2 if isinstance(warps, int) and warps * 2 <= most_warps else None
     parts = []
-    accumulator = _accumulator(build)
+    accumulator = dot_accumulator(build)
     if accumulator is not None and isinstance(warps, int):
         m, n, bits, element = accumulator
         per_lane = m * n * bits // 32 // (wave * warps)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ttinspect.errors import TTInspectError
+from ttinspect.backends import backend_for
 from ttinspect.check.model import Evidence
+from ttinspect.errors import TTInspectError
 
 # !ttg.memdesc<3x128x64xf16, #shared, #smem, mutable>
 MEMDESC_RE = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([a-zA-Z]+\d*)")
@@ -108,7 +109,7 @@ class Stages:
         return self._mlir("ttgir")
 
     def _mlir(self, stage: str):
-        from ttinspect.dialects.mlir import parse_mlir
+        from ttinspect.dialects.mlir import parse_mlir  # a parser: only for a rule that needs the stage
 
         text = self.text(stage)
         if not text:
@@ -121,8 +122,8 @@ class Stages:
     @cached_property
     def ptx(self):
         """(PtxModule, PtxView) or None."""
-        from ttinspect.facts.ptx import PtxView
-        from ttinspect.dialects.ptx import parse_ptx
+        from ttinspect.dialects.ptx import parse_ptx  # a parser: only for a rule that needs the stage
+        from ttinspect.facts.ptx import PtxView  # likewise
 
         text = self.text("ptx")
         if not text:
@@ -136,8 +137,8 @@ class Stages:
     @cached_property
     def sass(self):
         """facts.sass.SassView (main loop split out) or None; parsed only by a rule that needs it."""
-        from ttinspect.facts.sass import SassView
-        from ttinspect.dialects.sass import parse_sass
+        from ttinspect.dialects.sass import parse_sass  # a parser: only for a rule that needs the stage
+        from ttinspect.facts.sass import SassView  # likewise
 
         text = self.text("sass")
         if not text:
@@ -150,9 +151,9 @@ class Stages:
     @cached_property
     def amdgcn(self):
         """parse.amdgcn.AmdgcnModule of an AMD build, or None (an NVIDIA build, no text, unreadable)."""
-        from ttinspect.dialects.amdgcn import parse_amdgcn
+        from ttinspect.dialects.amdgcn import parse_amdgcn  # a big parser: only for a rule that needs it
 
-        if getattr(self.build.target, "amd", None) is None:
+        if backend_for(self.build.target).assembly_stage != "amdgcn":
             return None
         text = self.text("amdgcn")
         if not text:
@@ -219,7 +220,7 @@ class Stages:
             return self._mlir_lines(stage, kernel_file)
         if stage == "sass":
             return _sass_lines(text, kernel_file)
-        from ttinspect.source import line_map
+        from ttinspect.source import line_map  # source attribution: only for a rule that needs Python lines
 
         try:
             return [a.source_line for a in line_map(stage, text, kernel_file)]
@@ -282,7 +283,7 @@ def fact_value(report, key: str) -> Any:
 def _sass_lines(text: str, kernel_file: str) -> list[int | None]:
     """nvdisasm's `//## File "k.py", line N [inlined at "k.py", line M]` marks in effect at each line, kept
     where they name the kernel file (the call site for code inlined into it)."""
-    from ttinspect.source.attribution import SASS_INLINED_RE, SASS_MARK_RE
+    from ttinspect.dialects.locations import SASS_INLINED_RE, SASS_MARK_RE  # likewise: SASS lines only
 
     base = posixpath.basename(kernel_file)
     out: list[int | None] = []

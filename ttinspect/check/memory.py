@@ -12,11 +12,9 @@ responsible argument is unknown (or names the runtime strides that would have to
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from ttinspect.check.context import element_bits, fact_value, stages_of, tensor_types
+from ttinspect.backends import backend_for
+from ttinspect.check.context import element_bits, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
-from ttinspect.check.pipelining import _access_bits
 from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI005", "narrow-global-access"
@@ -30,7 +28,7 @@ def narrow_global_access(report, build) -> list[Finding]:
     ttgir, ttir, warps = stages.ttgir, stages.ttir, stages.num_warps
     if ttgir is None or ttir is None or not warps:
         return []
-    widths = _access_widths(stages)
+    widths = backend_for(build.target).access_widths(stages)  # the PTX's, or the AMDGCN's
     if not widths:
         return []  # no assembly line attributed to Python: nothing can be matched
     threads = build.target.warp_size * warps
@@ -59,40 +57,6 @@ def narrow_global_access(report, build) -> list[Finding]:
         if finding is not None:
             findings.append(finding)
     return findings
-
-
-def _access_widths(stages) -> dict[tuple[int, str], list[tuple[int, int]]]:
-    """(python line, load/store) -> [(bits per thread per access, line of the assembly)]: the PTX's, or on
-    an AMD target the AMDGCN's (check/amd.py)."""
-    if stages.build.target.amd is not None:
-        from ttinspect.check.amd import access_widths
-
-        return access_widths(stages)
-    parsed = stages.ptx
-    if parsed is None:
-        return {}
-    return _ptx_widths(stages, parsed[1])
-
-
-def _ptx_widths(stages, view) -> dict[tuple[int, str], list[tuple[int, int]]]:
-    """(python line, load/store) -> [(bits per thread per access, ptx line)]."""
-    out: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-    for op in view.ops:
-        if "global" not in op.modifiers:
-            continue
-        if op.opcode in ("ld", "st"):
-            bits, kind = _access_bits(op.modifiers), "load" if op.opcode == "ld" else "store"
-        elif op.opcode == "cp" and op.modifiers[:2] in (("async", "ca"), ("async", "cg")):
-            try:
-                bits, kind = int(op.operands[2], 0) * 8, "load"
-            except (IndexError, ValueError):
-                continue
-        else:
-            continue
-        line = stages.python_line("ptx", op.line)
-        if line is not None and bits:
-            out[(line, kind)].append((bits, op.line))
-    return out
 
 
 def _possible_bits(module, op, threads: int) -> tuple[int, int, str] | None:
@@ -161,35 +125,28 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     descriptors = _descriptors(stages, missing)
     missing = [a for a in missing if _descriptor_of(a, descriptors) is None]
     target = build.target
-    amd = target.amd is not None
-    evidence = [stages.evidence("amdgcn" if amd else "ptx", ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
+    backend = backend_for(target)
+    evidence = [stages.evidence(backend.assembly_stage, ptx_line), stages.mlir_evidence("ttgir", ttgir_op)]
     source = "metadata" if stages.signature else "ttir"
     evidence += [Evidence(source, None, f"{d}: a tensor descriptor ({(stages.signature or {}).get(d)})")
                  for d in descriptors]
     evidence += [Evidence(source, None, _describe(a, hints)) for a in missing]
     now, could = f"{width}-bit", f"{bits}-bit"
     per_access = f"{bits // element} × {dtype}"
-    unit = "lane" if amd else "thread"
+    unit = backend.thread_word
     title = (f"{kind}s on line {line} move {width // 8} bytes per {unit} per access where the tile allows "
              f"{bits // 8} ({per_access})")
     narrow_in_loop = kind == "load" and width < 32 and _in_loop(ttir, ops)
-    if amd:  # no cp.async on AMD: say it blocked pipelining only where the depth shows the loop was not
-        depth, asked = fact_value(report, "pipeline_depth"), fact_value(report, "num_stages")
-        blocks_pipelining = narrow_in_loop and depth == 1 and isinstance(asked, int) and asked > 1
-        consequence = " — and the loop around it was not pipelined (TTI001)"
-    else:
-        blocks_pipelining = narrow_in_loop
-        consequence = " — and a load narrower than 4 bytes cannot become a cp.async, so the loop around it is not " \
-                      "pipelined"
+    blocks_pipelining, consequence = backend.narrow_blocks_pipelining(report, narrow_in_loop)
     why = (f"Each {unit} issues {bits // width}× more {kind} instructions than needed ({now} instead of {could}): "
            "more instructions and more memory transactions" + (consequence if blocks_pipelining else "")
            + ". Triton vectorizes only what the specialization proves aligned and contiguous. ")
-    if descriptors and (amd or target.capability < 90):
-        lowered = "AMD GPUs have no TMA" if amd else "TMA needs sm_90+"
+    if descriptors and not backend.has_tma(target):
+        lowered, fix_tail = backend.descriptor_lowering(target)
         why += (f"Responsible: {', '.join(descriptors)} — tensor descriptors, which on {target.name} lower to plain "
                 f"loads and stores whose alignment Triton cannot prove ({lowered}).")
         fix = (f"On {target.name} pass pointers instead of descriptors (`*{dtype_name(dtype)}:16`, the unit stride "
-               "passed as 1)" + ("." if amd else ", or compile for sm_90+ where descriptors become TMA copies."))
+               "passed as 1)" + fix_tail)
         return Finding(ID, SLUG, "warning", title, tuple(evidence), why, fix)
     if missing:
         # Runtime strides scaling different dimensions: Triton knows none is 1, so its layout's order is

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ttinspect.backends import backend_for
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
 from ttinspect.check.ssa import Chains
@@ -135,7 +136,7 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
     asked = fact_value(report, "num_stages")
     loads = _ops_in(module, loop, "tt.load")
     load_evidence = tuple(stages.mlir_evidence("ttir", op) for op in loads[:2])
-    if target.amd is None and target.capability < 80:
+    if not backend_for(target).has_async_copy(target):
         reasons.append(Reason(
             f"{target.name} has no cp.async (asynchronous global→shared copies arrive with sm_80), so Triton does "
             "not pipeline loads for it", load_evidence,
@@ -175,7 +176,7 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
 
 def _history_evidence(build) -> list[Reason]:
     """What Triton's pipelining passes did, from the cached pass history (none when it is not cached)."""
-    from ttinspect.passes.store import cached_history
+    from ttinspect.passes.store import cached_history  # the pass-history store: only when findings are computed
 
     found = cached_history(build)
     if found is None:
@@ -219,59 +220,14 @@ def _narrow_or_indirect(stages, loop, loads, asked, target) -> list[Reason]:
             (stages.mlir_evidence("ttir", indirect[0]),),
             f"Raise num_stages to {max(asked, 2 * (levels + 1) + 1)} so each level keeps at least 2 stages, "
             "or load the indices before the loop."))
-    narrow = _narrow_loop_loads(stages)
+    narrow = backend_for(target).narrow_loop_loads(stages)
     if narrow:
         lines = sorted({e.python_line for e in narrow if e.python_line is not None})
         where = f" (line {', '.join(map(str, lines))})" if lines else ""
         descriptors = [name for name, kind in (stages.signature or {}).items() if kind.startswith("tensordesc")]
-        if target.amd is not None:
-            from_descriptors = (f": they come from tensor descriptors ({', '.join(descriptors)}), which on "
-                                f"{target.name} lower to plain loads (AMD GPUs have no TMA)") if descriptors else ""
-            text = (f"its loads{where} move fewer than 4 bytes per lane at a time{from_descriptors}; Triton's AMD "
-                    "stream pipeliner left such loops alone in ttinspect's measurements on gfx942 (gfx950 pipelines "
-                    "them: docs/amd.md)")
-            fix = ("Load the tiles through pointers (`*fp16:16` arguments, the unit stride passed as 1)." if descriptors
-                   else "Make each lane's loads ≥ 4 contiguous bytes with the change TTI005 gives for the same line.")
-        elif descriptors and target.capability < 90:
-            text = (f"its loads{where} move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 "
-                    f"bytes): they come from tensor descriptors ({', '.join(descriptors)}), which on "
-                    f"{target.name} lower to plain loads whose alignment Triton cannot prove (TMA needs sm_90+)")
-            fix = (f"On {target.name} load the tiles through pointers (`*fp16:16` arguments, the unit stride "
-                   "passed as 1) instead of descriptors, or compile for sm_90+ where descriptors become TMA copies.")
-        else:
-            text = (f"its loads{where} move fewer than 4 bytes per thread at a time (cp.async copies 4, 8 or 16 "
-                    "bytes), so they cannot become asynchronous copies; TTI005 shows what keeps them narrow")
-            fix = "Make each thread's loads ≥ 4 contiguous bytes with the change TTI005 gives for the same line."
+        text, fix = backend_for(target).narrow_loop_reason(target, where, descriptors)
         reasons.append(Reason(text, narrow, fix))
     return reasons
-
-
-def _narrow_loop_loads(stages) -> tuple[Evidence, ...]:
-    if stages.build.target.amd is not None:
-        from ttinspect.check.amd import narrow_loop_loads
-
-        return narrow_loop_loads(stages)
-    parsed = stages.ptx
-    if parsed is None:
-        return ()
-    _, view = parsed
-    found = []
-    for op in view.loop_ops:
-        if op.opcode == "ld" and "global" in op.modifiers and _access_bits(op.modifiers) < 32:
-            found.append(stages.evidence("ptx", op.line))
-    return tuple(found[:2])
-
-
-def _access_bits(modifiers: tuple[str, ...]) -> int:
-    """ld.global.v4.b32 -> 128, ld.global.b16 -> 16, ld.global.nc.v2.u16 -> 32."""
-    vector = 1
-    bits = 0
-    for m in modifiers:
-        if m.startswith("v") and m[1:].isdigit():
-            vector = int(m[1:])
-        elif m[:1] in ("b", "u", "s", "f") and m[1:].isdigit():
-            bits = int(m[1:])
-    return vector * bits
 
 
 def _unique(evidence):

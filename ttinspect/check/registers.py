@@ -1,14 +1,14 @@
 """TTI003 register-spills: ptxas ran out of registers and keeps values in local memory — where (the
 Python lines whose SASS stores/loads local memory) and what usually removes it. TTI004 occupancy-limited:
 fewer CTAs fit on an SM than could, with the value of the limiting resource that gives one more CTA,
-computed with the same occupancy calculator as the report's facts (facts/resources.py)."""
+computed with the same occupancy calculator as the report's facts (backends/nvidia_resources.py).
+Both on NVIDIA: check/by_vendor.py picks these or AMD's (check/amd.py)."""
 
 from __future__ import annotations
 
-from ttinspect.facts.resources import occupancy
+from ttinspect.backends.nvidia_resources import occupancy
 from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
-from ttinspect.check.pipelining import loop_depth
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
 OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
@@ -25,10 +25,6 @@ BELOW_CAP_MARGIN = 16
 
 
 def register_spills(report, build) -> list[Finding]:
-    if build is not None and build.target.amd is not None:
-        from ttinspect.check.amd import register_spills as amd_spills
-
-        return amd_spills(report, build)
     spills, stores = fact_value(report, "spills"), fact_value(report, "spill_store_bytes")
     loads = fact_value(report, "spill_load_bytes")
     known_spill = (isinstance(stores, int) and stores > 0) or (isinstance(spills, int) and spills > 0
@@ -128,7 +124,7 @@ def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
     warps = fact_value(report, "num_warps")
     depth = fact_value(report, "pipeline_depth")
     pipelined = isinstance(depth, int) and depth >= 2
-    accumulator = _accumulator(build) if build is not None else None
+    accumulator = dot_accumulator(build) if build is not None else None
     more_warps = warps * 2 if isinstance(warps, int) and warps * 2 <= 32 else None
     parts = []
     if below_cap:
@@ -163,7 +159,7 @@ _ELEMENT_NAMES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "
                   "i16": "int16", "i64": "int64"}
 
 
-def _accumulator(build) -> tuple[int, int, int, str] | None:
+def dot_accumulator(build) -> tuple[int, int, int, str] | None:
     """(M, N, bits, element name) of the largest dot result in the TTGIR."""
     module = stages_of(build).ttgir
     if module is None:
@@ -188,24 +184,14 @@ def _accumulator(build) -> tuple[int, int, int, str] | None:
 ENOUGH_OCCUPANCY = 0.5
 
 
-def occupancy_limited(report, build) -> list[Finding]:
-    """Info/warning: a kernel that is not software-pipelined (so it hides memory latency with resident warps)
-    and whose CTAs per SM are capped by registers, shared memory or its warp count."""
-    if build is None:
-        return []
+def occupancy_limited(report, build, depth: int | None, no_loop: bool) -> list[Finding]:
+    """On NVIDIA (check/by_vendor.py has checked the build and the facts): `depth`/`no_loop`: the main
+    loop's pipeline depth and whether there is no loop."""
     registers, warps = fact_value(report, "registers"), fact_value(report, "num_warps")
     shared = fact_value(report, "shared_memory")
-    if not isinstance(registers, int) or not isinstance(warps, int) or not isinstance(shared, int):
-        return []
-    stages = stages_of(build)
-    depth, _ = loop_depth(report, stages)
-    if build.target.amd is not None:
-        from ttinspect.check.amd import occupancy_limited as amd_occupancy
-
-        return amd_occupancy(report, build, depth, _no_loop(report))
     if isinstance(depth, int) and depth >= 2:
         return []  # a pipelined loop hides latency with its stages: few large CTAs are by design
-    if depth is None and not _no_loop(report):
+    if depth is None and not no_loop:
         return []  # a loop whose pipelining is unknown (TMA + tcgen05): like TTI001, no guess
     spills = _spills(report)
     target = build.target
@@ -248,13 +234,6 @@ def occupancy_limited(report, build) -> list[Finding]:
     fix = (f"{fix_head} gives {after.blocks_per_sm} CTAs/SM ({after.warps_per_sm} warps, "
            f"{after.occupancy:.0%} occupancy).")
     return [Finding(OCC_ID, OCC_SLUG, severity, title, tuple(evidence), why, fix)]
-
-
-def _no_loop(report) -> bool:
-    try:
-        return (report.fact("pipeline_depth").unknown or "").startswith("not applicable")
-    except KeyError:
-        return False
 
 
 def _spills(report) -> bool:

@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ttinspect.check.model import Finding, severity_rank
+from ttinspect.errors import CompileError
+from ttinspect.refs.failed import Failed
+from ttinspect.refs.resolver import resolve, resolve_one
+from ttinspect.report.model import install_findings
 
 Rule = Callable[[Any, Any], list]
 
@@ -18,11 +22,11 @@ Rule = Callable[[Any, Any], list]
 def rules() -> tuple[Rule, ...]:
     """In id order; each is a pure function (report, build) -> list[Finding]. Imported on first use:
     a warm check reads its findings back and needs none of them."""
-    from ttinspect.check.memory import narrow_global_access
-    from ttinspect.check.pipelining import loop_not_pipelined
-    from ttinspect.check.registers import occupancy_limited, register_spills
-    from ttinspect.check.shared import shared_memory_limit
-    from ttinspect.check.tensor_cores import no_tma, older_mma_path
+    from ttinspect.check.by_vendor import occupancy_limited, register_spills  # the rules: not for a warm check
+    from ttinspect.check.memory import narrow_global_access  # likewise
+    from ttinspect.check.pipelining import loop_not_pipelined  # likewise
+    from ttinspect.check.shared import shared_memory_limit  # likewise
+    from ttinspect.check.tensor_cores import no_tma, older_mma_path  # likewise
 
     return (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited, narrow_global_access,
             shared_memory_limit, no_tma)
@@ -58,7 +62,7 @@ def _findings_file(report, build, args) -> str:
     """Named by everything the findings depend on: the code that computes them, the facts they read
     (which also name the target and config), the label, the launch arguments given, and whether the
     pass history (extra evidence for TTI001) is cached."""
-    from ttinspect.passes.names import timeline_cached
+    from ttinspect.passes.names import timeline_cached  # the pass-history index: only when findings are computed
 
     key = {"code": _code_digest(), "label": build.label, "args": {k: repr(v) for k, v in (args or {}).items()},
            "facts": [f.as_dict() for f in report.facts], "history": timeline_cached(build)}
@@ -81,7 +85,7 @@ def _code_digest() -> str:
 
 def _run_rules(report, build, args) -> tuple[Finding, ...]:
     if build is not None and args:
-        from ttinspect.check.context import stages_of
+        from ttinspect.check.context import stages_of  # the stage parsers: only when findings are computed
 
         stages_of(build).launch_args = dict(args)
     findings: list[Finding] = []
@@ -97,40 +101,25 @@ def at_least(findings, severity: str) -> tuple[Finding, ...]:
 
 def check_reference(ref: Any, options=None, passes: bool = False):
     """(Report, findings) for any reference `resolve_one` takes. A config whose shared memory exceeds the
-    target's limit is still built (the engine's launch check off), so its TTI006 error can be shown with
-    the other findings. `passes`: compute the build's pass history first (one more compile when it is not
-    cached), so TTI001 always has the pipelining passes' evidence."""
-    from ttinspect.errors import CompileError
-    from ttinspect.refs.resolver import resolve_one
-    from ttinspect.report.collect import report_from_build
+    target's limit is still built (the resolver's keep-going mode turns the engine's launch check off), so
+    its TTI006 error can be shown with the other findings. `passes`: compute the build's pass history first
+    (one more compile when it is not cached), so TTI001 always has the pipelining passes' evidence."""
+    from ttinspect.report.collect import report_from_build  # the engine and backends: not for a warm check
 
     try:
         built = resolve_one(ref, options)
     except CompileError as error:
         if "out of resource: shared memory" not in str(error):
             raise
-        built = _resolve_unchecked(ref, options, error)
+        built = resolve(ref, options, keep_going=True)[0]
+        if isinstance(built, Failed):
+            raise error
     if passes:
-        from ttinspect.passes import history
+        from ttinspect.passes import history  # the pass-history machinery: only with --passes
 
         history(built)
     report = report_from_build(built)
     return report, check(report, getattr(options, "args", None))
 
 
-def _resolve_unchecked(ref: Any, options, error):
-    """The same build without the engine's launch check: variants through `engine.build(check=False)`,
-    files and kernel objects through the resolver's keep-going mode (which turns that check off)."""
-    from ttinspect.refs.resolver import Failed, RefOptions, kind_of, resolve
-
-    options = options or RefOptions()
-    if kind_of(ref) == "variant":
-        from ttinspect.engine.builds import build
-        from ttinspect.kernel.variants import parse_ref
-
-        parsed = parse_ref(ref, options.settings, options.arch, options.config)
-        return build(parsed.resolved, arch=parsed.arch, check=False)
-    found = resolve(ref, options, keep_going=True)[0]
-    if isinstance(found, Failed):
-        raise error
-    return found
+install_findings(check)  # `Report.findings` is this module's `check` (report/ may not import check/)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from ttinspect.backends import backend_for
 from ttinspect.check.context import MEMDESC_RE, element_bits, fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Finding
 
@@ -42,6 +43,7 @@ def shared_memory_limit(report, build) -> list[Finding]:
     if build is None or not isinstance(shared, int):
         return []
     target = build.target
+    backend = backend_for(target)
     limit = target.max_shared_per_block
     stages = stages_of(build)
     buffers = _staged_buffers(stages, asked) if isinstance(asked, int) else []
@@ -69,8 +71,8 @@ def shared_memory_limit(report, build) -> list[Finding]:
             ID, SLUG, "error",
             f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} ({target.name})",
             tuple(evidence),
-            f"The launch fails: a {_cta(target)} on {target.name} may use at most {limit} bytes of "
-            f"{_memory(target)}, and this config asks for {shared} (Triton's own check raises exactly this message "
+            f"The launch fails: a {backend.cta_word} on {target.name} may use at most {limit} bytes of "
+            f"{backend.shared_word}, and this config asks for {shared} (Triton's own check raises exactly this message "
             "when it loads the kernel).",
             fix)]
     if not buffers or not isinstance(asked, int) or asked >= 3:
@@ -89,14 +91,6 @@ def shared_memory_limit(report, build) -> list[Finding]:
         f"{shared} used now.",
         f"To deepen the pipeline, shrink each stage first: BLOCK_K={_half_k(report)} halves the {per_stage} bytes "
         "per stage, or use smaller BLOCK_M/BLOCK_N.")]
-
-
-def _cta(target) -> str:
-    return "workgroup" if target.amd is not None else "CTA"
-
-
-def _memory(target) -> str:
-    return "LDS" if target.amd is not None else "shared memory"
 
 
 def _half_k(report) -> str:

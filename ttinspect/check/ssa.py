@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-# %acc_21:3 = scf.for ...      %x = tt.load %p, %m ...      (results, the op name, the rest)
-_DEF_RE = re.compile(r'^\s*(%[\w$.-]+)(?::\d+)?(?:\s*,\s*%[\w$.-]+)*\s*=\s*"?([\w$.]+)"?\s*(.*)$')
+from ttinspect.dialects.mlir import DEFINITION_RE as _DEF_RE
+
 _USE_RE = re.compile(r'^\s*"?([\w$.]+)"?\s+(.*)$')
 _SSA_RE = re.compile(r"%[\w$.-]+")
 _ITER_ARG_RE = re.compile(r"(%[\w$.-]+)\s*=\s*(%[\w$.-]+)")

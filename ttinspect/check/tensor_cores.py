@@ -13,6 +13,7 @@ environment), the finding says "reason unknown".
 
 from __future__ import annotations
 
+from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
 
@@ -22,21 +23,10 @@ TMA_ID, TMA_SLUG = "TTI007", "no-tma"
 _NEWER_TYPES = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "i8", "f32")
 
 
-def _preferred(capability: int) -> tuple[str, int] | None:
-    """The MMA a target should use and its layout version; None where mma.sync is the right one."""
-    if 90 <= capability < 100:
-        return "wgmma", 3
-    if 100 <= capability < 120:
-        return "tcgen05", 5
-    return None  # Ampere/Ada, and sm_120/121 (consumer Blackwell has neither wgmma nor tcgen05)
-
-
 def older_mma_path(report, build) -> list[Finding]:
     if build is None or fact_value(report, "tensor_core_path") != "mma.sync":
         return []
-    if build.target.amd is not None:
-        return []  # about NVIDIA's MMA instructions; AMD's matrix-core path is one (MFMA or WMMA) per target
-    preferred = _preferred(build.target.capability)
+    preferred = backend_for(build.target).mma_upgrade(build.target)  # None on AMD: one matrix path per target
     if preferred is None:
         return []
     name, version = preferred
@@ -125,7 +115,7 @@ def _first_ptx_mma(stages) -> int | None:
 
 def no_tma(report, build) -> list[Finding]:
     """Info: a target with TMA (sm_90+) and tensor-core dots, but no TMA copy anywhere."""
-    if build is None or build.target.amd is not None or build.target.capability < 90:  # TMA: NVIDIA sm_90+
+    if build is None or not backend_for(build.target).has_tma(build.target):  # TMA: NVIDIA sm_90+
         return []
     path, tma = fact_value(report, "tensor_core_path"), fact_value(report, "tma_copies")
     if path not in ("mma.sync", "wgmma", "tcgen05") or tma is None or len(tma):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ttinspect.ci.model import FINDING, CIReport, Entry, Result, Rule, level_of
+from ttinspect.files.source_files import read_regular
 
 # One generic line per rule (docs/check.md's table), for SARIF's rule descriptions: a finding's title has
 # this kernel's numbers in it, while a rule is described once for every kernel.
@@ -114,8 +115,6 @@ def def_line_of(source_file: str | None, kernel: str) -> int | None:
     """The line of `def NAME` in the kernel's file (`kernel` is "module:NAME" or "file.py:NAME"), read
     with `ast`; None when the file is not here (a cache entry compiled elsewhere) or has no such
     function. Only regular files are read (source_files.read_regular: a FIFO must not hang CI)."""
-    from ttinspect.engine.source_files import read_regular
-
     if not source_file:
         return None
     name = kernel.rpartition(":")[2]

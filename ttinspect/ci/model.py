@@ -2,7 +2,7 @@
 (SARIF, Markdown, JUnit XML, JSON): entries — one kernel × example × target each, the unit a CI system shows
 as a test case — and results, each pinned to a kernel's source line where one is known.
 
-Plain frozen dataclasses, JSON-ready through `as_dict()`; no rendering here (ttinspect/render/sarif.py,
+Plain frozen dataclasses, JSON-ready through `as_dict()`; no rendering here (ttinspect/ci/sarif.py,
 markdown.py, junit.py).
 """
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from ttinspect.errors import UsageError
-from ttinspect.render.outputs import check_output, write_atomically
+from ttinspect.files.outputs import check_output, write_atomically
 from ttinspect.ci.model import FORMATS, CIReport
 
 OUTPUT_OPTION = "-o"
@@ -42,15 +42,15 @@ def check_format_and_output(fmt: str, out: str | None, force: bool) -> Path | No
 def render(report: CIReport, fmt: str, repo_root: Path | None = None) -> str:
     """The report as text in `fmt` (sarif, markdown, junit, or json: CIReport.as_dict())."""
     if fmt == "sarif":
-        from ttinspect.render.sarif import to_sarif
+        from ttinspect.ci.sarif import to_sarif  # only the format asked for is loaded
 
         return json.dumps(to_sarif(report, repo_root), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from ttinspect.render.markdown import to_markdown
+        from ttinspect.ci.markdown import to_markdown  # only the format asked for is loaded
 
         return to_markdown(report)
     if fmt == "junit":
-        from ttinspect.render.junit import to_junit
+        from ttinspect.ci.junit import to_junit  # only the format asked for is loaded
 
         return to_junit(report)
     if fmt == "json":

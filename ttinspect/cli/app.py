@@ -19,7 +19,7 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Click's usage errors in one line too (click prints usage, a hint and the error on three)."""
-        from ttinspect.render import term
+        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
 
         term.reset()  # one process may run several commands (the API, CliRunner in tests)
         if not standalone_mode:

@@ -22,7 +22,9 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
     """Every kernel in a Triton cache (DIR, else TRITON_CACHE_DIR, else ~/.triton/cache): the ones your
     programs compiled and those torch.compile generated. Read-only. Inspect one with
     `ttinspect report cache:PREFIX` (TRITON_CACHE_DIR must point at DIR)."""
-    from ttinspect.caches.triton_listing import list_cache
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.render.triton_cache_rows import list_cache
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.caches.triton import default_dir
 
     root = Path(directory) if directory else default_dir()
@@ -30,6 +32,7 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
     if as_json:
         emit_json([row.as_dict() for row in rows])
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.cache_table import cache_table
 
     cache_table(rows, str(root))
@@ -43,7 +46,9 @@ def cache_command(directory: str | None, name_glob: str | None, sort: str | None
 def cache_info_command(clear: bool, as_json: bool) -> None:
     """ttinspect's own cache (TTINSPECT_CACHE_DIR, else $XDG_CACHE_HOME/ttinspect): where it is, how big,
     which Tritons and targets its entries are for; --clear reclaims the disk."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.caches.info import cache_info
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.caches.info import clear as clear_cache
 
     if clear:

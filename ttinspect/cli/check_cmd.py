@@ -37,7 +37,9 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     unless --fail-on is given."""
     import time
 
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.check import at_least, check_reference
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.ci.write import check_format_and_output, format_of, write_text
 
     fmt = format_of(as_json, fmt)
@@ -54,15 +56,19 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
                 "counts": {level: sum(1 for f in findings if f.severity == level)
                            for level in ("error", "warning", "info")},
                 "findings": [f.as_dict() for f in shown]}
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.jsonout import dumps
 
         write_text(dumps(data) + "\n", out, force)  # stdout when out is None
     elif fmt == "text":
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.findings import findings_view
 
         findings_view(report, shown, len(findings) - len(shown), min_severity)
     else:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.from_check import ci_from_findings, find_repo_root
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import emit
 
         root = find_repo_root()

@@ -50,6 +50,7 @@ STAGE = _Stage()
 
 
 def emit_json(data) -> None:
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.jsonout import dumps
 
     click.echo(dumps(data))
@@ -62,6 +63,7 @@ def check_stage(stage: str) -> None:
 
 def stage_for(stage: str, built) -> str:
     """The stage as the build's target has it: `asm` -> ptx / amdgcn; the other vendor's stage refused."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.dialects.stages import for_target
 
     return for_target(stage, built.target.backend, built.target.name)
@@ -84,6 +86,7 @@ class _ArchOption(click.Option):
     """Its help lists the targets the installed Triton compiles for, worked out only when help is shown."""
 
     def get_help_record(self, ctx):
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.targets.releases import supported_targets
 
         self.help = (f"Target: {', '.join(supported_targets())} (what the installed Triton compiles for; "
@@ -112,6 +115,7 @@ def ref_options(f):
 
 
 def options_from(arch, settings, args, signature, config):
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import RefOptions
 
     return RefOptions.from_cli(settings, args, signature, config, arch)
@@ -132,7 +136,7 @@ def kernel_source(built) -> tuple[str, str]:
 
 def _set_width(ctx, param, value):
     if value is not None:
-        from ttinspect.render import term
+        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
 
         term.configure(width=value)
     return value
@@ -140,7 +144,7 @@ def _set_width(ctx, param, value):
 
 def _set_color(ctx, param, value):
     if value is not None:
-        from ttinspect.render import term
+        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
 
         term.configure(color=value)
     return value

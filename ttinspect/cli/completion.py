@@ -17,7 +17,8 @@ def complete_ref(ctx, param, incomplete: str) -> list[CompletionItem]:
         return _kernels_in_file(incomplete)
     if "/" in incomplete or incomplete.startswith(".") or incomplete.endswith(".py"):
         return [CompletionItem(incomplete, type="file")]
-    from ttinspect.kernel.variants import all_variants
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.kernel.catalog import all_variants
 
     names = sorted({n for v in all_variants() for n in (v.name, *v.aliases)})
     items = [CompletionItem(n) for n in names if n.startswith(incomplete)]
@@ -45,7 +46,8 @@ def complete_stage(ctx, param, incomplete: str) -> list[CompletionItem]:
 
 
 def complete_arch(ctx, param, incomplete: str) -> list[CompletionItem]:
-    from ttinspect.targets.nvidia import all_names
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.targets.lookup import all_names
 
     return [CompletionItem(t) for t in (*all_names(), "native") if t.startswith(incomplete)]
 

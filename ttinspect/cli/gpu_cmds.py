@@ -35,10 +35,13 @@ def _sizes(text: str) -> list[int]:
 def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None, force: bool,
           as_json: bool) -> None:
     """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import bench as run_bench, plot, require_gpu
-    from ttinspect.kernel.variants import parse_ref
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.refs.reference import parse_ref
 
-    from ttinspect.render.outputs import IMAGE_SUFFIXES, check_output
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.files.outputs import IMAGE_SUFFIXES, check_output
 
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
@@ -51,6 +54,7 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
     if as_json:
         emit_json(result.as_dict())
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.gpu_tables import bench_table
 
     bench_table(result)
@@ -64,7 +68,9 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
 def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
     """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
     achieved occupancy."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import require_gpu
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.profile import find_ncu, profile as run_profile
 
     require_gpu()
@@ -73,6 +79,7 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
     if as_json:
         emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.gpu_tables import profile_table
 
     profile_table(profiles, size)
@@ -85,11 +92,14 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
 def ladder(size: int, with_profile: bool, as_json: bool) -> None:
     """Doc 003 §7.1 step by step: naive → +GROUP_SIZE_M=8 → +num_stages=4 → +modulo → opt → autotuned,
     each step's fact changes beside its measured speedup."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import require_gpu
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.tuning import ladder as run_ladder
 
     require_gpu()
     if with_profile:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.gpu.profile import find_ncu
 
         find_ncu()
@@ -97,6 +107,7 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.gpu_tables import ladder_table
 
     ladder_table(data)
@@ -109,7 +120,9 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
 def autotune(variant: str, size: int, as_json: bool) -> None:
     """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected
     anywhere with `--config best` (e.g. `ttinspect dump opt --config best`)."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import require_gpu
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.tuning import autotune as run_autotune
 
     require_gpu()
@@ -117,6 +130,7 @@ def autotune(variant: str, size: int, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.gpu_tables import autotune_table
 
     autotune_table(data)

@@ -31,7 +31,9 @@ def html_command(refs: tuple[str, ...], arch: str | None, settings: tuple[str, .
         raise UsageError(f"html shows one kernel or two side by side, not {len(refs)}")
     from contextlib import nullcontext
 
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.engine.builds import compile_with_pass_dumps
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.html.write import write_html
 
     # a cold build compiles once, keeping the dumps the timeline reads

@@ -19,17 +19,20 @@ from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, arg
 def list_command(file: str | None, as_json: bool) -> None:
     """The kernel variants ttinspect ships, or with FILE the kernels and examples in your file."""
     if file is not None:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.refs.listing import list_file
 
         listing = list_file(file)
         if as_json:
             emit_json(listing)
             return
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.listing import file_listing_table
 
         file_listing_table(listing)
         return
-    from ttinspect.kernel.variants import all_variants
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.kernel.catalog import all_variants
 
     rows = [{"name": v.name, "aliases": list(v.aliases), "seed": v.seed, "kernel": v.kernel,
              "config": dict(v.config), "problem": dict(v.problem), "description": v.description}
@@ -37,6 +40,7 @@ def list_command(file: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.tables import variants_table
 
     variants_table(rows)
@@ -58,7 +62,9 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
          signature: str | None, config: str | None, loop: bool, with_source: bool, dump_all: bool, out: str | None,
          force: bool, header: bool) -> None:
     """Print one compiled stage of REF (e.g. naive, opt:num_stages=3, my_mm.py:matmul, cache:3fa9c2)."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import resolve_one
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.dialects.stages import get_stage
 
     if out and not dump_all:
@@ -70,9 +76,12 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
             raise UsageError("--all writes every stage whole: it takes no --stage, --loop or --source")
         from pathlib import Path
 
-        from ttinspect.render.outputs import check_output_folder
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.dialects.stages import STAGES
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.files.outputs import check_output_folder
 
-        folder = check_output_folder(Path(out))  # before anything compiles
+        folder = check_output_folder(Path(out), STAGES)  # before anything compiles
         result = resolve_one(ref, options_from(arch, settings, args, signature, config))
         written = result.artifacts.export(folder, force=force)
         click.echo(f"# {result.header()}")
@@ -89,6 +98,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
     lines = []
     start, end = 1, None
     if loop:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.dialects.main_loop import main_loop_slice
 
         found = main_loop_slice(stage, full)
@@ -99,6 +109,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
                      + (f" ({found.reason})" if found.reason else ""))
         text = "\n".join(full.split("\n")[start - 1:end]) + "\n"
     if with_source:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.source import interleave
 
         kernel_file, source_text = kernel_source(result)
@@ -106,6 +117,7 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
         text += "" if text.endswith("\n") else "\n"
     if header:
         lines.insert(0, f"{comment} {result.header()}")
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.highlight import highlight, should_color
 
     output = "\n".join(lines) + ("\n" if lines else "") + text
@@ -125,23 +137,28 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
            config: str | None, as_json: bool, by_line: bool, stage: str, explain: bool) -> None:
     """Facts about REF's compiled code, grouped like doc 003, each with its meaning. With `--config all`,
     one row per autotune config."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import resolve, resolve_one
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.report.collect import report_from_build
 
     if stage and not by_line:
         raise UsageError("--stage goes with --by-line (the facts come from every stage)")
     options = options_from(arch, settings, args, signature, config)
     if str(config).strip().lower() == "all" and not by_line:
-        from ttinspect.autotune.config_rows import config_rows
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.render.config_rows import config_rows
 
         rows = config_rows(resolve(ref, options, keep_going=True))
         if as_json:
             emit_json([row.as_dict() for row in rows])
         else:
+            # loaded when the command runs: every command module is imported at start-up
             from ttinspect.render.configs import config_table
 
             config_table(rows)
         if rows and all(row.error for row in rows):  # some failing is a finding of the table; all, a failure
+            # loaded when the command runs: every command module is imported at start-up
             from ttinspect.errors import failures_exit_code
 
             raise click.exceptions.Exit(failures_exit_code([row.exit_code for row in rows]))
@@ -154,12 +171,14 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
     if as_json:
         emit_json(result.as_dict())
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.report_view import print_report
 
     print_report(result, explain=explain)
 
 
 def _report_by_line(built, stage: str, as_json: bool) -> None:
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.source import by_line, source_info
 
     check_stage(stage)
@@ -174,6 +193,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
                     "lines": [{**row.as_dict(), "main_loop": loop[row.line].as_dict() if row.line in loop else None}
                               for row in whole]})
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.tables import by_line_table
 
     by_line_table(built, stage, whole, loop, info.reason)
@@ -207,8 +227,11 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
     import time
 
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.ci.model import CI_FORMATS
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.ci.write import check_format_and_output, format_of
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import resolve_one
 
     fmt = format_of(as_json, fmt)
@@ -222,28 +245,35 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
     options = options_from(arch, settings, args, signature, None)
     from contextlib import nullcontext
 
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.engine.builds import compile_with_pass_dumps
 
     if passes:
         with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
             builds = [resolve_one(ref, options) for ref in (a, b)]
     else:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.sweep.executors import resolve_pair
 
         builds = resolve_pair(a, b, options)
     plain = fmt == "text" and not (stage or passes or show_all)
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.kept import echo_kept, render_and_keep
 
     if plain and echo_kept(builds):
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.compare.facts_diff import diff_reports
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.report.collect import report_from_build
 
     result = diff_reports(*(report_from_build(x) for x in builds))
     text_diff = _loop_diff(stage, builds) if stage else None
     divergence = None
     if passes:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes import history
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.align import diverge
 
         divergence = diverge(*(history(x) for x in builds))
@@ -253,19 +283,25 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
         if divergence is not None:
             data["passes"] = divergence.as_dict()
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import write_text
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.jsonout import dumps
 
         write_text(dumps(data) + "\n", out, force)  # stdout when out is None
         return
     if fmt in CI_FORMATS:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.from_check import find_repo_root
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.from_diff import ci_from_diff
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import emit
 
         root = find_repo_root()
         emit(ci_from_diff(result, root, seconds=time.perf_counter() - started), fmt, out, force, root)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.diff_view import print_diff
 
     if plain:
@@ -273,12 +309,14 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
         return
     print_diff(result, show_all=show_all)
     if text_diff is not None:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.highlight import should_color
 
         click.echo()
         colored = should_color(sys.stdout)
         click.echo(_color_diff(text_diff) if colored else text_diff, color=colored)
     if divergence is not None:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.passes import divergence_text
 
         click.echo()
@@ -286,8 +324,12 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
 
 
 def _loop_diff(stage: str, builds) -> str:
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.compare.facts_diff import loop_text_diff
-    from ttinspect.dialects.main_loop import main_loop_slice, slice_text
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.dialects.loop_slice import slice_text
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.dialects.main_loop import main_loop_slice
 
     texts = []
     if len({r.target.backend for r in builds}) > 1 and stage not in ("ttir", "ttgir", "llir"):

@@ -60,6 +60,7 @@ def main() -> None:
 def _stop_like_ctrl_c_on(*signals: int) -> None:
     """SIGTERM and SIGHUP stop a command the way Ctrl-C does (workers ended, what finished kept, no orphan),
     then exit 128 + the signal: they raise errors.Terminated, a KeyboardInterrupt, in the main thread."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.errors import Terminated
 
     def stop(signum, frame):

@@ -25,25 +25,31 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
                    as_json: bool) -> None:
     """Every compiler pass REF went through: what it changed (lines, ops) and which facts appeared there
     (the first compile with per-pass dumps takes a second; later runs read the cache)."""
-    from ttinspect.passes import history
+    from ttinspect.passes import history  # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import resolve_one
 
     if show_all and show:
         raise UsageError("--all lists the timeline; --show prints one pass: give one of them")
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.engine.builds import compile_with_pass_dumps
 
     with compile_with_pass_dumps():  # a cold build compiles once, keeping the dumps
         built = resolve_one(ref, options_from(arch, settings, args, signature, config))
     passes = history(built)
     if show is not None:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.show import pass_diff
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.store import raw_dump
 
         result = pass_diff(raw_dump(built), passes.find(show), loop=loop)
         if as_json:
             emit_json({"label": built.label, "target": built.target.name, **result.as_dict()})
             return
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.highlight import should_color
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.passes import pass_diff_text
 
         colored = should_color(sys.stdout)
@@ -51,7 +57,9 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
         return
     loop_counts = None
     if loop:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.show import loop_line_counts
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.store import raw_dump
 
         loop_counts = loop_line_counts(raw_dump(built), passes.passes if show_all else passes.rows)
@@ -62,6 +70,7 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
                                   for i, c in loop_counts.items()}
         emit_json(data)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.passes import timeline_table
 
     timeline_table(built.header(), passes, show_all=show_all, loop_counts=loop_counts)

@@ -57,19 +57,23 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     """Every kernel × example × target of a library, its facts and findings, in one reviewable JSON file;
     --check is the CI gate: each change explained and classed improved / regressed / neutral (docs/ci.md).
     FILEs (a pre-commit hook passes those a commit touches): only their entries; others are left as they are."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.errors import UsageError
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.snapshot import config as snapshot_config
-    from ttinspect.snapshot import run
-    from ttinspect.snapshot import store
+    from ttinspect.snapshot import run  # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.snapshot import store  # loaded when the command runs: every command module is imported at start-up
 
     if update and not check_mode:
         raise UsageError("--update goes with --check (plain `ttinspect snapshot` always writes)")
     if not check_mode and (out or fmt != "text"):
         raise UsageError("--format and -o are for --check's report")
     if triton:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.toolchains.registry import check_format
 
         check_format(triton)
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.executors import check_executor
 
     check_executor(executor, ray_address)
@@ -81,6 +85,7 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     config = snapshot_config.load(start, kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
     committed: dict | None
     if check_mode:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import check_format_and_output
 
         check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
@@ -100,11 +105,14 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     release = run.compared_release(committed, triton)
     report = run.check(config, run.only_files(run.of_release(committed, release), only), computed)
     if fmt == "text":
-        from ttinspect.render.snapshot import snapshot_text
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.ci.snapshot_text import snapshot_text
 
         snapshot_text(report, computed.seconds)
     else:
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.from_check import find_repo_root
+        # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import emit
 
         if fmt == "sarif":  # code scanning: what fails or warns, each kernel file named from the repository root

@@ -69,10 +69,15 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
                   plot_fact: str, force: bool, jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Compile REF at every point of a grid of constexprs and options × targets, in parallel, one row of
     facts per point; filter with --where, export the survivors as autotune configs."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.output import autotune_configs as config_lines
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.output import known_names, refuse_unknown, sort_rows, to_csv, to_json, values
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.run import plan, run_sweep
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.task import DEFAULT_COLUMNS
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.where import Where
 
     if sum((as_json, as_csv, autotune_configs)) > 1:
@@ -81,13 +86,15 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         raise UsageError("sweep needs at least one --grid KEY=VALUES (or several --arch targets)")
     if config is not None and any(g.partition("=")[0].strip() == "config" for g in grid):
         raise UsageError("--config and --grid config=... both pick the autotune config: give one")
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.sweep.executors import check_executor
 
     check_executor(executor, ray_address)
     plot_path = None
     pair = None
     if plot is not None:  # the picture's path and axes, before anything compiles (links, FIFOs, devices refused)
-        from ttinspect.render.outputs import IMAGE_SUFFIXES, check_output
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.files.outputs import IMAGE_SUFFIXES, check_output
 
         plot_path = check_output(plot, force=force, option="--plot", suffixes=IMAGE_SUFFIXES)
         if plot_axes:
@@ -125,11 +132,13 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     elif autotune_configs:
         click.echo(config_lines(rows), nl=False)
     else:
-        from ttinspect.render.sweep import sweep_table
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.sweep.view import sweep_table
 
         sweep_table(result, rows, shown_columns)
     if plot is not None:
-        from ttinspect.render.sweep import heatmap
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.sweep.view import heatmap
 
         click.echo(heatmap(result, rows, str(plot_path), pair, plot_fact, force), err=True)
     if result.interrupted:  # 128 + the signal (errors.interrupted_exit_code), as app.py's stop line says

@@ -13,6 +13,7 @@ from ttinspect.cli.common import emit_json
 def targets_command(as_json: bool) -> None:
     """Every NVIDIA target: the GPUs, the per-SM limits occupancy is computed from (CUDA C++ Programming
     Guide), whether the installed Triton compiles for it, and which Triton releases do (measured)."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.targets.releases import installed, target_rows
 
     rows = target_rows()
@@ -20,6 +21,7 @@ def targets_command(as_json: bool) -> None:
         emit_json(rows)
         return
     version = installed()
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.targets_table import targets_table
 
     targets_table(rows, f"Triton {version[0]}.{version[1]}" if version else "Triton (not installed)")

@@ -21,6 +21,7 @@ from ttinspect.cli.common import REF_HELP, VALUE, emit_json, ref_options, option
 def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: str | None, as_json: bool) -> None:
     """The Triton releases ttinspect can compile with besides the installed one: where, how big, how long
     preparing took. A reference takes one with @triton=X.Y.Z."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.toolchains import registry as toolchains
 
     if python is not None and len(add) != 1:
@@ -48,6 +49,7 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
     if as_json:
         emit_json(rows)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.versions_table import toolchains_table
 
     toolchains_table(rows)
@@ -63,8 +65,10 @@ def versions_command(ref: str, tritons: str | None, arch: str | None, settings: 
                      args: tuple[str, ...], signature: str | None, config: str | None, as_json: bool) -> None:
     """One row per Triton release: REF's pipeline depth, tensor-core path, async copies / TMA, shared
     memory, registers, spills and occupancy; a cell that changed from the release above is marked."""
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.toolchains.registry import check_version
-    from ttinspect.toolchains.across import default_versions, version_rows
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.versions.rows import default_versions, version_rows
 
     if "@triton=" in ref:
         raise UsageError("versions: give REF without @triton= (--triton names the releases)")
@@ -80,6 +84,7 @@ def versions_command(ref: str, tritons: str | None, arch: str | None, settings: 
         if any(row.error for row in rows):
             raise SystemExit(1)
         return
+    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.versions_table import versions_table
 
     versions_table(ref, arch or "default target", rows)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ttinspect.dialects.main_loop import main_loop_slice
+
 # fact key -> (stage, "loop" | "kernel", pattern). The pattern finds the instruction the fact counts.
 WITNESSES: dict[str, tuple[str, str, re.Pattern[str]]] = {
     "pipeline_depth": ("ptx", "loop", re.compile(r"\bcp\.async\.wait_group\b|\bmbarrier\.try_wait\b")),
@@ -45,8 +47,6 @@ def witness(build, key: str, limit: int = 1) -> list[str]:
     lines = text.split("\n")
     start, end = 1, len(lines)
     if where == "loop":
-        from ttinspect.dialects.main_loop import main_loop_slice
-
         try:
             found = main_loop_slice(stage, text)
         except Exception:

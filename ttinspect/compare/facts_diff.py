@@ -4,14 +4,14 @@ with registers, SSA names and labels renumbered so that only real changes show."
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from ttinspect.compare.explain import explain_change
-from ttinspect.facts.model import Fact, change_text, value_text
-from ttinspect.errors import UsageError
-from ttinspect.report.collect import Report
+from ttinspect.dialects.normalize import renumbered
+from ttinspect.dialects.stages import dialect_of
+from ttinspect.facts.model import Fact, change_text, jsonable, value_text
+from ttinspect.report.model import Report
 
 
 @dataclass(frozen=True)
@@ -72,16 +72,14 @@ class Diff:
         return next((c for c in self.changes if c.key == key), None)
 
     def as_dict(self) -> dict[str, Any]:
-        from ttinspect.facts.model import _jsonable
-
         return {"a": {"label": self.a.label, "target": self.a.target, "triton_version": self.a.triton_version},
                 "b": {"label": self.b.label, "target": self.b.target, "triton_version": self.b.triton_version},
-                "facts": {fa.key: {"a": _jsonable(fa.value), "b": _jsonable(fb.value),
+                "facts": {fa.key: {"a": jsonable(fa.value), "b": jsonable(fb.value),
                                    "changed": fa.value != fb.value} for fa, fb in self.rows},
-                "changes": [{"key": c.key, "title": c.title, "a": _jsonable(c.before), "b": _jsonable(c.after),
+                "changes": [{"key": c.key, "title": c.title, "a": jsonable(c.before), "b": jsonable(c.after),
                              "explanation": c.explanation} for c in self.changes],
-                "one_side": {"a": {f.key: _jsonable(f.value) for f in self.one_side[0]},
-                             "b": {f.key: _jsonable(f.value) for f in self.one_side[1]}}}
+                "one_side": {"a": {f.key: jsonable(f.value) for f in self.one_side[0]},
+                             "b": {f.key: jsonable(f.value) for f in self.one_side[1]}}}
 
 
 def _side(report: Report) -> str:
@@ -154,78 +152,15 @@ def diff_reports(a: Report, b: Report) -> Diff:
     return Diff(a, b, tuple(rows), tuple(changes), one_side)
 
 
-def diff(a: Any, b: Any, arch: str | None = None, *, triton: str | tuple[str | None, str | None] | None = None,
-         **options: Any) -> Diff:
-    """Compare two kernels: anything `inspect` takes (a variant with overrides and target
-    `opt:num_stages=3@sm_90`, `my_mm.py:small`, `cache:3fa9c2`, a kernel object) or a Report already
-    made. `arch`, `args=`, `config=`, `signature=` and keyword overrides apply to both sides.
-    `triton`: the Triton release of both sides ("3.5.1") or of each (`("3.5.1", "3.9.0")`; None = the
-    installed one), each compiled in its toolchain — "what did the upgrade change?"."""
-    from ttinspect.report.collect import Report, inspect
-
-    versions = tuple(triton) if isinstance(triton, (tuple, list)) else (triton, triton)
-    if len(versions) != 2:
-        raise UsageError("diff(triton=...): one release, or a pair (a's, b's)")
-
-    def side(ref: Any, version: str | None) -> Report:
-        if isinstance(ref, Report):
-            if arch is not None or options or version is not None:
-                raise UsageError("diff(): a Report is already compiled; arch, triton and overrides do not apply")
-            return ref
-        return inspect(ref, arch, triton=version, **options)
-
-    return diff_reports(side(a, versions[0]), side(b, versions[1]))
-
-
 # --- text diff of main loops -------------------------------------------------------------------
-
-# PTX registers %r12 %rd3 %f7 %p1 %rs2 %hh1, MLIR/LLVM SSA values %12 %acc_77 %arg3, PTX/LLVM labels.
-_PTX_REG = re.compile(r"%(r|rd|rs|f|fd|p|hh|h|b)(\d+)\b")
-_SSA = re.compile(r"%[A-Za-z_$.][\w$.-]*?(?:_\d+)?\b|%\d+\b")
-_LABEL = re.compile(r"\$L__\w+|\.L_x_\d+|\^bb\d+")
-_DROP = {
-    "ptx": re.compile(r"^\s*(\.loc|//|\$L__tmp\d+:)"),
-    "ttir": re.compile(r"^\s*(//|#loc)"),
-    "ttgir": re.compile(r"^\s*(//|#loc)"),
-    "llir": re.compile(r"^\s*(;|#dbg)"),
-    "sass": re.compile(r"^\s*(//##|$)"),
-}
-_TRAILING = {
-    "ptx": re.compile(r"\s*//.*$"),
-    "ttir": re.compile(r"\s*loc\(.*\)\s*$"),
-    "ttgir": re.compile(r"\s*loc\(.*\)\s*$"),
-    "llir": re.compile(r",?\s*!dbg !\d+"),
-    "sass": re.compile(r"/\*[0-9a-f]{4,}\*/\s*|\s*/\*\s*0x[0-9a-f]+\s*\*/"),
-}
 
 
 def normalize(stage: str, text: str) -> list[str]:
-    """Rename registers/SSA values/labels in order of first appearance; drop locations and comments.
-    SASS registers are kept: after register allocation they are part of what changed."""
-    names: dict[str, str] = {}
-    counters: dict[str, int] = {}
-
-    def fresh(key: str, kind: str) -> str:
-        if key not in names:
-            counters[kind] = counters.get(kind, 0) + 1
-            names[key] = f"{kind}{counters[kind]}"
-        return names[key]
-
-    out = []
-    drop, trailing = _DROP.get(stage), _TRAILING.get(stage)
-    for line in text.split("\n"):
-        if drop and drop.match(line):
-            continue
-        if trailing:
-            line = trailing.sub("", line)
-        line = _LABEL.sub(lambda m: fresh(m[0], "L"), line)
-        if stage == "ptx":
-            line = _PTX_REG.sub(lambda m: fresh(m[0], "%" + m[1]), line)
-        elif stage != "sass":
-            line = _SSA.sub(lambda m: fresh(m[0], "%v"), line)
-        if line.strip():
-            out.append(line.rstrip())
-    return out
+    """Rename registers/SSA values/labels in order of first appearance; drop locations and comments
+    (the stage's dialect knows which). SASS registers are kept: after register allocation they are part
+    of what changed."""
+    dialect = dialect_of(stage)
+    return dialect.normalize(text) if dialect is not None else renumbered(text.split("\n"), "ssa")
 
 
 def loop_text_diff(stage: str, a_text: str, b_text: str, a_label: str, b_label: str) -> str:

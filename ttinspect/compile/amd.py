@@ -12,6 +12,7 @@ from triton.backends.compiler import GPUTarget
 
 from ttinspect.errors import UsageError
 from ttinspect.targets.nvidia import Target
+from ttinspect.targets.lookup import parse_amd
 
 
 def gpu_target(target: Target) -> GPUTarget:
@@ -52,6 +53,4 @@ def check_backend(target: Target, version: tuple[int, int], triton_version: str)
 
 def native_amd_target(arch: str) -> Target:
     """`--arch native` on a ROCm machine: the device's gfx name (Triton reports e.g. "gfx942:sramecc+")."""
-    from ttinspect.targets.amd import parse_amd
-
     return parse_amd(arch.split(":")[0])

@@ -19,7 +19,10 @@ from triton.compiler.errors import CompilationError
 
 from ttinspect.kernel.specialize import Specialization
 from ttinspect.targets.nvidia import Target
-from ttinspect.compile.jit import VERSION, _backend_error, _compile_error, _native_stderr, check_supported
+from ttinspect.compile.failures import backend_error, check_supported, compile_error, native_stderr
+from ttinspect.compile.installed import VERSION
+from ttinspect.compile.markers import final_marker, stage_marker
+from ttinspect.errors import TTInspectError
 
 # --- the per-pass history (`ttinspect passes`) ------------------------------------------------------
 
@@ -37,23 +40,23 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
     printed *before* each pass). The dumps go to C++'s fd 2; they are captured, never shown."""
     check_supported(fn, spec)
     source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
-    from ttinspect.compile.amd import gpu_target
+    from ttinspect.compile.amd import gpu_target  # imports triton
 
     gpu = gpu_target(target)
     native: dict[str, str] = {}
-    dumps = _PassDumps()
+    dumps = PassDumps()
     with tempfile.TemporaryDirectory(prefix="ttinspect-passes-") as scratch, \
-            _stages_wrapped(dumps.marked, target.backend), _dump_environment(scratch, dumps.path):
+            stages_wrapped(dumps.marked, target.backend), dump_environment(scratch, dumps.path):
         try:
-            with warnings.catch_warnings(), _native_stderr(native, force=True):
+            with warnings.catch_warnings(), native_stderr(native, force=True):
                 warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
                 triton.compile(source, target=gpu, options=dict(options))
         except _StopAfterLLIR:
             pass
         except CompilationError as exc:
-            raise _compile_error(fn, exc) from exc
+            raise compile_error(fn, exc) from exc
         except Exception as exc:  # Triton's backend raises plain RuntimeError/AssertionError/KeyError
-            raise _backend_error(fn, exc, options, target, native.get("text", "")) from exc
+            raise backend_error(fn, exc, options, target, native.get("text", "")) from exc
     try:
         return checked_pass_dump(dumps.collect(native.get("text", "")))
     except StepsElsewhere:  # once per process at most: fd 2 from now on
@@ -61,15 +64,13 @@ def compile_pass_dump(fn, spec: Specialization, options: Mapping[str, Any], targ
 
 
 def checked_pass_dump(text: str) -> str:
-    from ttinspect.errors import TTInspectError
-
     if "IR Dump" not in text:
         raise TTInspectError(f"Triton {triton.__version__} printed no per-pass IR dumps with MLIR_ENABLE_DUMP=1, "
                              "so the pass history is unavailable")
     return text
 
 
-class _PassDumps:
+class PassDumps:
     """One compile's per-pass dumps, with where each stage begins and the module each stage leaves.
 
     MLIR prints the dumps through llvm::errs(), which is unbuffered: a write(2) per token, 1.2 s of
@@ -160,8 +161,6 @@ class _PassDumps:
         return self._splice(text)
 
     def _splice(self, text: str) -> str:
-        from ttinspect.passes.dump import final_marker, stage_marker
-
         out: list[str] = []
         inside = False
         for chunk in re.split(r"(?m)^(?=// -----// )", text):
@@ -232,7 +231,7 @@ def _marker_context():
 
 
 @contextlib.contextmanager
-def _stages_wrapped(wrap, backend: str = "cuda"):
+def stages_wrapped(wrap, backend: str = "cuda"):
     """Wrap the backend's MLIR stage functions for one compile (`backend`: "cuda" or "hip", as
     Target.backend says; both vendors name their MLIR stages ttir, ttgir, llir). `add_stages` takes
     (stages, options) on 3.3 and (stages, options, language) later: the extra arguments pass through.
@@ -275,7 +274,7 @@ def _stages_wrapped(wrap, backend: str = "cuda"):
 
 
 @contextlib.contextmanager
-def _dump_environment(scratch: str, dump_path: str | None = None):
+def dump_environment(scratch: str, dump_path: str | None = None):
     """MLIR_ENABLE_DUMP=1 (read by the C++ pass manager at each compile), Triton's cache bypassed
     (a cache hit runs no passes, hence dumps nothing) and pointed at a scratch directory (the compile
     stops after llir: its half entry must not land in the user's cache)."""

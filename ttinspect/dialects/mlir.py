@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
 
+from ttinspect.dialects.locations import MLIR_TRAILING_LOC
 from ttinspect.errors import ParseError
 
 # #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], ...}>
@@ -28,8 +29,8 @@ ATTRIBUTE_RE = re.compile(r"^#([\w.]+)(?:<\{?(.*?)\}?>)?$")
 #     %row_28 = "tt.reduce"(%row_27) <{axis = 0 : i32}> ({
 #     tt.store %c_ptrs_87, %9, %8 : tensor<64x64x!tt.ptr<f16>, #blocked> loc(#loc54)
 OP_RE = re.compile(r'^(?:(%[^=]*?)\s*=\s*)?(?:"([\w$.]+)"|([A-Za-z_][\w$.]*))')
-# ... loc(#loc118)     /   loc("a_ptr"(#loc))    (the last one on the line)
-TRAILING_LOC = " loc("
+# %acc_21:3 = scf.for ...      %x = tt.load %p, %m ...      (the first result, the op name, the rest)
+DEFINITION_RE = re.compile(r'^\s*(%[\w$.-]+)(?::\d+)?(?:\s*,\s*%[\w$.-]+)*\s*=\s*"?([\w$.]+)"?\s*(.*)$')
 #   tt.func public @matmul_kernel(%a_ptr: !tt.ptr<f16> ...
 FUNCTION_NAME_RE = re.compile(r"@([\w$.]+)")
 # "/tmp/t/k.py":3:0      (a file location inside loc(...))
@@ -275,10 +276,10 @@ def _split_top(text: str) -> list[str]:
 
 
 def _trailing_loc(s: str) -> str | None:
-    at = s.rfind(TRAILING_LOC)
+    at = s.rfind(MLIR_TRAILING_LOC)
     if at < 0:
         return None
-    inner = s[at + len(TRAILING_LOC):]
+    inner = s[at + len(MLIR_TRAILING_LOC):]
     return inner[:-1] if inner.endswith(")") else None
 
 

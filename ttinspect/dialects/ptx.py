@@ -29,15 +29,11 @@ from typing import Mapping
 
 from ttinspect.errors import ParseError
 from ttinspect.dialects.cfg import CFG, Block, CFGFunction, KernelModule, build_cfg
+from ttinspect.dialects.locations import PTX_FILE_RE, SourcePos, ptx_source_pos
 from ttinspect.dialects.operands import split_operands
 
 # .visible .entry matmul_kernel(          /  .func (.param .b32 retval0) helper(
 FUNCTION_RE = re.compile(r"\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$.]*)")
-# 	.file	1 "/tmp/t/k.py"      (3.9 may add `, timestamp, size`)
-FILE_RE = re.compile(r'\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
-# 	.loc	1 21 20                         // k.py:21:20
-# 	.loc	2 43 13, function_name $L__info_string0, inlined_at 1 33 23 // standard.py:43:13
-LOC_RE = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
 # .target sm_90a      /  .version 8.7
 HEADER_RE = re.compile(r"\.(target|version)\s+([\w.,\s]+?)\s*(?://.*)?$")
 # @!complete bra.uni waitLoop;       /  @%p15 bra 	$L__BB0_3;      /  mov.b32 	%r246, 0;
@@ -46,16 +42,6 @@ INSTRUCTION_RE = re.compile(r"(?:@(!?)([%\w$.]+)\s+)?([A-Za-z_][\w.:]*)\s*([^;]*
 LOOP_HEADER_COMMENT = "Loop Header"
 
 TENSOR_CORE_PREFIXES = ("mma.", "wmma.mma", "wgmma.mma_async", "tcgen05.mma")
-
-
-@dataclass(frozen=True)
-class SourcePos:
-    """A `.loc FILE LINE COL`; `inlined_at` is the call site when 3.9 prints one on the directive."""
-
-    file: int
-    line: int
-    col: int
-    inlined_at: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,8 +94,11 @@ class PtxFunction(CFGFunction[Instruction]):
 
     def instruction(self, index: int) -> Instruction:
         line = self._ins_line[index]
-        return _decode(index, line, self._lines[line - 1], self._loc(self._ins_loc[index]),
-                       index in self._ins_asm)
+        return _decode(index, line, self._lines[line - 1], self.source_pos(index), index in self._ins_asm)
+
+    def source_pos(self, index: int) -> SourcePos | None:
+        """The `.loc` in effect at instruction `index` (None: none), without decoding the instruction."""
+        return self._loc(self._ins_loc[index])
 
     @cached_property
     def instructions(self) -> tuple[Instruction, ...]:
@@ -132,9 +121,7 @@ class PtxFunction(CFGFunction[Instruction]):
             return None
         cache = self.__dict__.setdefault("_loc_cache", {})
         if line not in cache:
-            m = LOC_RE.search(self._lines[line - 1])
-            inlined = (int(m[4]), int(m[5]), int(m[6])) if m and m[4] else None
-            cache[line] = SourcePos(int(m[1]), int(m[2]), int(m[3]), inlined) if m else None
+            cache[line] = ptx_source_pos(self._lines[line - 1])
         return cache[line]
 
 
@@ -176,7 +163,7 @@ def parse_ptx(text: str) -> PtxModule:
             continue
         if c == ".":
             if s.startswith(".file"):
-                m = FILE_RE.match(s)
+                m = PTX_FILE_RE.match(s)
                 if m:
                     files[int(m[1])] = m[2]
             elif s.startswith(".section"):  # 	.section	.debug_abbrev

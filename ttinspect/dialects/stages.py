@@ -1,10 +1,12 @@
 """The one table of stages. Like Triton's compiler (`stages[ext] = ...`), keyed by extension; SASS is
-derived from the cubin only when somebody asks for it."""
+derived from the cubin only when somebody asks for it. Every text stage carries its dialect object
+(`stage_dialects`): how its text is parsed, located, normalized, lexed and where its main loop is."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ttinspect.dialects.stage_dialects import AMDGCN, LLIR, PTX, SASS, TTGIR, TTIR, Dialect
 from ttinspect.errors import UsageError
 
 
@@ -16,16 +18,17 @@ class Stage:
     comment: str  # line-comment prefix, for the header ttinspect prints above the text
     derived_from: str | None = None  # None: produced by triton.compile itself
     backend: str | None = None  # "cuda" or "hip": the one vendor whose compile produces it; None: both
+    dialect: Dialect | None = None  # None for a binary stage
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//"),
-    Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//"),
-    Stage("llir", "LLVM IR", False, ";"),
-    Stage("ptx", "PTX", False, "//", backend="cuda"),
+    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//", dialect=TTIR),
+    Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//", dialect=TTGIR),
+    Stage("llir", "LLVM IR", False, ";", dialect=LLIR),
+    Stage("ptx", "PTX", False, "//", backend="cuda", dialect=PTX),
     Stage("cubin", "CUDA binary (ELF)", True, "", backend="cuda"),
-    Stage("sass", "SASS (disassembled cubin)", False, "//", derived_from="cubin", backend="cuda"),
-    Stage("amdgcn", "AMDGCN assembly (LLVM's AMDGPU backend)", False, ";", backend="hip"),
+    Stage("sass", "SASS (disassembled cubin)", False, "//", derived_from="cubin", backend="cuda", dialect=SASS),
+    Stage("amdgcn", "AMDGCN assembly (LLVM's AMDGPU backend)", False, ";", backend="hip", dialect=AMDGCN),
     Stage("hsaco", "AMD code object (ELF)", True, "", backend="hip"),
 )}
 # `--stage asm`: the target's assembly, whichever vendor.
@@ -35,6 +38,14 @@ _VENDOR = {"cuda": "NVIDIA", "hip": "AMD"}
 # What triton.compile produces (its `asm` dict); the rest is derived.
 COMPILED = tuple(name for name, s in STAGES.items() if s.derived_from is None)
 TEXT_STAGES = tuple(name for name, s in STAGES.items() if not s.binary)
+# The stages with a dialect: those with source lines, a main loop, highlighting.
+DIALECT_STAGES = tuple(name for name, s in STAGES.items() if s.dialect is not None)
+
+
+def dialect_of(name: str) -> Dialect | None:
+    """The dialect object of stage `name` (its own name, no alias), None for a binary or unknown stage."""
+    stage = STAGES.get(name)
+    return stage.dialect if stage is not None else None
 
 
 def get_stage(name: str, *, text_only: bool = False) -> Stage:

@@ -20,8 +20,9 @@ from typing import Any, Callable
 from ttinspect.caches import store as cache
 from ttinspect.engine import tools
 from ttinspect.errors import TTInspectError, UsageError
-from ttinspect.render.outputs import check_output_dir, write_atomically
+from ttinspect.files.outputs import check_output_dir, write_atomically
 from ttinspect.dialects.stages import STAGES, get_stage
+from ttinspect.files.source_files import read_regular
 
 
 @dataclass(eq=False)
@@ -81,7 +82,6 @@ class Artifacts:
     def _read(self, name: str) -> bytes:
         """A compiled file, verified; a damaged entry is compiled again once."""
         if not self.verified:  # a Triton cache entry: regular files only (a FIFO there would block the read)
-            from ttinspect.engine.source_files import read_regular
 
             data = read_regular(self.directory / name)
             if data is None:
@@ -123,7 +123,6 @@ class Artifacts:
         if self.verified:
             return self._read(file).decode() if cache.has(self.directory, file) else None
         path = self.directory / file
-        from ttinspect.engine.source_files import read_regular
 
         data = read_regular(path)
         return data.decode(errors="replace") if data is not None else None

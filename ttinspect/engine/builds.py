@@ -8,21 +8,23 @@ version and the TRITON_* environment — so a warm call imports neither triton n
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ttinspect.caches import store as cache
 from ttinspect.engine.artifacts import Artifacts
-from ttinspect.errors import CompileError, TTInspectError, UsageError
-from ttinspect.targets.nvidia import DEFAULT_ARCH, Target, parse_arch
-from ttinspect.kernel.variants import Resolved, Variant, module_source_path, resolve
+from ttinspect.errors import CompileError, TTInspectError
+from ttinspect.targets.nvidia import DEFAULT_ARCH, Target
+from ttinspect.targets.lookup import parse_arch
+from ttinspect.targets.releases import check_supported, triton_version
+from ttinspect.kernel.variants import Resolved, Variant, module_source_path
+from ttinspect.kernel.overrides import resolve
+from ttinspect.kernel.specialize import as_descriptor, as_pointer
+from ttinspect.files.source_files import digests, sibling_digests
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class Build:
         """What `from_record` needs to find this build again without compiling (the warm path of a
         reference that only triton can resolve: a user's file, an autotuned kernel)."""
         return {"label": self.label, "kernel": self.kernel, "target": self.target.name,
-                "config": _jsonable(self.config), "entry": str(self.artifacts.directory),
+                "config": for_cache_key(self.config), "entry": str(self.artifacts.directory),
                 "source_file": self.source_file, "note": self.note}
 
     @classmethod
@@ -76,39 +78,8 @@ class Build:
         return match.group(1) if match else None
 
 
-@functools.lru_cache(maxsize=1)
-def _dist_info_version() -> str | None:
-    """The installed Triton's version from its `triton-X.dist-info` directory, found on sys.path the way
-    importlib.metadata finds it (first match wins) but without importing it (~20 ms of a warm command)."""
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        found = [n for n in names if n.startswith("triton-") and n.endswith(".dist-info")]
-        if len(found) == 1:
-            return found[0][len("triton-"):-len(".dist-info")]
-        if found:  # several: let importlib.metadata decide
-            return None
-    return None
-
-
-def triton_version() -> str:
-    found = _dist_info_version()
-    if found:
-        return found
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("triton")
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise UsageError("triton is not installed (pip install triton)") from exc
-
-
 def resolve_target(arch: str | Target | None) -> Target:
     """The target to compile for; one the installed Triton cannot compile for is refused in one line."""
-    from ttinspect.targets.releases import check_supported
-
     if isinstance(arch, Target):
         target = arch
     elif arch is None:
@@ -123,25 +94,14 @@ def resolve_target(arch: str | Target | None) -> Target:
     return target
 
 
-def _source_digest(path: Path) -> dict[str, str]:
-    """A shipped kernel's file and its sibling .py files (ttinspect's own kernels folder), by content;
-    regular files only."""
-    from ttinspect.engine.source_files import read_regular
-
-    files = {f.name: read_regular(f) for f in sorted(path.parent.glob("*.py"))}
-    return {name: hashlib.sha256(data).hexdigest() for name, data in files.items() if data is not None}
-
-
-def _jsonable(mapping: Mapping[str, Any]) -> dict[str, Any]:
+def for_cache_key(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """For cache keys: a torch tensor counts by what a launch specializes on (dtype, alignment) — its
     repr shows neither the alignment nor is it short."""
-    from ttinspect.kernel.specialize import _as_descriptor, _as_pointer
-
     def key(value: Any) -> Any:
         if isinstance(value, (int, float, str, bool, type(None))):
             return value
         if hasattr(value, "data_ptr") or hasattr(value, "block_shape"):
-            return repr(_as_descriptor(value) or _as_pointer(value) or value)
+            return repr(as_descriptor(value) or as_pointer(value) or value)
         return repr(value)
 
     return {k: key(v) for k, v in mapping.items()}
@@ -153,9 +113,9 @@ def build(variant: Variant | str | Resolved, overrides: Mapping[str, Any] | None
     resolved = variant if isinstance(variant, Resolved) else resolve(variant, overrides)
     spec = resolved.variant
     path = module_source_path(spec.module)
-    return _build(resolved.label(), spec.kernel, _source_digest(Path(path)), spec.load_kernel, resolved.args(),
+    return _build(resolved.label(), spec.kernel, sibling_digests(Path(path)), spec.load_kernel, resolved.args(),
                   dict(resolved.config), resolve_target(arch),
-                  {"variant": spec.name, "problem": _jsonable(resolved.problem)}, path, check)
+                  {"variant": spec.name, "problem": for_cache_key(resolved.problem)}, path, check)
 
 
 def build_jit(fn: Any, args: Mapping[str, Any], config: Mapping[str, Any] | None = None,
@@ -163,7 +123,7 @@ def build_jit(fn: Any, args: Mapping[str, Any], config: Mapping[str, Any] | None
     """Compile any @triton.jit function. `args` are the runtime arguments by name as a launch would
     pass them (torch tensors or `Pointer("fp16")`, ints, floats); `config` the constexprs and compile
     options (num_warps, num_stages, ...)."""
-    from ttinspect.compile.jit import jit_params
+    from ttinspect.compile.jit import jit_params  # imports triton
 
     jit_params(fn)  # refuses anything that is not a JITFunction, with a clear message
     return build_function(fn, fn.__name__, args, config, resolve_target(arch))
@@ -176,7 +136,6 @@ def build_function(fn: Any, label: str, args: Mapping[str, Any], config: Mapping
     path = fn.fn.__code__.co_filename
     name = f"{Path(path).name}:{fn.__name__}" if fn.fn.__module__.startswith(USER_MODULE_PREFIX) \
         else f"{fn.fn.__module__}:{fn.__name__}"
-    from ttinspect.engine.source_files import digests
 
     digest = digests(Path(path))  # the file and the local modules it imports: regular files only
     # where it lives too: the PTX's debug info names the file by its path, so a copy elsewhere is another kernel
@@ -197,7 +156,7 @@ def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], A
            config: dict[str, Any], target: Target, extra: dict[str, Any], source_file: str | None,
            check: bool = True) -> Build:
     key = cache.content_key({
-        "kernel": kernel, "sources": digest, "config": _jsonable(config), "args": _jsonable(args),
+        "kernel": kernel, "sources": digest, "config": for_cache_key(config), "args": for_cache_key(args),
         "target": target.name, "triton": triton_version(), "env": cache.compile_env(),
     })
     def compile_entry() -> Path:
@@ -212,7 +171,7 @@ def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], A
         dumps: dict[str, str] | None = {} if _compile_with_pass_dumps else None
         files, metadata = compile_jit(fn, specialization, options, target, pass_dump=dumps)
         metadata["ttinspect"] = {"label": label, "kernel": kernel, "target": target.name,
-                                 "config": _jsonable(config), "signature": specialization.describe(),
+                                 "config": for_cache_key(config), "signature": specialization.describe(),
                                  "source_file": source_file, "engine": cache.ENGINE_VERSION, **extra}
         if NO_PTXAS_LOG:
             metadata["ttinspect"]["no_ptxas_log"] = NO_PTXAS_LOG
@@ -224,7 +183,8 @@ def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], A
         return entry
 
     def dump_passes() -> str:
-        from ttinspect.compile.jit import compile_pass_dump, specialize_for, split_options  # imports triton
+        from ttinspect.compile.jit import specialize_for, split_options  # imports triton
+        from ttinspect.compile.pass_dumps import compile_pass_dump  # imports triton
 
         fn = load()
         return compile_pass_dump(fn, specialize_for(fn, args, config), split_options(fn, config), target)
@@ -287,7 +247,7 @@ def pass_dump(result: Build) -> str:
     first: `rebuild` finds the entry in the cache and registers it here without compiling."""
     name = result.artifacts.directory.name
     if name in _ready_pass_dumps:
-        from ttinspect.compile.jit import checked_pass_dump
+        from ttinspect.compile.pass_dumps import checked_pass_dump  # imports triton
 
         return checked_pass_dump(_ready_pass_dumps.pop(name))
     if name not in _pass_dumpers and result.artifacts.rebuild is not None:

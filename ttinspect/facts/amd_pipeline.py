@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ttinspect.errors import TTInspectError
 from ttinspect.targets.nvidia import Target
 from ttinspect.facts.model import Fact, known, unknown
 
@@ -58,7 +59,7 @@ def pipeline_depth(ttgir: str, target: Target, release: tuple[int, int] | None, 
                    no_loop_reason: str) -> Fact:
     if not has_loop:
         return unknown(KEY, TITLE, PIPE, f"not applicable: {no_loop_reason}", EXPLANATION, "ttgir")
-    from ttinspect.errors import TTInspectError
+    # the MLIR parser is loaded only for an AMD report that has a loop
     from ttinspect.dialects.mlir import parse_mlir
 
     try:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ttinspect.dialects.mlir import MlirModule, is_dot
+from ttinspect.dialects.locations import without_mlir_location
+from ttinspect.dialects.mlir import DEFINITION_RE, MlirModule, is_dot
 from ttinspect.facts.model import Counts, Fact, counts, known, unknown
 
-# %group_id = arith.divsi %pid, %num_pid_in_group : i32 loc(#loc74)
-_DEF_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*\"?([\w$.]+)\"?\s*(.*)$")
 #   scf.for %tile_id = %pid to %num_tiles step %c132_i32 : i32 {
 _FOR_RE = re.compile(r"scf\.for\s+(%[\w$.-]+)\s*=\s*(%[\w$.-]+)\s+to\b")
 # %c8_i32 = arith.constant 8 : i32
@@ -37,12 +36,19 @@ class _Def:
     rest: str
 
 
+def _single_definition(text: str) -> re.Match[str] | None:
+    """DEFINITION_RE for an op with one result (`%group_id = arith.divsi %pid, %n : i32`), None for one
+    with several (`%a:2 = scf.for`, `%a, %b = ...`) or none."""
+    m = DEFINITION_RE.match(text)
+    return m if m and text[m.end(1):].lstrip().startswith("=") else None
+
+
 def _definitions(module: MlirModule) -> dict[str, _Def]:
     defs: dict[str, _Def] = {}
     for op in module.ops:
-        m = _DEF_RE.match(module.text(op))
+        m = _single_definition(module.text(op))
         if m:
-            body = m[3].split(" loc(")[0]
+            body = without_mlir_location(m[3])
             operands = tuple(_SSA_RE.findall(body.split(":")[0]))
             defs[m[1]] = _Def(m[2], operands, body)
     return defs
@@ -138,7 +144,7 @@ def load_masks(module: MlirModule) -> tuple[int, ...] | None:
     terms = []
     for op in module.ops:
         if op.name == "tt.load" and loop.op.line < op.line <= loop.op.end_line:
-            m = _DEF_RE.match(module.text(op))
+            m = _single_definition(module.text(op))
             operands = tuple(_SSA_RE.findall(m[3].split(":")[0])) if m else ()
             terms.append(_mask_terms(defs, operands[1], set()) if len(operands) > 1 else 0)
     return tuple(terms)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ttinspect.dialects.locations import MLIR_LOC_TEXT
 from ttinspect.dialects.mlir import MlirModule, MlirOp, is_dot
 from ttinspect.facts.model import counts
 
@@ -31,7 +32,7 @@ _CONSTANT_RE = re.compile(r"^%c\d+(_i\d+)?(_\d+)?$")  # %c0_i32, %c1_i32_28: a f
 # partition0(%b_16: ..., %b_25: i32 loc(...)) num_warps(1) {
 _PARTITION_RE = re.compile(r"^\s*(default|partition\d+)\b.*?(?:num_warps\((\d+)\))?\s*\{\s*$")
 # } {tt.num_stages = 3 : i32, tt.warp_specialize} loc(#loc43)
-_ATTRS_RE = re.compile(r"\}\s*\{([^{}]*)\}\s*(?:loc\(.*\))?\s*$")
+_ATTRS_RE = re.compile(r"\}\s*\{([^{}]*)\}\s*(?:" + MLIR_LOC_TEXT + r")?\s*$")
 _STAGES_RE = re.compile(r"tt\.num_stages\s*=\s*(\d+)")
 
 LOAD_OPS = {"tt.load": "tt.load", "tt.descriptor_load": "descriptor load",

@@ -24,11 +24,12 @@ from typing import Any, Sequence
 
 from ttinspect.dialects.mlir import MlirModule
 from ttinspect.dialects.ptx import PtxModule
-from ttinspect.facts.loop_ir import IrLoop
+from ttinspect.facts.loop_ir import IrLoop, ir_loops
 from ttinspect.facts.model import Fact, counts, known, unknown
 from ttinspect.facts.pipeline import EXPLANATION as DEPTH_EXPLANATION
 from ttinspect.facts.pipeline import barriers_before_loop, pipeline_depth
-from ttinspect.facts.ptx import PtxView, _Index, _imm, _sorted_imms
+from ttinspect.facts.ptx import OpIndex, PtxView, first_immediate, sorted_immediates
+from ttinspect.facts.warp_spec import warp_spec_facts
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
 LOOP_GROUP = "loop"  # groups of per-loop facts are "loop 2 · line 35 · tile loop"
@@ -145,7 +146,7 @@ def _ptx_lines(view: PtxView, kernel) -> frozenset[int]:
     """The Python lines of a PTX loop's own instructions (`.loc`), and their call sites where inlined."""
     out = set()
     for i in view.loop_indices:
-        pos = kernel._loc(kernel._ins_loc[i])
+        pos = kernel.source_pos(i)
         if pos is None:
             continue
         out.add(pos.line)
@@ -203,7 +204,7 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
         if view is None:
             out.append(unknown(prefix + key, title, group, "no PTX loop runs this loop", explanation, "ptx"))
         else:
-            add(key, title, value_of(_Index(view.loop_ops)), explanation, "ptx loop")
+            add(key, title, value_of(OpIndex(view.loop_ops)), explanation, "ptx loop")
 
     add("line", "Python line of the loop", loop.line if loop.line else "unknown",
         "the `for` line the loop comes from (its location in the TTGIR); for a loop in an inlined "
@@ -238,7 +239,7 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
     ptx("commit_groups", "cp.async.commit_group per iteration", lambda i: i.count("cp.async.commit_group"),
         "commit groups closed per trip: one per pipelined load")
     ptx("wait_group", "cp.async.wait_group in the loop",
-        lambda i: _sorted_imms(_imm(op) for op in i.starting("cp.async.wait_group")),
+        lambda i: sorted_immediates(first_immediate(op) for op in i.starting("cp.async.wait_group")),
         "cp.async.wait_group N: at most N committed groups may still be pending")
     ptx("async_copies", "asynchronous copies per iteration",
         lambda i: counts(kind for kind in map(_copy_kind, i.starting("cp.async")) if kind),
@@ -254,9 +255,6 @@ def kernel_loop_facts(ttgir: MlirModule, ttir: MlirModule | None, ptx: PtxModule
     """From the parsed stages: the kernel's pipeline depth (its main loop, two witnesses) and the
     warp-specialization and per-loop facts. One path for a build's artifacts and for the JIT's own files
     (scripts/device_loop_facts.py compares the two on a GPU)."""
-    from ttinspect.facts.loop_ir import ir_loops
-    from ttinspect.facts.warp_spec import warp_spec_facts
-
     module = ttgir
     loops = ir_loops(module, ttir)
     facts, matched = loop_facts(loops, ptx, num_stages)

@@ -51,7 +51,7 @@ class Fact:
         return format_value(self.value)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "title": self.title, "group": self.group, "value": _jsonable(self.value),
+        return {"key": self.key, "title": self.title, "group": self.group, "value": jsonable(self.value),
                 "explanation": self.explanation, "source": self.source, "unknown": self.unknown}
 
 
@@ -98,12 +98,12 @@ def _entry(value: Any) -> str:
     return "absent" if value is None else format_value(value)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, tuple):
         if isinstance(value, Counts) or value and all(  # an empty multiset is still an object: {}
                 isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value):
-            return {k: _jsonable(v) for k, v in value}
-        return [_jsonable(v) for v in value]
+            return {k: jsonable(v) for k, v in value}
+        return [jsonable(v) for v in value]
     return value
 
 

@@ -16,7 +16,7 @@ Anything else is "unknown", with what was seen.
 from __future__ import annotations
 
 from ttinspect.facts.model import Fact, known, unknown
-from ttinspect.facts.ptx import PtxView, _imm
+from ttinspect.facts.ptx import PtxView, first_immediate
 
 KEY, TITLE, GROUP = "pipeline_depth", "pipeline depth (num_stages)", "pipeline"
 EXPLANATION = ("num_stages: the loop loads num_stages − 1 K steps ahead; when it waits for this step's tiles, "
@@ -32,7 +32,7 @@ def pipeline_depth(view: PtxView) -> Fact:
     loop = view.loop_ops  # the instructions facts read (ptx.RELEVANT), mnemonics tested once each
     tagged = [(i, i.mnemonic + ".") for i in loop]
     commits = sum(1 for _, m in tagged if m.startswith("cp.async.commit_group."))
-    waits = [_imm(i) for i, m in tagged if m.startswith("cp.async.wait_group.")]
+    waits = [first_immediate(i) for i, m in tagged if m.startswith("cp.async.wait_group.")]
     # TMA loads only (cp.async.bulk.tensor.2d.shared::cta.global...): a TMA store is no stage
     tma_in_loop = any(m.startswith("cp.async.bulk.tensor.") and i.modifiers[4:5] and i.modifiers[4].startswith("shared")
                       for i, m in tagged)

@@ -139,7 +139,7 @@ class PtxView:
         cfg = kernel.cfg
         out = []
         def loc(index: int):
-            pos = kernel._loc(kernel._ins_loc[index])
+            pos = kernel.source_pos(index)
             return None if pos is None else (pos.file, pos.line, pos.col)
 
         for loop in cfg.loops:
@@ -211,14 +211,14 @@ def _starts(prefix: str) -> Callable[[Op | Instruction], bool]:
     return lambda i: (i.mnemonic + ".").startswith(prefix + ".")
 
 
-def _imm(instr: Op | Instruction) -> int | None:
+def first_immediate(instr: Op | Instruction) -> int | None:
     try:
         return int(instr.operands[0], 0)
     except (IndexError, ValueError):
         return None
 
 
-def _sorted_imms(values: Iterable[int | None]) -> tuple[int | None, ...]:
+def sorted_immediates(values: Iterable[int | None]) -> tuple[int | None, ...]:
     """Distinct immediates, ascending; an unreadable one (None) last instead of breaking the sort."""
     return tuple(sorted(set(values), key=lambda v: (v is None, v or 0)))
 
@@ -249,7 +249,7 @@ def _global_width(instr: Op) -> str:
     return ".".join([instr.opcode, "global", *keep])
 
 
-class _Index:
+class OpIndex:
     """Ops by opcode, built in one pass. `starting("cp.async.wait_group")` is every op whose mnemonic is
     that or goes on with a ".", i.e. what `_starts` tests: the leading "."-parts agree."""
 
@@ -272,10 +272,10 @@ class _Index:
 
 
 def tensor_core_path(view: PtxView) -> str:
-    return _tensor_core_path(_Index(view.ops))
+    return _tensor_core_path(OpIndex(view.ops))
 
 
-def _tensor_core_path(whole: _Index) -> str:
+def _tensor_core_path(whole: OpIndex) -> str:
     if whole.count("tcgen05.mma"):
         return "tcgen05"
     if whole.count("wgmma.mma_async"):
@@ -287,7 +287,7 @@ def _tensor_core_path(whole: _Index) -> str:
 
 def ptx_facts(view: PtxView) -> list[Fact]:
     facts: list[Fact] = []
-    loop, whole = _Index(view.loop_ops), _Index(view.ops)
+    loop, whole = OpIndex(view.loop_ops), OpIndex(view.ops)
     loads = [i for i in whole.starting("ld") if "global" in i.modifiers]
 
     def per_loop(key, title, group, value, explanation, source="ptx main loop"):
@@ -304,12 +304,12 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              loop.count("cp.async.commit_group"),
              "commit groups closed per iteration: Triton closes one group per pipelined load")
     per_loop("loop_wait_group", "cp.async.wait_group in the loop", "pipeline",
-             _sorted_imms(_imm(i) for i in loop.starting("cp.async.wait_group")),
+             sorted_immediates(first_immediate(i) for i in loop.starting("cp.async.wait_group")),
              "cp.async.wait_group N blocks until at most N committed groups are still pending "
              "(it does not wait for N groups)")
-    after = _Index(view.after_ops)
+    after = OpIndex(view.after_ops)
     per_loop("drain_wait_group", "cp.async.wait_group after the loop", "pipeline",
-             tuple(_imm(i) for i in after.starting("cp.async.wait_group")),
+             tuple(first_immediate(i) for i in after.starting("cp.async.wait_group")),
              "waits after the loop; wait_group 0 drains every copy still in flight", source="ptx")
     facts.append(known("commit_groups", "cp.async.commit_group (whole kernel)", "pipeline",
                        whole.count("cp.async.commit_group"),
@@ -329,7 +329,7 @@ def ptx_facts(view: PtxView) -> list[Fact]:
              "warpgroup (128-thread) asynchronous MMAs per iteration (Hopper), by shape; operands "
              "come from shared memory")
     per_loop("loop_wgmma_wait", "wgmma.wait_group in the loop", "tensor cores",
-             _sorted_imms(_imm(i) for i in loop.starting("wgmma.wait_group")),
+             sorted_immediates(first_immediate(i) for i in loop.starting("wgmma.wait_group")),
              "wgmma.wait_group N: wait until at most N wgmma groups are pending (1 = keep one "
              "iteration's MMAs in flight)")
     per_loop("loop_wgmma_sync", "wgmma fence / commit per iteration", "tensor cores",

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ttinspect.errors import NoGPUError, UsageError
-from ttinspect.kernel.variants import Resolved, resolve
+from ttinspect.kernel.variants import Resolved
+from ttinspect.kernel.overrides import resolve
+from ttinspect.files.outputs import write_atomically
 
 WARMUP_MS, REP_MS = 100, 300
 ROUNDS = 3
@@ -158,7 +160,6 @@ def plot(result: BenchResult, path: Path, force: bool = False) -> None:
     """Draw to memory, then write `path` atomically (checked by outputs.check_output before the run)."""
     import io
 
-    from ttinspect.render.outputs import write_atomically
 
     try:
         import matplotlib

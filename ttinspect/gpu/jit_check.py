@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ttinspect.engine.builds import build
 from ttinspect.errors import NoGPUError
-from ttinspect.kernel.variants import resolve
+from ttinspect.kernel.overrides import resolve
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def _sha(text: str) -> str:
 
 _LAUNCH = """
 import sys, torch
-from ttinspect.kernel.variants import resolve
+from ttinspect.kernel.overrides import resolve
 resolved = resolve(sys.argv[1], {"M": int(sys.argv[2]), "N": int(sys.argv[2]), "K": int(sys.argv[2])})
 a = torch.randn(int(sys.argv[2]), int(sys.argv[2]), device="cuda", dtype=torch.float16)
 b = torch.randn(int(sys.argv[2]), int(sys.argv[2]), device="cuda", dtype=torch.float16)
@@ -70,7 +70,7 @@ def compare_with_jit(variant: str, size: int = 1024) -> PtxComparison:
 
 _LAUNCH_ANY = """
 import json, sys, torch
-from ttinspect.kernel.variants import resolve
+from ttinspect.kernel.overrides import resolve
 from ttinspect.gpu.inputs import example_inputs
 resolved = resolve(sys.argv[1], json.loads(sys.argv[2]))
 resolved.variant.load_launcher()(*example_inputs(resolved), **resolved.config)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from ttinspect.refs.reference import parse_ref
+
 
 def main(argv: list[str]) -> None:
     import torch
@@ -21,8 +23,6 @@ def main(argv: list[str]) -> None:
     if ref_text == "cublas":
         torch.matmul(a, b)
     else:
-        from ttinspect.kernel.variants import parse_ref
-
         ref = parse_ref(ref_text, [f"M={size}", f"N={size}", f"K={size}"])
         ref.resolved.variant.load_launcher()(a, b, **ref.resolved.config)
     torch.cuda.synchronize()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ttinspect.errors import NoGPUError, ToolError, UsageError
+from ttinspect.refs.reference import parse_ref
 
 # name shown -> candidate ncu metrics (the first one this GPU/ncu knows is used)
 METRICS: dict[str, tuple[str, ...]] = {
@@ -99,7 +100,6 @@ def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True) -
         raise NoGPUError("needs a CUDA GPU and torch; dump/report/diff work without one") from exc
     if not torch.cuda.is_available():
         raise NoGPUError("needs a CUDA GPU; dump/report/diff work without one")
-    from ttinspect.kernel.variants import parse_ref
 
     out = []
     for text in variants:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ttinspect.report.collect import report_from_build
 from ttinspect.engine.builds import build
-from ttinspect.kernel.variants import parse_ref
+from ttinspect.refs.reference import parse_ref
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def compare_resources(variant: str) -> ResourceComparison:
     """`variant` is a shipped variant with optional overrides (`tileon:num_warps=8`)."""
     import torch
 
-    from ttinspect.gpu.inputs import example_inputs
+    from ttinspect.gpu.inputs import example_inputs  # after torch, which it needs
 
     resolved = parse_ref(variant).resolved
     offline = report_from_build(build(resolved, arch="native"))

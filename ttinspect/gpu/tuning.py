@@ -7,12 +7,13 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ttinspect.autotune import results as autotuned
+from ttinspect.caches import winners
 from ttinspect.compare.facts_diff import diff_reports
 from ttinspect.engine.builds import build
 from ttinspect.errors import CompileError, UsageError
 from ttinspect.report.collect import report_from_build
-from ttinspect.kernel.variants import get_variant, resolve
+from ttinspect.kernel.overrides import resolve
+from ttinspect.kernel.catalog import get_variant
 from ttinspect.gpu.bench import Timing, require_gpu, run_variant, time_ms
 
 # Fact groups a ladder step's delta is summarized from (the others — ir, sass — are in `diff`).
@@ -74,7 +75,7 @@ def autotune(variant_name: str, size: int = 4096) -> dict[str, Any]:
                          "ratio_to_cublas": r.timing.tflops / cublas_tflops} if r.timing else {})}
                     for r in rows],
     }
-    data["saved_to"] = str(autotuned.save(variant, data))
+    data["saved_to"] = str(winners.save(variant, data))
     return data
 
 
@@ -105,7 +106,7 @@ def ladder(size: int = 4096, *, with_profile: bool = False) -> dict[str, Any]:
                                "explanation": c.explanation}
                               for c in delta.changes if c.group in LADDER_GROUPS]
         if with_profile:
-            from ttinspect.gpu.profile import profile_one
+            from ttinspect.gpu.profile import profile_one  # Nsight Compute's wrapper: only with --profile
 
             row["profile"] = dict(profile_one(_ref_text(name, ref), size, ref.variant.function,
                                               ref.label()).metrics)

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.errors import TTInspectError
+from ttinspect.engine.builds import Build
+from ttinspect.engine.artifacts import MissingStage
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 
@@ -74,15 +76,14 @@ def gather(item: Any, options=None, *, with_passes: bool = False, stages: tuple[
     `engine.Build` or a `report.Report`; `stages`: the stages to show (the others stay out of the page).
     A config too big to launch is still built (as `check` does),
     so that its shared-memory finding shows instead of an error."""
-    from ttinspect.engine.builds import Build
-    from ttinspect.report.collect import Report, report_from_build
+    from ttinspect.api import Report, report_from_build  # the facts' parsers load only when a report is made
 
     if isinstance(item, Report):
         report = item
     elif isinstance(item, Build):
         report = report_from_build(item)
     else:
-        from ttinspect.check import check_reference
+        from ttinspect.check import check_reference  # the check rules load only when checking
 
         report, _ = check_reference(item, options)
     built = report.build
@@ -114,8 +115,6 @@ def _read_source(built) -> tuple[str | None, str | None]:
 
 
 def _stage_data(built, stage: str, source_file: str | None) -> StageData:
-    from ttinspect.engine.artifacts import MissingStage
-
     try:
         text = built.artifacts.text(stage)
     except MissingStage as error:
@@ -126,7 +125,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
     to_python: tuple[int, ...] = ()
     note = None
     if source_file:
-        from ttinspect.source import source_info
+        from ttinspect.source import source_info  # the facts' parsers load only when a report is made
 
         try:
             info = source_info(stage, text, source_file)
@@ -136,7 +135,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
             note = f"no source attribution: {error}"
     else:
         note = "no source attribution: the kernel's Python file is not known"
-    from ttinspect.dialects.main_loop import main_loop_slice
+    from ttinspect.dialects.main_loop import main_loop_slice  # the facts' parsers load only when a report is made
 
     try:
         loop, loop_error = main_loop_slice(stage, text), None
@@ -148,7 +147,7 @@ def _stage_data(built, stage: str, source_file: str | None) -> StageData:
 def _pass_history(built) -> tuple[Any, str | None]:
     """The pass history (passes.PassHistory), or why there is none to show."""
     try:
-        from ttinspect.passes import history
+        from ttinspect.passes import history  # the pass history's parsers load only when it is asked for
     except ImportError as error:
         return None, f"pass history unavailable in this ttinspect: {error}"
     try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import groupby
 
+from ttinspect.render.highlight import lexer_for
+
 STYLE = "default"  # pygments' light theme: readable printed, and on the page's white panes
 
 
@@ -24,8 +26,6 @@ def _lexer(stage: str):
         from pygments.lexers import PythonLexer
 
         return PythonLexer(stripnl=False, ensurenl=False)
-    from ttinspect.render.highlight import lexer_for
-
     return lexer_for(stage)
 
 

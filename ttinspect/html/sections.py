@@ -11,7 +11,11 @@ import html
 import posixpath
 from typing import Any, Sequence
 
+from ttinspect.compare.facts_diff import diff_reports, loop_text_diff
+from ttinspect.dialects.loop_slice import slice_text
 from ttinspect.html.data import KernelData
+from ttinspect.passes.align import diverge, keyed_by_pass
+from ttinspect.render.passes import divergence_text
 
 RESOURCES_GROUP = "registers & occupancy"
 
@@ -76,8 +80,6 @@ def facts_one(kernel: KernelData, only_group: str | None = None) -> str:
 
 def facts_two(a: KernelData, b: KernelData, only_group: str | None = None) -> tuple[str, int]:
     """The facts side by side (`compare.diff_reports`); a changed row carries its explanation."""
-    from ttinspect.compare.facts_diff import diff_reports
-
     result = diff_reports(a.report, b.report)
     changes = {c.key: c for c in result.changes}
     names = side_names((a, b))
@@ -150,9 +152,6 @@ def _finding(kernel_index: int, finding) -> str:
 
 def loop_diff_section(a: KernelData, b: KernelData) -> str:
     """Per stage, the two main loops as a renumbered unified diff (`compare.loop_text_diff`)."""
-    from ttinspect.compare.facts_diff import loop_text_diff
-    from ttinspect.dialects.main_loop import slice_text
-
     names = side_names((a, b))
     parts = ['<section id="loop-diff"><h2>Main loops, diffed</h2><p>Registers, SSA names and labels renumbered '
              "in order of appearance, locations and comments dropped: only real changes show.</p>"]
@@ -253,12 +252,10 @@ def _pass_title(row) -> str:
 def aligned_keys(a, b) -> list[tuple[str, int]]:
     """The passes of both histories as (argument, occurrence), in the order they ran: a's order, with a
     pass only b ran placed after the pass b ran before it."""
-    from ttinspect.passes.align import _keyed
-
-    keys = list(_keyed(a))
+    keys = list(keyed_by_pass(a))
     seen = set(keys)
     previous = None
-    for key in _keyed(b):
+    for key in keyed_by_pass(b):
         if key not in seen:
             keys.insert(keys.index(previous) + 1 if previous is not None else 0, key)
             seen.add(key)
@@ -267,13 +264,10 @@ def aligned_keys(a, b) -> list[tuple[str, int]]:
 
 
 def _aligned_passes(a: KernelData, b: KernelData) -> str:
-    from ttinspect.passes.align import _keyed, diverge
-    from ttinspect.render.passes import divergence_text
-
     names = side_names((a, b))
     ha, hb = a.pass_history, b.pass_history
     result = diverge(ha, hb)
-    keyed_a, keyed_b = _keyed(ha), _keyed(hb)
+    keyed_a, keyed_b = keyed_by_pass(ha), keyed_by_pass(hb)
     part = (result.first_fact[0].index, result.first_fact[1].index) if result.first_fact else None
     first_text = (result.first_text[0].index, result.first_text[1].index) if result.first_text else None
     rows, shown_rows = [], 0

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ttinspect.errors import UsageError
+from ttinspect.files.outputs import check_output, write_atomically
+from ttinspect.refs.resolver import RefOptions
 
 __all__ = ["render_html", "write_html"]
 
@@ -36,7 +38,7 @@ def _items(refs_or_builds: Any) -> list:
 
 def parse_stages(stages: Any) -> tuple[str, ...]:
     """`"ttir,ptx"` or a sequence of stage names -> the stages in pipeline order; UsageError naming a bad one."""
-    from ttinspect.html.data import STAGES
+    from ttinspect.html.data import STAGES  # data.py loads every parser: only when a page is made
 
     if stages is None:
         return STAGES
@@ -55,14 +57,12 @@ def render_html(refs_or_builds: Any, *, options=None, arch: str | None = None, p
     `report.Report`s. `options` (`refs.RefOptions`) or `arch` apply to every reference. `passes`: show each
     kernel's pass timeline, and for two where they part (one more compile per kernel the first time).
     `stages`: the stage panes to include (`"ttir,ptx"` or a list; default all five)."""
-    from ttinspect.html.data import gather
-    from ttinspect.html.page import render
+    from ttinspect.html.data import gather  # as in parse_stages: only when a page is made
+    from ttinspect.html.page import render  # as above
 
     items = _items(refs_or_builds)
     shown = parse_stages(stages)
     if options is None:
-        from ttinspect.refs.resolver import RefOptions
-
         options = RefOptions(arch=arch)
     elif arch is not None:
         raise UsageError("give arch inside options, or arch alone, not both")
@@ -73,8 +73,6 @@ def write_html(refs_or_builds: Any, path: str | os.PathLike, *, options=None, ar
                force: bool = False, passes: bool = True, stages: Any = None) -> Path:
     """Write the page to `path` and return it. The path is checked first (UsageError for a missing folder,
     or an existing file without `force`), the file written atomically: nothing is overwritten on failure."""
-    from ttinspect.render.outputs import check_output, write_atomically
-
     parse_stages(stages)  # a bad list is refused before anything compiles
     out = check_output(path, force=force, option="-o")
     text = render_html(refs_or_builds, options=options, arch=arch, passes=passes, stages=stages)

@@ -21,7 +21,8 @@ from typing import Any, Mapping, Sequence
 
 from ttinspect.errors import UsageError
 from ttinspect.dialects.operands import split_operands
-from ttinspect.kernel.variants import Pointer, Scalar, TensorDesc, parse_value
+from ttinspect.kernel.overrides import parse_value
+from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
 
 # Triton's type names (triton.language's canonical short names).
 INT_TYPES = ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64")

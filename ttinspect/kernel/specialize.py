@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ttinspect.errors import UsageError
-from ttinspect.kernel.variants import Pointer, Scalar, TensorDesc
+from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
 
 DIVISIBILITY = [["tt.divisibility", 16]]
 
@@ -44,7 +44,7 @@ class Specialization:
         return out
 
 
-def _as_pointer(value: Any) -> Pointer | None:
+def as_pointer(value: Any) -> Pointer | None:
     if isinstance(value, Pointer):
         return value
     if hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # a torch tensor, without importing torch
@@ -53,11 +53,11 @@ def _as_pointer(value: Any) -> Pointer | None:
     return None
 
 
-def _as_descriptor(value: Any) -> TensorDesc | None:
+def as_descriptor(value: Any) -> TensorDesc | None:
     if isinstance(value, TensorDesc):
         return value
     if hasattr(value, "block_shape") and hasattr(getattr(value, "base", None), "dtype"):
-        pointer = _as_pointer(value.base)
+        pointer = as_pointer(value.base)
         return TensorDesc(pointer.dtype, tuple(value.block_shape)) if pointer else None
     return None
 
@@ -102,8 +102,8 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
             continue
         specialize_int = name not in do_not_specialize
         align = specialize_int and name not in do_not_specialize_on_alignment
-        pointer = _as_pointer(value)
-        descriptor = _as_descriptor(value)
+        pointer = as_pointer(value)
+        descriptor = as_descriptor(value)
         if descriptor is not None:  # the JIT gives descriptors no divisibility attribute
             shape = ", ".join(str(n) for n in descriptor.block_shape)
             signature[name] = f"tensordesc<{descriptor.dtype}[{shape}]>"

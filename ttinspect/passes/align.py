@@ -50,7 +50,7 @@ class Divergence:
                 "reordered": list(self.reordered)}
 
 
-def _keyed(history: PassHistory) -> dict[tuple[str, int], PassRow]:
+def keyed_by_pass(history: PassHistory) -> dict[tuple[str, int], PassRow]:
     seen: Counter = Counter()
     out = {}
     for row in history.passes:
@@ -88,7 +88,7 @@ def _moved(order_a: list, order_b: list) -> list:
 
 
 def _per_pass(a: PassHistory, b: PassHistory) -> Divergence:
-    keyed_a, keyed_b = _keyed(a), _keyed(b)
+    keyed_a, keyed_b = keyed_by_pass(a), keyed_by_pass(b)
     first_fact, differences = None, {}
     for key, row_a in keyed_a.items():
         row_b = keyed_b.get(key)
@@ -112,7 +112,7 @@ def _per_pass(a: PassHistory, b: PassHistory) -> Divergence:
 def diverge(a: PassHistory, b: PassHistory) -> Divergence:
     if a.triton and b.triton and a.triton != b.triton:
         return _per_pass(a, b)
-    keyed_a, keyed_b = _keyed(a), _keyed(b)
+    keyed_a, keyed_b = keyed_by_pass(a), keyed_by_pass(b)
     already = _differing(a.input_facts, b.input_facts)
     first_text = first_fact = None
     same_input = a.input_digest == b.input_digest

@@ -16,16 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_STAGE_BEGIN = "ttinspect stage begins"
-_STAGE_END = "ttinspect stage leaves"
-
-
-def stage_marker(stage: str) -> str:
-    return f"// -----// {_STAGE_BEGIN}: {stage} //----- //\n"
-
-
-def final_marker(stage: str) -> str:
-    return f"// -----// {_STAGE_END}: {stage} //----- //\n"
+from ttinspect.compile.markers import STAGE_BEGIN, STAGE_END
 
 
 _HEADER = re.compile(r"^// -----// (.*?)(?: //----- //)?[ \t]*$", re.M)
@@ -36,7 +27,7 @@ _NEW_STYLE = re.compile(r"^([^:\s]+): ([^\s{]+)(?:\{(.*)\})?$")
 _OLD_STYLE = re.compile(r"^(\S+) \((\S+)\)$")
 # SoftwarePipeliner internal IR Dump After: LowerLoops
 _INTERNAL = re.compile(r"^(\w+) internal IR Dump (?:After|Before): (.+)$")
-_MARKER = re.compile(rf"^({_STAGE_BEGIN}|{_STAGE_END}): (\w+)$")
+_MARKER = re.compile(rf"^({STAGE_BEGIN}|{STAGE_END}): (\w+)$")
 
 
 @dataclass(frozen=True)
@@ -89,7 +80,7 @@ def _parse_header(header: str) -> tuple[str, str, str, str, str, str | None] | N
     before, after, step; None for a header of no known form."""
     m = _MARKER.match(header)
     if m:
-        return ("begin" if m[1] == _STAGE_BEGIN else "end"), "", m[2], "", "", None
+        return ("begin" if m[1] == STAGE_BEGIN else "end"), "", m[2], "", "", None
     m = _PASS.match(header)
     if m:
         if m[1] == "After":

@@ -8,7 +8,7 @@ from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.facts.model import Fact
-from ttinspect.passes.snapshot_facts import FACT_KEYS, as_facts
+from ttinspect.passes.snapshot_facts import FACT_KEYS, FACTS, as_facts
 from ttinspect.passes.timeline import PassRow
 
 
@@ -66,8 +66,6 @@ class PassHistory:
         return next((row for row in self.passes if any(c.key == fact_key for c in row.changed_facts)), None)
 
     def as_dict(self) -> dict[str, Any]:
-        from ttinspect.passes.snapshot_facts import FACTS
-
         return {"label": self.label, "target": self.target, "triton": self.triton,
                 "input": {"facts": self.input_facts, "digest": self.input_digest},
                 "passes": [row.as_dict() for row in self.passes], "unchanged": self.unchanged,

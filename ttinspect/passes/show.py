@@ -1,6 +1,6 @@
-"""One pass, before and after: a unified diff of the two snapshots, renumbered (normalize.py) so only
+"""One pass, before and after: a unified diff of the two snapshots, renumbered (dialects/normalize.py) so only
 real changes show; with `loop`, of the main loop only — the loop the rest of the tool calls main
-(`loops.main_loop_slice`: the innermost loop holding a dot, else the innermost loop with the most ops)."""
+(`dialects.main_loop.main_loop_slice`: the innermost loop holding a dot, else the innermost loop with the most ops)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from ttinspect.passes.normalize import normalized_lines
+from ttinspect.dialects.loop_slice import slice_text
+from ttinspect.dialects.main_loop import main_loop_slice
+from ttinspect.dialects.normalize import for_pass_diff
+from ttinspect.errors import ParseError
 from ttinspect.passes.timeline import PassRow, group_passes
 from ttinspect.passes.dump import split_dump
 
@@ -50,7 +53,7 @@ def pass_diff(dump_text: str, row: PassRow, *, loop: bool = False, context: int 
             return PassDiff(row, "", 0, 0, loop, f"no main loop before or after this pass: {reasons[0]}")
         before, after = (text or "" for text, _ in sliced)
         note = "main loop only" + (f" ({reasons[0]})" if reasons else "")
-    a, b = normalized_lines(before), normalized_lines(after)
+    a, b = for_pass_diff(before), for_pass_diff(after)
     lines = list(difflib.unified_diff(a, b, fromfile=f"before {row.label} (pass {row.index}, renumbered)",
                                       tofile=f"after {row.label}", lineterm="", n=context))
     added = sum(1 for line in lines[2:] if line.startswith("+"))
@@ -60,9 +63,6 @@ def pass_diff(dump_text: str, row: PassRow, *, loop: bool = False, context: int 
 
 def _main_loop(text: str) -> tuple[str | None, str | None]:
     """(the main loop's text, None) or (None, why there is none)."""
-    from ttinspect.errors import ParseError
-    from ttinspect.dialects.main_loop import main_loop_slice, slice_text
-
     try:
         found = main_loop_slice("ttgir", text)
     except ParseError as exc:
@@ -81,7 +81,7 @@ def loop_line_counts(dump_text: str, rows) -> dict[int, tuple[int, int] | None]:
     def loop_lines(text: str) -> list[str] | None:
         if text not in loops:
             found, _ = _main_loop(text)
-            loops[text] = None if found is None else normalized_lines(found)
+            loops[text] = None if found is None else for_pass_diff(found)
         return loops[text]
 
     out: dict[int, tuple[int, int] | None] = {}

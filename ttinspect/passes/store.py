@@ -19,10 +19,10 @@ def history(build) -> PassHistory:
     artifacts = _own_entry(build)
     made_by = str(build.metadata.get("triton_version") or "")
     if made_by and not timeline_cached(build):
-        from ttinspect.toolchains.registry import installed_version
+        from ttinspect.toolchains.registry import installed_version  # not on the warm path: no timeline yet
 
         if made_by != installed_version():
-            from ttinspect.toolchains.remote import compute_history
+            from ttinspect.refs.other_triton import compute_history  # only for another Triton's build
 
             compute_history(made_by, build)
 
@@ -61,7 +61,7 @@ def raw_dump(build) -> str:
     artifacts = _own_entry(build)
 
     def compile_with_dumps() -> bytes:
-        from ttinspect.engine.builds import pass_dump
+        from ttinspect.engine.builds import pass_dump  # compiles: only when the raw dump is not cached
 
         return gzip.compress(pass_dump(build).encode(), compresslevel=6, mtime=0)
 

@@ -10,15 +10,22 @@ module-level pass they run within or after: they print one function, not the mod
 from __future__ import annotations
 
 import difflib
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ttinspect.dialects.normalize import for_pass_diff
 from ttinspect.passes.dump import Dump, split_dump
-from ttinspect.passes.normalize import digest, normalized_lines
-from ttinspect.passes.snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts
+from ttinspect.passes.snapshot_facts import FACT_KEYS, FACTS, op_counts, snapshot_facts, title
 
 from ttinspect.passes.names import SCHEMA  # noqa: E402,F401  (the timeline's layout version; store.py names files by it)
+
+
+def _digest(lines: list[str]) -> str:
+    """A snapshot's identity, over its normalized lines: two snapshots that differ only in locations
+    and SSA numbering have the same."""
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -28,8 +35,6 @@ class FactChange:
     after: Any
 
     def as_dict(self) -> dict[str, Any]:
-        from ttinspect.passes.snapshot_facts import title
-
         return {"key": self.key, "title": title(self.key), "before": self.before, "after": self.after}
 
 
@@ -140,9 +145,9 @@ class _Snapshots:
     def get(self, text: str) -> tuple[list[str], str, Counter, dict[str, Any]]:
         found = self._seen.get(text)
         if found is None:
-            lines = normalized_lines(text)
+            lines = for_pass_diff(text)
             ops = op_counts(text)
-            found = self._seen[text] = (lines, digest(lines), ops, snapshot_facts(text, ops))
+            found = self._seen[text] = (lines, _digest(lines), ops, snapshot_facts(text, ops))
         return found
 
 

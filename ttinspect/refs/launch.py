@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
+from ttinspect.kernel.options import check_option
+from ttinspect.kernel.argument_types import Pointer, Scalar
 
 # Keys of a triton.Config that are not compile options ttinspect passes on.
 _CONFIG_EXTRAS = ("ir_override", "pre_hook")
@@ -43,7 +45,7 @@ def selector(which: Any) -> int | str | None:
 def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, Any], which: Any = None,
          label: str | None = None) -> list[Launch]:
     """`name`: the kernel's, for messages; `label`: how the builds are called (default the name)."""
-    from ttinspect.compile.jit import autotune_configs, unwrap
+    from ttinspect.compile.jit import autotune_configs, unwrap  # imports triton
 
     fn, autotuner, heuristics = unwrap(obj)
     params = list(fn.arg_names)
@@ -92,9 +94,6 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
 
 def _invalid_option(name: str, number: int | None, config: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
     """An autotune config's own bad option value, blamed on the config (a --set of the key overrides it)."""
-    from ttinspect.errors import UsageError
-    from ttinspect.kernel.variants import check_option
-
     if number is None:
         return None
     for key, value in config.items():
@@ -161,8 +160,6 @@ class _KnownByTypeOnly:
 
 
 def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
-    from ttinspect.kernel.variants import Pointer, Scalar
-
     known = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in known.items()}
     out: dict[str, Any] = {}
     for key, rule in heuristics.values.items():

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ttinspect.errors import UsageError
+from ttinspect.refs.userfile import describe_kernel, examples_in, is_file_ref, kernels_in, load_module, parse_file_ref
 
 
 def list_file(text: str) -> dict[str, Any]:
-    from ttinspect.refs.userfile import (describe_kernel, examples_in, is_file_ref, kernels_in, load_module,
-                                         parse_file_ref)
-
     if not is_file_ref(text):
         raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /)")
     ref = parse_file_ref(text)

@@ -12,6 +12,9 @@ import json
 from typing import Any, Mapping
 
 from ttinspect.caches import store as cache
+from ttinspect.targets.releases import triton_version
+from ttinspect.engine.builds import Build
+from ttinspect.refs.userfile import files_unchanged
 
 
 def _path(key: str):
@@ -19,17 +22,12 @@ def _path(key: str):
 
 
 def key(parts: Mapping[str, Any]) -> str:
-    from ttinspect.engine.builds import triton_version
-
     return cache.content_key({"memo": 1, **parts, "triton": triton_version(), "env": cache.compile_env()})
 
 
 def load(memo_key: str) -> list | None:
     """The builds, or None when not recorded, when any entry has gone or when a file the kernel was
     made of has changed since (then everything is redone)."""
-    from ttinspect.engine.builds import Build
-    from ttinspect.refs.userfile import files_unchanged
-
     path = _path(memo_key)
     try:
         data = json.loads(path.read_text())

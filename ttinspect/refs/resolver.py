@@ -15,14 +15,22 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
-
-if TYPE_CHECKING:  # the engine is imported where a build starts (it loads Triton)
-    from ttinspect.engine.builds import Build
-
-CACHE_PREFIX = "cache:"
+from ttinspect.refs.failed import Failed
+from ttinspect.refs.kinds import CACHE_PREFIX, kind_of
+from ttinspect.toolchains.registry import check_format, check_version, installed_version
+from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
+from ttinspect.refs.reference import parse_ref
+from ttinspect.kernel.catalog import get_variant
+from ttinspect.files.source_files import sha256_or_empty
+from ttinspect.refs import memo
+from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref, user_files
+from ttinspect.kernel.arguments import bind_signature, parse_arg_items, parse_arg_mapping, parse_signature
+from ttinspect.kernel.overrides import parse_settings
+from ttinspect.refs.launch import plan
+from ttinspect.refs.tritoncache import resolve_entry
 
 
 @dataclass(frozen=True)
@@ -41,9 +49,6 @@ class RefOptions:
     @classmethod
     def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
                  config: str | None = None, arch: str | None = None) -> RefOptions:
-        from ttinspect.kernel.arguments import parse_arg_items
-        from ttinspect.kernel.variants import parse_settings
-
         return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch,
                    raw=(tuple(settings), tuple(args), signature, config, arch))
 
@@ -69,7 +74,6 @@ def split_triton(ref: str) -> tuple[str, str | None]:
         raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
     head, _, rest = ref.partition(TRITON_MARK)
     version, sep, tail = rest.partition("@")
-    from ttinspect.toolchains.registry import check_format, check_version
 
     try:
         check_format(version)
@@ -77,26 +81,6 @@ def split_triton(ref: str) -> tuple[str, str | None]:
         raise UsageError(f"kernel reference {ref!r}: @triton= takes a release X.Y.Z, e.g. opt@triton=3.5.1") from None
     check_version(version)
     return head + (f"@{tail}" if sep else ""), version
-
-
-def kind_of(ref: Any) -> str:
-    if not isinstance(ref, str):
-        return "object"
-    if ref.startswith(CACHE_PREFIX):
-        return "cache"
-    from ttinspect.refs.userfile import is_file_ref
-
-    return "file" if is_file_ref(ref) else "variant"
-
-
-@dataclass(frozen=True)
-class Failed:
-    """One of several configs that did not compile (`keep_going`): the others are still shown."""
-
-    label: str
-    note: str
-    error: str
-    exit_code: int = 1  # the error's (errors.EXIT_*), for the exit code of a table whose every row failed
 
 
 def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = False) -> list:
@@ -107,12 +91,10 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
         _check_text(ref)
         ref, version = split_triton(ref)
         if version is not None:
-            from ttinspect.toolchains.registry import installed_version
-
             if ref.startswith(CACHE_PREFIX):
                 raise UsageError("a Triton cache entry is already compiled: @triton= does not apply")
             if version != installed_version():
-                from ttinspect.toolchains.remote import resolve_with
+                from ttinspect.refs.other_triton import resolve_with  # only for another release's REF@triton=
 
                 return resolve_with(version, ref, options.words(), keep_going)
     kind = kind_of(ref)
@@ -121,8 +103,6 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     if kind == "file":
         return _file_builds(ref, options, keep_going)
     if kind == "cache":
-        from ttinspect.refs.tritoncache import resolve_entry
-
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
         return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
     return _object_builds(ref, options, keep_going)
@@ -157,9 +137,6 @@ def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool
 
 
 def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
-    from ttinspect.engine.builds import build
-    from ttinspect.kernel.variants import get_variant, parse_ref
-
     _refuse(options, f"{text.partition(':')[0].partition('@')[0]} is a shipped variant with its own problem "
             "(change it with --set)", args=True)
     which = options.config
@@ -182,15 +159,10 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
             out.append(dataclasses.replace(built, label=f"{built.label}#{number}", note=note))
         return out
     ref = parse_ref(text, options.settings, options.arch, which)
-    return [build(ref.resolved, arch=ref.arch)]
+    return [build(ref.resolved, arch=ref.arch, check=not keep_going)]
 
 
 def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
-    from ttinspect.engine.builds import _jsonable
-    from ttinspect.engine.source_files import sha256_or_empty
-    from ttinspect.refs import memo
-    from ttinspect.refs.userfile import parse_file_ref
-
     ref = parse_file_ref(text)
     if ref.name is None:
         raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
@@ -201,7 +173,7 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
         memo_key = memo.key({
             # the file itself; the modules it imported are the memo's recorded `files`, checked on reading
             "file": str(ref.path), "source": sha256_or_empty(ref.path), "name": ref.name, "inline": ref.inline,
-            "settings": _jsonable(options.settings), "args": _jsonable(options.args),
+            "settings": for_cache_key(options.settings), "args": for_cache_key(options.args),
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
         found = memo.load(memo_key)
         if found is not None:
@@ -210,8 +182,6 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             return found
     builds = _file_builds_cold(ref, options, arch, keep_going)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
-        from ttinspect.refs.userfile import user_files
-
         memo.save(memo_key, builds, user_files(ref.path))
     return builds
 
@@ -223,10 +193,6 @@ def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, ind
 
 
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
-    from ttinspect.kernel.arguments import parse_arg_mapping
-    from ttinspect.kernel.variants import parse_settings
-    from ttinspect.refs.userfile import Example, find, load_module
-
     module = load_module(ref.path)
     found = find(module, ref.path, ref.name)
     inline = parse_settings(list(ref.inline))
@@ -246,9 +212,7 @@ def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bo
 
 
 def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> list:
-    from ttinspect.kernel.arguments import parse_arg_mapping
-    from ttinspect.compile.jit import kernel_kind, unwrap
-    from ttinspect.engine.builds import Build
+    from ttinspect.compile.jit import kernel_kind, unwrap  # imports triton
 
     if isinstance(obj, Build):
         return [obj]
@@ -266,10 +230,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
                   extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
                   which: Any, arch: str | None, keep_going: bool = False) -> list:
     """A loaded kernel object: bind the arguments, plan the launches, compile each."""
-    from ttinspect.kernel.arguments import bind_signature, parse_signature
-    from ttinspect.compile.jit import unwrap
-    from ttinspect.engine.builds import build_function, resolve_target
-    from ttinspect.refs.launch import plan
+    from ttinspect.compile.jit import unwrap  # imports triton
 
     fn, autotuner, heuristics = unwrap(obj)
     supplied = frozenset({p.name for p in fn.params if p.has_default}

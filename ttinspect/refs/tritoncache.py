@@ -8,14 +8,13 @@ apply.
 from __future__ import annotations
 
 from ttinspect.errors import UsageError
+from ttinspect.engine.artifacts import Artifacts
+from ttinspect.engine.builds import Build, resolve_target
+from ttinspect.targets.lookup import all_names, lookup
+from ttinspect.caches.triton import default_dir, derived_dir, find
 
 
 def entry_build(entry):
-    from ttinspect.engine.artifacts import Artifacts
-    from ttinspect.engine.builds import Build
-    from ttinspect.targets.nvidia import all_names, lookup
-    from ttinspect.caches.triton import derived_dir
-
     arch = entry.arch
     if entry.backend not in ("cuda", "hip"):
         raise UsageError(f"cache:{entry.id[:10]} ({entry.name}) was compiled for {arch}; ttinspect reads NVIDIA "
@@ -39,14 +38,10 @@ def entry_build(entry):
 
 
 def resolve_entry(prefix: str, arch: str | None = None):
-    from ttinspect.caches.triton import default_dir, find
-
     text, _, ref_arch = prefix.partition("@")
     built = entry_build(find(default_dir(), text))
     wanted = ref_arch or arch
     if wanted:
-        from ttinspect.engine.builds import resolve_target
-
         target = resolve_target(wanted)
         if target.name != built.target.name:
             raise UsageError(f"{built.label} was compiled for {built.target.name}; an entry of Triton's cache is "

@@ -25,8 +25,9 @@ from types import ModuleType
 from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
-from ttinspect.engine.source_files import sha256_or_empty
+from ttinspect.files.source_files import read_regular, sha256_or_empty
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+from ttinspect.engine.builds import USER_MODULE_PREFIX
 
 EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
 EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arch", "description")
@@ -114,8 +115,6 @@ def _not_a_python_file(path: Path) -> str | None:
 
 def module_name(path: Path) -> str:
     """Per path and content: a file edited while the process runs (a test, a notebook) is loaded anew."""
-    from ttinspect.engine.builds import USER_MODULE_PREFIX
-
     digest = hashlib.sha256(str(path).encode() + b"\0" + path.read_bytes()).hexdigest()
     return USER_MODULE_PREFIX + digest[:16]
 
@@ -218,14 +217,14 @@ class Example:
 
 def kernels_in(module: ModuleType) -> dict[str, Any]:
     """Module-level names bound to a kernel (jit, autotune, heuristics), in definition order."""
-    from ttinspect.compile.jit import kernel_kind
+    from ttinspect.compile.jit import kernel_kind  # imports triton
 
     return {name: obj for name, obj in vars(module).items()
             if not name.startswith("__") and kernel_kind(obj) in ("jit", "autotune", "heuristics")}
 
 
 def describe_kernel(name: str, obj: Any) -> KernelInfo:
-    from ttinspect.compile.jit import kernel_kind, unwrap
+    from ttinspect.compile.jit import kernel_kind, unwrap  # imports triton
 
     fn, autotuner, _ = unwrap(obj)
     kind = kernel_kind(obj)
@@ -290,7 +289,7 @@ def _example(name: str, spec: Any, kernels: Mapping[str, Any], path: Path) -> Ex
 
 def find(module: ModuleType, path: Path, name: str) -> Any:
     """The kernel object or Example called `name` in the file."""
-    from ttinspect.compile.jit import kernel_kind
+    from ttinspect.compile.jit import kernel_kind  # imports triton
 
     kernels = kernels_in(module)
     if name in kernels:  # a kernel does not depend on the file's examples being well-formed
@@ -316,7 +315,6 @@ def user_files(path: Path) -> dict[str, str]:
     import hashlib
     import sysconfig
 
-    from ttinspect.engine.source_files import read_regular
 
     installed = {os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
                                                                                   "platlib")} if p}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ttinspect.render.tables import _console
+from ttinspect.render import term
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.caches.triton import default_dir
 
 COLUMNS = (("id", "id"), ("name", "kernel"), ("target", "target"), ("num_warps", "warps"),
            ("num_stages", "stages"), ("shared", "shared B"), ("registers", "regs"), ("spills", "spills"),
@@ -35,9 +37,8 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 def cache_table(rows, root: str) -> None:
     from rich.table import Table
 
-    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
-    console = _console()
+    console = term.console()
     cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
     name_width = 36 if console.width >= 120 else 26
     longest = natural_widths([title for _, title in COLUMNS], cells)
@@ -66,7 +67,6 @@ def cache_table(rows, root: str) -> None:
             reasons[missing] = reasons.get(missing, 0) + 1
     for (key, reason), count in sorted(reasons.items()):
         console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
-    from ttinspect.caches.triton import default_dir
 
     env = "" if Path(root).resolve() == default_dir().resolve() else f"TRITON_CACHE_DIR={root} "
     console.print(f"[dim]inspect one: {env}ttinspect report cache:<id prefix>   (dump / diff take it too)[/dim]")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ttinspect.facts.model import format_value
-from ttinspect.render.tables import _config_text, _console
+from ttinspect.render import term
+from ttinspect.render.tables import config_text
 
 HEADERS = {"registers": "regs", "spills": "spills", "shared_memory": "shared B", "fits": "fits",
            "blocks_per_sm": "CTAs/SM", "occupancy": "occupancy", "pipeline_depth": "depth",
@@ -34,10 +35,10 @@ def config_table(rows) -> None:
         table.add_column(HEADERS[key], justify="right" if key != "tensor_core_path" else "left")
     for row in rows:
         if row.error:  # the reason, whole, below the table: a cell would cut it to the column's width
-            table.add_row(row.label, _config_text(row.config), "[red]failed[/red]", *[""] * (len(HEADERS) - 1))
+            table.add_row(row.label, config_text(row.config), "[red]failed[/red]", *[""] * (len(HEADERS) - 1))
             continue
-        table.add_row(row.label, _config_text(row.config), *(_cell(row, key) for key in HEADERS))
-    console = _console()
+        table.add_row(row.label, config_text(row.config), *(_cell(row, key) for key in HEADERS))
+    console = term.console()
     console.print(table)
     notes = {row.note.partition("; ")[2] for row in rows if "; " in row.note}
     for note in sorted(n for n in notes if n):

@@ -8,10 +8,12 @@ import textwrap
 
 from rich.text import Text
 
-from ttinspect.facts.model import group_order
+from ttinspect.facts.model import format_value, group_order
 from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded,
                                      group_line,
                      heading, row)
+from ttinspect.render import term
+from ttinspect.render.glance import print_lines
 
 
 def _side(fact) -> tuple[str, str]:
@@ -79,7 +81,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
 
 def _evidence(key: str, a, b, width: int) -> list[Text]:
     """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
-    from ttinspect.compare.evidence import witness
+    from ttinspect.compare.evidence import witness  # the diff machinery loads only for a diff
 
     found = [witness(report.build, key, limit=200) for report in (a, b)]
     if not any(found):
@@ -100,8 +102,6 @@ def _evidence(key: str, a, b, width: int) -> list[Text]:
 
 def _without_values(change, result) -> str:
     """The generic explanation starts `before → after: `; the table above already shows both values."""
-    from ttinspect.facts.model import format_value
-
     def text(value):
         return format_value(value) if value is not None else "n/a"
 
@@ -120,9 +120,6 @@ def _grouped(cols: Columns, pairs, changed_style: str = "") -> list[Text]:
 
 
 def print_diff(result, *, show_all: bool = False) -> None:
-    from ttinspect.render import term
-    from ttinspect.render.glance import print_lines
-
     print_lines(diff_lines(result, term.width(), show_all=show_all))
     for report, facts in zip((result.a, result.b), result.one_side, strict=True):
         if facts:  # across vendors: what only one side's assembly has

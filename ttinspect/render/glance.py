@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from ttinspect.render import term
+
 # Detail, not headline: each is implied by a shown fact (threads = 32 × num_warps; a kernel-wide count
 # beside its per-iteration count; warps per SM beside CTAs per SM) or is a raw tally of IR operations.
 DETAIL = frozenset({
@@ -148,8 +150,6 @@ def group_line(name: str, note: str = "") -> Text:
 
 
 def print_lines(lines: list[Text]) -> None:
-    from ttinspect.render import term
-
     console = term.console()
     for line in lines:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, soft_wrap=True)

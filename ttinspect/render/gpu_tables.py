@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ttinspect.render.tables import _console
-
-
-def _config_text(config: Mapping[str, Any]) -> str:
-    from ttinspect.render.tables import _config_text as text
-
-    return text(config)
+from ttinspect.render import term
+from ttinspect.render.tables import config_text
+from ttinspect.render.glance import DETAIL
+from ttinspect.facts.model import format_value
 
 
 def bench_table(result) -> None:
@@ -26,7 +23,7 @@ def bench_table(result) -> None:
         cells = [str(row.size), f"{row.cublas.tflops:.0f}"]
         cells += [f"{t.tflops:.0f} ({row.ratio(t):.2f}×)" for t in row.variants]
         table.add_row(*cells)
-    _console().print(table)
+    term.console().print(table)
 
 
 def _fmt(value: float | None, scale: float = 1.0, digits: int = 1, unit: str = "") -> str:
@@ -46,7 +43,7 @@ def profile_table(profiles, size: int) -> None:
         table.add_row(p.label, _fmt(m["duration_us"], unit=" µs"), _fmt(m["l2_hit_rate_pct"], unit=" %"),
                       _fmt(m["dram_read_bytes"], 1e6, 0, " MB"), _fmt(m["dram_write_bytes"], 1e6, 0, " MB"),
                       _fmt(m["tensor_pipe_pct"], unit=" %"), _fmt(m["achieved_occupancy_pct"], unit=" %"))
-    _console().print(table)
+    term.console().print(table)
 
 
 def ladder_table(data: Mapping[str, Any]) -> None:
@@ -54,7 +51,6 @@ def ladder_table(data: Mapping[str, Any]) -> None:
     per line, detail facts left out (the JSON has them all)."""
     from rich.table import Table
 
-    from ttinspect.render.glance import DETAIL
 
     table = Table(title=f"doc 003 §7.1 ladder · {data['device']} · M=N=K={data['size']} · cuBLAS "
                         f"{data['cublas']['tflops']:.0f} TFLOP/s", title_justify="left")
@@ -71,12 +67,10 @@ def ladder_table(data: Mapping[str, Any]) -> None:
         step = row["step"] if row["label"] == row["step"] else f"{row['step']}\n[dim]{row['label']}[/dim]"
         table.add_row(step, f"{row['tflops']:.0f}", f"{row.get('speedup_vs_previous', 1.0):.2f}×",
                       f"{row['speedup_vs_naive']:.2f}×", "\n".join(changes) or "—")
-    _console().print(table)
+    term.console().print(table)
 
 
 def _short(value: Any) -> str:
-    from ttinspect.facts.model import format_value
-
     return "—" if value is None else format_value(value)
 
 
@@ -91,11 +85,11 @@ def autotune_table(data: Mapping[str, Any]) -> None:
     for row in data["results"]:
         style = "bold green" if row["index"] == best else ""
         if row.get("skipped"):
-            table.add_row(str(row["index"]), _config_text(row["config"]), "—", "—", row["skipped"], style="dim")
+            table.add_row(str(row["index"]), config_text(row["config"]), "—", "—", row["skipped"], style="dim")
             continue
-        table.add_row(str(row["index"]), _config_text(row["config"]), f"{row['ms']:.3f}", f"{row['tflops']:.0f}",
+        table.add_row(str(row["index"]), config_text(row["config"]), f"{row['ms']:.3f}", f"{row['tflops']:.0f}",
                       f"{row['ratio_to_cublas']:.2f}", style=style)
-    console = _console()
+    console = term.console()
     console.print(table)
     console.print(f"winner: #{best} ({data['best']['ratio_to_cublas']:.2f}× cuBLAS), saved to "
                   f"{data['saved_to']}; inspect it with `ttinspect report {data['variant']} --config best`")

@@ -9,19 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ttinspect.dialects.stages import DIALECT_STAGES, dialect_of
 from ttinspect.errors import UsageError
 from ttinspect.render import term
-
-# Stage -> class name in .lexers. TTIR and TTGIR are both MLIR; LLIR and PTX are pygments' own
-# lexers, patched for what Triton emits (see .lexers).
-_LEXERS = {
-    "ttir": "TritonMLIRLexer",
-    "ttgir": "TritonMLIRLexer",
-    "llir": "TritonLlvmLexer",
-    "ptx": "TritonPtxLexer",
-    "sass": "SassLexer",
-    "amdgcn": "AmdgcnLexer",
-}
 
 COLOR_ENV, COLOR_MODES = term.COLOR_ENV, term.COLOR_MODES
 
@@ -31,13 +21,12 @@ def lexer_for(stage: str) -> Any:
 
     The lexer keeps the text as it is (no stripping of leading/trailing newlines, none added), so that
     the values of its tokens concatenate back to the input."""
-    try:
-        name = _LEXERS[stage]
-    except KeyError:
-        raise UsageError(f"no syntax highlighting for stage {stage!r}; valid: {', '.join(_LEXERS)}") from None
-    from ttinspect.render import lexers  # imports pygments
+    dialect = dialect_of(stage)  # its lexer names the class in .lexers (MLIR for TTIR and TTGIR, ...)
+    if dialect is None:
+        raise UsageError(f"no syntax highlighting for stage {stage!r}; valid: {', '.join(DIALECT_STAGES)}")
+    from ttinspect.render import lexers  # imports pygments: only when coloring
 
-    return getattr(lexers, name)(stripnl=False, ensurenl=False)
+    return getattr(lexers, dialect.lexer)(stripnl=False, ensurenl=False)
 
 
 def should_color(stream: Any, *, mode: str | None = None) -> bool:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import sys
 
+from ttinspect.caches import store as cache
+from ttinspect.render import term
+
 _RENDER_ENV = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "TERM",
                "JUPYTER_COLUMNS")
 
@@ -17,22 +20,18 @@ def _rendered_key(builds) -> str | None:
     import os
     from pathlib import Path
 
-    from ttinspect.caches import store as cache
-
-    from ttinspect.render import term
-
     if term.color() or sys.stdout.isatty():  # a terminal is rendered afresh; coloured text is not kept
         return None
     try:
-        from ttinspect.report.collect import facts_file_name
+        from ttinspect.report.store import facts_file_name  # the facts' parsers load only when a report is made
 
         facts = facts_file_name()
         if not all(x.artifacts.verified and (x.artifacts.directory / facts).is_file() for x in builds):
             return None
         root = Path(__file__).resolve().parent.parent
         code = hashlib.sha256()
-        for rel in ("compare.py", "explain.py", "facts/model.py", "render/diff_view.py", "render/glance.py",
-                    "render/kept.py", "render/term.py"):
+        for rel in ("compare/facts_diff.py", "compare/explain.py", "facts/model.py", "render/diff_view.py",
+                    "render/glance.py", "render/kept.py", "render/term.py"):
             code.update((root / rel).read_bytes())
         return cache.content_key({
             "rendered": "diff", "code": code.hexdigest(), "facts": facts,
@@ -45,8 +44,6 @@ def _rendered_key(builds) -> str | None:
 
 
 def echo_kept(builds) -> bool:
-    from ttinspect.caches import store as cache
-
     key = _rendered_key(builds)
     if key is None:
         return False
@@ -63,8 +60,6 @@ def render_and_keep(builds, render) -> None:
     """Render to stdout; into a pipe or file, also keep the text for the next warm run."""
     import io
     from contextlib import redirect_stdout
-
-    from ttinspect.caches import store as cache
 
     key = _rendered_key(builds)
     if key is None:

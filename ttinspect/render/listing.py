@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ttinspect.render.tables import _console
+from ttinspect.render import term
 
 
 def file_listing_table(listing: Mapping[str, Any]) -> None:
     from rich.table import Table
 
-    console = _console()
+    console = term.console()
     table = Table(title=f"kernels in {listing['file']}", title_justify="left")
     for column in ("name", "kind", "line", "parameters (constexpr in bold)"):
         table.add_column(column, overflow="fold")

@@ -6,7 +6,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ttinspect.facts.model import format_value
-from ttinspect.render.tables import _console
+from ttinspect.render import term
 
 _MAX_OPS = 6  # op kinds shown per row; the LLVM lowering adds dozens
 
@@ -37,9 +37,10 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
     from rich.markup import escape
     from rich.table import Table
 
+    # the pass history's parsers load only when it is asked for
     from ttinspect.passes.snapshot_facts import explanation, title
 
-    console = _console()
+    console = term.console()
     console.print(f"[dim]# {escape(header)}[/dim]", soft_wrap=True)  # one line, like every stage's header
     table = Table(title_justify="left", show_lines=False)
     loop = loop_counts is not None
@@ -114,6 +115,7 @@ def pass_diff_text(header: str, result, *, color: bool) -> str:
 
 
 def divergence_text(result) -> str:
+    # the pass history's parsers load only when it is asked for
     from ttinspect.passes.snapshot_facts import explanation, title
 
     a, b = result.a, result.b
@@ -149,7 +151,6 @@ def divergence_text(result) -> str:
                    f"{', '.join(result.only_b) or 'none'}")
     if result.reordered:
         out.append(f"  passes that moved (relative to the others): {', '.join(result.reordered)}")
-    from ttinspect.render import term
 
     width = term.width()
     wrapped = []

@@ -10,6 +10,8 @@ from rich.text import Text
 from ttinspect.render.glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded,
                                      group_line, is_nothing,
                      not_applicable, row)
+from ttinspect.render import term
+from ttinspect.render.glance import print_lines
 
 
 def title_lines(report, width: int) -> list[Text]:
@@ -100,8 +102,5 @@ def explained_lines(report, width: int) -> list[Text]:
 
 
 def print_report(report, *, explain: bool = False) -> None:
-    from ttinspect.render import term
-    from ttinspect.render.glance import print_lines
-
     width = term.width()
     print_lines(explained_lines(report, width) if explain else short_lines(report, width))

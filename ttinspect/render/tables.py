@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from ttinspect.render import term
+from ttinspect.render.glance import print_lines
 
-def _config_text(config: Mapping[str, Any]) -> str:
+
+def config_text(config: Mapping[str, Any]) -> str:
     short = {"BLOCK_SIZE_M": "BM", "BLOCK_SIZE_N": "BN", "BLOCK_SIZE_K": "BK", "BLOCK_M": "BM",
              "BLOCK_N": "BN", "BLOCK_K": "BK", "GROUP_SIZE_M": "G", "num_warps": "warps",
              "num_stages": "stages"}
@@ -19,8 +22,6 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
 
     from rich.text import Text
 
-    from ttinspect.render import term
-    from ttinspect.render.glance import print_lines
 
     rows = list(rows)
     width = term.width()
@@ -31,7 +32,7 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
         head = Text("  ")
         head.append(name.ljust(room), style="bold")
         head.append(f"  seed {row['seed']}  ")
-        head.append(_config_text(row["config"]))
+        head.append(config_text(row["config"]))
         if len(head.plain) <= width:
             lines.append(head)
         else:  # a long config at a narrow width: wrapped under the name
@@ -39,12 +40,6 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
         lines += [Text(piece, style="dim") for piece in textwrap.wrap(
             row["description"], width=width, initial_indent="      ", subsequent_indent="      ")]
     print_lines(lines)
-
-
-def _console():
-    from ttinspect.render import term
-
-    return term.console()
 
 
 def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
@@ -65,7 +60,7 @@ def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
         source = row.text if row.line is not None else "no line: " + ", ".join(row.sites)
         table.add_row(label, source or "", f"{row.count}",
                       f"{in_loop.count}: {breakdown(in_loop)}" if in_loop else "")
-    console = _console()
+    console = term.console()
     if reason:
         console.print(f"[yellow]no source attribution: {reason}[/yellow]")
     console.print(table)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.render import term
+
 
 def _kib(value: int | None) -> str:
     return "—" if value is None else f"{value // 1024} KB"
@@ -13,8 +16,6 @@ def _kib(value: int | None) -> str:
 def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
     from rich.table import Table
 
-    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
-    from ttinspect.render.tables import _console
 
     heads = ["target", "GPUs", "smem/block", "smem/SM", "warps", "blocks", here, "compiled by"]
     body = []
@@ -25,7 +26,7 @@ def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
         body.append([row["target"], row["gpus"], _kib(row["max_shared_per_block"]), _kib(row["shared_per_sm"]),
                      str(row["max_warps_per_sm"] or "—"), str(row["max_blocks_per_sm"] or "—"), usable,
                      row["tritons"]])
-    console = _console()
+    console = term.console()
     natural = natural_widths(heads, body)
     natural[1] = min(natural[1], 24)  # GPU names fold onto a second line
     kept = columns_that_fit(natural, console.width, [0, 6, 2, 4, 5, 1, 3, 7])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ttinspect.render.tables import _console
+from ttinspect.render import term
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
 _HEADS = {"pipeline_depth": "depth", "tensor_core_path": "tensor cores", "loop_cp_async": "cp.async",
           "tma_copies": "TMA", "shared_memory": "shared B", "registers": "regs", "spills": "spills",
@@ -15,9 +16,8 @@ def versions_table(ref: str, target: str, rows) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
-    console = _console()
+    console = term.console()
     heads = ["triton", *_HEADS.values()]
     body, errors, previous = [], [], None
     for row in rows:
@@ -54,7 +54,7 @@ def versions_table(ref: str, target: str, rows) -> None:
 def toolchains_table(rows) -> None:
     from rich.table import Table
 
-    console = _console()
+    console = term.console()
     table = Table(title="Triton toolchains", title_justify="left")
     for head in ("triton", "kind", "size", "prepared in", "status", "python"):
         table.add_column(head, overflow="fold", justify="right" if head in ("size", "prepared in") else "left")

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ttinspect.facts.model import Counts, Fact
+from ttinspect.report.model import Report
 
 if TYPE_CHECKING:
     from ttinspect.engine.builds import Build
-    from ttinspect.report.collect import Report
 
 
 FACTS_FILE = "kernel.facts"
@@ -77,7 +77,5 @@ def decode_report(data: bytes, result: Build) -> Report | None:
                       for key, title, group, value, explanation, source, why in record["facts"])
     except (ValueError, TypeError, KeyError, RecursionError):
         return None
-    from ttinspect.report.collect import Report
-
     return Report(result.label, result.kernel, result.target.name, str(result.metadata.get("triton_version")),
                   dict(result.config), facts, record.get("main_loop_ptx"), result)

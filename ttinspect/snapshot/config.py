@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.errors import UsageError
+from ttinspect.engine.builds import resolve_target
 
 GUARDS = ("spills", "pipeline_depth", "tensor_core_path", "occupancy", "shared_memory")
 LEVELS = ("info", "warning", "error")
@@ -95,7 +96,6 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
     path = snapshot or table.get("snapshot", DEFAULT_SNAPSHOT)
     if not isinstance(path, str) or not path.strip():
         raise UsageError(f"{source}: snapshot must be a file name, e.g. {DEFAULT_SNAPSHOT!r}")
-    from ttinspect.engine.builds import resolve_target
 
     for name in target_names:
         try:

@@ -17,6 +17,10 @@ from typing import Any, Iterator
 
 from ttinspect.caches import store as cache
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.files.source_files import digests
+from ttinspect.refs.userfile import examples_in, load_module
+from ttinspect.refs.resolver import RefOptions
+from ttinspect.engine.builds import NotCached, cached_only
 
 FORMAT = "ttinspect-snapshot/1"  # bump when FACTS or an entry's shape changes
 # The facts kept per entry: the guarded ones, what explains them, and what a reviewer reads beside them.
@@ -28,8 +32,6 @@ FACTS = ("block_sizes", "num_warps", "num_stages", "registers", "spills", "local
 def example_names(path: Path) -> list[str]:
     """The names of the file's TTINSPECT_EXAMPLES. Loading the file is the cold part: the names are kept
     in the cache keyed by the file and the local modules it imports, so a warm run imports nothing."""
-    from ttinspect.engine.source_files import digests
-
     key = cache.content_key({"examples": 1, "path": os.path.realpath(path), "sources": digests(path)})
     index = cache.cache_root() / "examples-index" / f"{key}.json"
     try:
@@ -38,7 +40,6 @@ def example_names(path: Path) -> list[str]:
             return names
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    from ttinspect.refs.userfile import examples_in, load_module
 
     module = load_module(path)
     names = list(examples_in(module, path))
@@ -70,9 +71,8 @@ def planned(config, only: set[str] | None = None) -> tuple[list[tuple[str, str, 
 
 def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     """One entry (a worker's whole job): the facts subset, the findings, where the kernel lives."""
-    from ttinspect.check import check_reference
-    from ttinspect.ci.from_check import def_line_of
-    from ttinspect.refs.resolver import RefOptions
+    from ttinspect.check import check_reference  # the check rules load only when checking
+    from ttinspect.ci.from_check import def_line_of  # the check rules load only when checking
 
     start = time.perf_counter()
     report, findings = check_reference(reference, RefOptions(arch=target))
@@ -119,8 +119,6 @@ def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None =
     """(key, entry or error row) for every planned entry: warm ones here, without compiling; cold ones in the
     sweep's executors (a process pool: one import of the library per worker; or Ray tasks for a big
     matrix), or here when only one is cold."""
-    from ttinspect.engine.builds import NotCached, cached_only
-
     cold, warm = [], []
     with cached_only():  # rows are gathered first: nothing else runs while compiling is forbidden
         for key, reference, target in plan:
@@ -135,6 +133,7 @@ def compute_all(plan: list[tuple[str, str, str]], root: Path, jobs: int | None =
         for key, reference, target in cold:
             yield key, _compute_row(reference, target, str(root))
         return
+    # the worker pool (and Ray, when asked for) is loaded only when entries need compiling in parallel
     from ttinspect.sweep.executors import default_jobs
     from ttinspect.sweep.run import make_executor
 

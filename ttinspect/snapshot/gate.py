@@ -60,7 +60,7 @@ class _Side:
 
 
 def _explain(key: str, before: dict, after: dict, old: Any, new: Any) -> str:
-    from ttinspect.compare.explain import explain_change
+    from ttinspect.compare.explain import explain_change  # the diff machinery loads only for a diff
 
     default = f"{_TITLES.get(key, key)} changed"
     try:
@@ -125,7 +125,7 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
         if rule_key in RULES:
             rule = RULES[rule_key]
         else:  # a check finding's id
-            from ttinspect.ci.from_check import finding_rule
+            from ttinspect.ci.from_check import finding_rule  # the check rules load only when checking
 
             rule = finding_rule(rule_key, slug)
         rules_used[rule.id] = rule

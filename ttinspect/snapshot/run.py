@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ttinspect.ci.model import CIReport
+from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED
 from ttinspect.snapshot.config import SnapshotConfig
 from ttinspect.snapshot.entries import check_unique, compute_all, planned
+from ttinspect.files.source_files import local_imports
+from ttinspect.targets.releases import triton_version
 
 
 @dataclass
@@ -31,7 +33,6 @@ def selected(config: SnapshotConfig, files: tuple[str, ...]) -> set[str] | None:
     kernels and are skipped. None: every file."""
     if not files:
         return None
-    from ttinspect.engine.source_files import local_imports
 
     given = {Path(f).resolve() for f in files}
     chosen = set()
@@ -106,8 +107,6 @@ def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | No
             only: set[str] | None = None, executor: str = "local", ray_address: str | None = None) -> Computed:
     """Every entry of the library as it compiles now (`triton`: compiled by that release instead; `only`:
     the entries of these library-relative files)."""
-    from ttinspect.engine.builds import triton_version
-
     start = time.perf_counter()
     plan, notes = planned(config, only)
     check_unique(plan)
@@ -125,7 +124,6 @@ def for_code_scanning(report: CIReport, root: Path) -> CIReport:
     lies in it); the rules they cite, once."""
     from dataclasses import replace
 
-    from ttinspect.ci.model import ERROR, FINDING, REGRESSED
 
     def absolute(file: str | None) -> str | None:
         return str(root / file) if file and not os.path.isabs(file) else file
@@ -140,7 +138,7 @@ def for_code_scanning(report: CIReport, root: Path) -> CIReport:
 def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed) -> CIReport:
     from dataclasses import replace
 
-    from ttinspect.snapshot.gate import gate
+    from ttinspect.snapshot.gate import gate  # the gate's rules and findings: only for --check
 
     report = gate(committed, computed.entries, fail_on=config.fail_on, guard=config.guard,
                   triton_version=computed.triton_version)

@@ -16,6 +16,8 @@ from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.snapshot.entries import FACTS, FORMAT
+from ttinspect.files.source_files import read_regular
+from ttinspect.files.outputs import check_output, write_atomically
 
 _ENTRY_KEYS = ("kernel", "target", "file", "line", "facts", "findings")
 
@@ -44,8 +46,6 @@ def _stable(value: Any, depth: int = 0) -> str:
 
 def load(path: Path) -> dict[str, Any]:
     """The committed snapshot. Missing, unreadable or not a snapshot: one line naming the file and the fix."""
-    from ttinspect.engine.source_files import read_regular
-
     if not path.exists() and not path.is_symlink():
         raise UsageError(f"{path}: no snapshot yet; make one with `ttinspect snapshot` and commit it")
     data = read_regular(path)
@@ -71,8 +71,6 @@ def existing(path: Path) -> dict[str, Any] | None:
     """The snapshot a plain `ttinspect snapshot` builds on: None when there is none yet, or when the file is
     one of ttinspect's that cannot be read (a merge conflict, an older format: it is made again). A file
     that is not ttinspect's is refused — it is never replaced."""
-    from ttinspect.engine.source_files import read_regular
-
     if not path.exists() and not path.is_symlink():
         return None
     try:
@@ -90,6 +88,4 @@ def existing(path: Path) -> dict[str, Any] | None:
 def write(path: Path, text: str) -> None:
     """Write the snapshot atomically (outputs.py: a link, FIFO or device at the path is refused). Ownership
     is decided before the work, by `existing`."""
-    from ttinspect.render.outputs import check_output, write_atomically
-
     write_atomically(check_output(path, force=True, option="snapshot"), text, force=True)

@@ -1,7 +1,7 @@
 """Line maps: for each line of a stage's text, the line of the kernel's Python file it comes from.
 
-Every stage names its source locations its own way; this module reads them all and reduces each to one
-line of the kernel file (`kernel_file`):
+Every stage names its source locations its own way; its dialect object reads them (`source_lines` in
+`ttinspect.dialects`) and this module reduces each to one line of the kernel file (`kernel_file`):
 
     ttir, ttgir  `op ... loc(#loc42)` with `#loc42 = loc(callsite(#loc7 at #loc30))` chains
                  (name, callsite and fused locations), resolved by `MlirModule.resolve`
@@ -28,43 +28,16 @@ Line numbers are 1-based over `text.split("\\n")`, as in `ttinspect.dialects.mai
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Iterable, Sequence
 
+from ttinspect.dialects.source_lines import Chain
+from ttinspect.dialects.stage_dialects import Dialect
+from ttinspect.dialects.stages import DIALECT_STAGES, STAGES, get_stage
 from ttinspect.errors import UsageError
-from ttinspect.dialects.stages import get_stage
 
-SOURCE_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn")
-
-# 	.loc	2 43 17                         // standard.py:43:17 @[ doc003.py:63:27 @[ k.py:9:4 ] ]
-PTX_LOC_RE = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:[^/]*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
-PTX_CALLER_RE = re.compile(r"@\[\s*([^\s@\]]+?):(\d+):(\d+)")
-# 	//## File "/work/venv39/.../standard.py", line 43 inlined at "/work/main/kernels/doc003.py", line 64
-SASS_MARK_RE = re.compile(r'//##\s*File\s+"([^"]*)",\s*line\s+(\d+)')
-SASS_INLINED_RE = re.compile(r'inlined at\s+"([^"]*)",\s*line\s+(\d+)')
-# !1 = !DIFile(filename: "doc003.py", directory: "/work/main/kernels")
-DIFILE_RE = re.compile(r'!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"')
-# "/work/main/kernels/doc003.py":84:15   (an MLIR file location)
-MLIR_FILE_RE = re.compile(r'loc\("((?:[^"\\]|\\.)*)":\d+:\d+')
-
-# why a stage text has no location at all
-NO_LOCATIONS = {
-    "ttir": "no op of this TTIR has a file location (only loc(unknown) and bare names): compiled with "
-            "TRITON_DISABLE_LINE_INFO=1?",
-    "ttgir": "no op of this TTGIR has a file location (only loc(unknown) and bare names): compiled with "
-             "TRITON_DISABLE_LINE_INFO=1?",
-    "llir": "no instruction of this LLVM IR has !dbg debug info: compiled with TRITON_DISABLE_LINE_INFO=1?",
-    "ptx": "this PTX has no .loc directives: compiled with TRITON_DISABLE_LINE_INFO=1?",
-    "sass": "this SASS has no //## File line marks: a cubin without line info (TRITON_DISABLE_LINE_INFO=1), "
-            "or disassembled by cuobjdump or by nvdisasm without -g",
-    "amdgcn": "this AMDGCN assembly has no .loc directives: compiled with TRITON_DISABLE_LINE_INFO=1?",
-}
-
-# ops that only hold others: not counted by `by_line`
-CONTAINER_OPS = frozenset({"module", "builtin.module", "tt.func", "func.func", "llvm.func"})
-
+SOURCE_STAGES = DIALECT_STAGES
 
 @dataclass(frozen=True)
 class LineAttribution:
@@ -120,17 +93,32 @@ def source_info(stage: str, text: str, kernel_file: str) -> SourceInfo:
     """`line_map` with a summary: counts, the files named, unresolved sites and the reason for none."""
     stage = check_stage(stage)
     kernel_file = str(kernel_file)
-    lines = MAPPERS[stage](text, kernel_file)
+    lines = attributed_lines(stage, text, kernel_file)
     return _summarise(stage, text, kernel_file, lines)
+
+
+def attributed_lines(stage: str, text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
+    """`line_map` of a checked stage: each code line's location chain (from the stage's dialect)
+    reduced to its outermost element in kernel_file."""
+    located = _dialect(stage).source_lines(text)
+    files = KernelFiles(kernel_file, located.paths)
+    reduced: dict[Chain, LineAttribution] = {}
+    out = []
+    for line in located.lines:
+        if not line.code:
+            out.append(LineAttribution(line.line, None))
+            continue
+        a = reduced.get(line.chain)
+        if a is None:
+            a = reduced[line.chain] = _attribute(0, line.chain, files)
+        out.append(LineAttribution(line.line, a.source_line, a.column, a.site, a.inlined, True))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------------
 # shared pieces
 
-Chain = Sequence[tuple[str, int, Optional[int]]]  # (path, line, column), innermost first
-
-
-class _Files:
+class KernelFiles:
     """Which paths are kernel_file: exact (normalised) paths when the text names kernel_file's full
     path anywhere, else the basename; a basename-only path (3.6's PTX comments) by basename always."""
 
@@ -166,7 +154,7 @@ def strip_column(site: str) -> str:
     return f"{parts[0]}:{parts[1]}" if len(parts) == 3 and parts[2].isdigit() else site
 
 
-def _attribute(no: int, chain: Chain, files: _Files) -> LineAttribution:
+def _attribute(no: int, chain: Sequence[tuple[str, int, int | None]], files: KernelFiles) -> LineAttribution:
     """A code line with its location chain (innermost first): the outermost element in kernel_file."""
     if not chain or chain[0][1] <= 0:  # line 0: LLVM's "compiler-generated, no line"
         return LineAttribution(no, None, code=True)
@@ -177,6 +165,12 @@ def _attribute(no: int, chain: Chain, files: _Files) -> LineAttribution:
         if p in files and ln > 0:
             return LineAttribution(no, ln, c, site, depth > 0, True)
     return LineAttribution(no, None, None, site, False, True)
+
+
+def _dialect(stage: str) -> Dialect:
+    dialect = STAGES[stage].dialect
+    assert dialect is not None  # check_stage lets only the stages with a dialect through
+    return dialect
 
 
 def check_stage(stage: str) -> str:
@@ -192,14 +186,14 @@ def _summarise(stage: str, text: str, kernel_file: str, lines: tuple[LineAttribu
     attributed = sum(a.source_line is not None for a in code)
     unresolved = Counter(strip_column(a.site) for a in code if a.source_line is None and a.site)
     located = sum(1 for a in code if a.site)
-    files = _named_files(stage, text)
+    files = _dialect(stage).named_files(text)
     name = posixpath.basename(_norm(kernel_file))
     reason = None
     notes: list[str] = []
     if not code:
         reason = f"the {stage} text has no {'ops' if stage in ('ttir', 'ttgir') else 'instructions'}"
     elif not located:
-        reason = NO_LOCATIONS[stage]
+        reason = _dialect(stage).no_locations
     elif not attributed:
         named = ", ".join(posixpath.basename(_norm(f)) for f in files) or "none"
         reason = (f"none of its {located} located {_plural(stage, located)} come{'s' * (located == 1)} from "
@@ -224,174 +218,3 @@ def _summarise(stage: str, text: str, kernel_file: str, lines: tuple[LineAttribu
 def _plural(stage: str, count: int = 2) -> str:
     word = "op" if stage in ("ttir", "ttgir") else "instruction"
     return word if count == 1 else word + "s"
-
-
-def _named_files(stage: str, text: str) -> list[str]:
-    if stage == "amdgcn":
-        from ttinspect.source.amdgcn_lines import named_files
-
-        return named_files(text)
-    if stage == "ptx":
-        found = re.findall(r'^\s*\.file\s+\d+\s+"((?:[^"\\]|\\.)*)"', text, re.M)
-    elif stage == "sass":
-        found = SASS_MARK_RE.findall(text)
-        found = [f for f, _ in found]
-    elif stage == "llir":
-        found = [d + "/" + f if d and not f.startswith("/") else f for f, d in DIFILE_RE.findall(text)]
-    else:
-        found = MLIR_FILE_RE.findall(text)
-    return list(dict.fromkeys(found))
-
-
-# --------------------------------------------------------------------------------------------------
-# per stage: line maps
-
-
-def _map_mlir(stage: str) -> Callable[[str, str], tuple[LineAttribution, ...]]:
-    def run(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-        from ttinspect.dialects.mlir import parse_mlir
-
-        module = parse_mlir(text, stage=stage)
-        n = len(text.split("\n"))
-        files = _Files(kernel_file, _named_files(stage, text))
-        out: list[LineAttribution] = [LineAttribution(i, None) for i in range(1, n + 1)]
-        cache: dict[str | None, LineAttribution] = {}
-        for op in module.ops:
-            if op.name in CONTAINER_OPS:  # module, tt.func: not code (their loc is the def line)
-                continue
-            if op.loc not in cache:
-                loc = module.resolve(op.loc)
-                chain = [] if loc is None else [(s.file, s.line, s.col) for s in (loc.site, *loc.callers)]
-                cache[op.loc] = _attribute(0, chain, files)
-            a = cache[op.loc]
-            out[op.line - 1] = LineAttribution(op.line, a.source_line, a.column, a.site, a.inlined, True)
-        return tuple(out)
-
-    return run
-
-
-def _map_llir(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ttinspect.dialects.llir import parse_llir
-
-    module = parse_llir(text)
-    n = len(text.split("\n"))
-    files = _Files(kernel_file, _named_files("llir", text))
-    out: list[LineAttribution] = [LineAttribution(i, None) for i in range(1, n + 1)]
-    cache: dict[int | None, LineAttribution] = {}
-    for function in module.functions:
-        for ins in function.instructions:
-            if ins.dbg not in cache:
-                chain: list[tuple[str, int, int]] = []  # (file, line, column), innermost first
-                loc = module.location(ins.dbg)
-                while loc is not None and len(chain) < 64:
-                    chain.append((loc.file or "", loc.line, loc.col))
-                    loc = loc.inlined_at
-                cache[ins.dbg] = _attribute(0, chain, files)
-            a = cache[ins.dbg]
-            out[ins.line - 1] = LineAttribution(ins.line, a.source_line, a.column, a.site, a.inlined, True)
-    return tuple(out)
-
-
-def _map_ptx(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ttinspect.dialects.ptx import parse_ptx
-
-    module = parse_ptx(text)
-    lines = text.split("\n")
-    files_table = module.files
-    files = _Files(kernel_file, files_table.values())
-    code: set[int] = set()
-    starts: set[int] = set()
-    for function in module.functions:
-        starts.add(function.header_line)
-        code.update(function.instruction(i).line for i in range(len(function)))
-    out: list[LineAttribution] = []
-    parents: dict[tuple[int, int, int], tuple[int, int, int]] = {}  # 3.9: a site -> where it was inlined
-    current: LineAttribution | None = None
-    in_asm = False
-    for no, raw in enumerate(lines, 1):
-        if no in starts:
-            current, in_asm = None, False
-        if no in code:
-            a = current
-            out.append(LineAttribution(no, a.source_line, a.column, a.site, a.inlined, True)
-                       if a is not None else LineAttribution(no, None, code=True))
-            continue
-        out.append(LineAttribution(no, None))
-        s = raw.lstrip()
-        if s.startswith("//"):
-            if s.startswith("// begin inline asm"):
-                in_asm = True
-            elif s.startswith("// end inline asm"):
-                in_asm = False
-            continue
-        if in_asm or not s.startswith(".loc"):
-            continue
-        m = PTX_LOC_RE.match(s)
-        if m is None:
-            continue
-        key = (int(m[1]), int(m[2]), int(m[3]))
-        chain = [(files_table.get(key[0], ""), key[1], key[2])]
-        if m[4]:  # Triton 3.9: `, inlined_at F L C`; a nested call site had its own .loc before
-            parent: tuple[int, int, int] | None = (int(m[4]), int(m[5]), int(m[6]))
-            parents[key] = parent  # type: ignore[assignment]
-            seen = {key}
-            while parent is not None and parent not in seen and len(chain) < 64:
-                seen.add(parent)
-                chain.append((files_table.get(parent[0], ""), parent[1], parent[2]))
-                parent = parents.get(parent)
-        else:  # Triton 3.6: the chain is in LLVM's comment, callers by basename
-            comment = s.find("//")
-            if comment >= 0:
-                chain.extend((f, int(ln), int(c)) for f, ln, c in PTX_CALLER_RE.findall(s[comment:]))
-        current = _attribute(no, chain, files)
-    return tuple(out)
-
-
-def _map_sass(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ttinspect.dialects.sass import parse_sass
-
-    def chain(raw: str) -> Chain | None:
-        m = SASS_MARK_RE.search(raw) if "//##" in raw else None
-        if m is None:
-            return None
-        return [(m[1], int(m[2]), None), *((f, int(ln), None) for f, ln in SASS_INLINED_RE.findall(raw[m.end():]))]
-
-    return walk_marked(text, parse_sass(text), _Files(kernel_file, _named_files("sass", text)), chain)
-
-
-def walk_marked(text: str, module: Any, files: _Files,
-                chain_of: Callable[[str], Chain | None]) -> tuple[LineAttribution, ...]:
-    """Assembly whose source lines are marks between instructions (SASS `//##`, AMDGCN `.loc`): each
-    instruction line takes the last mark before it in its function; `chain_of(line)` reads a mark's
-    inlining chain, None for a line that is not one."""
-    code: set[int] = set()
-    starts: set[int] = set()
-    for function in module.functions:
-        starts.add(function.start_line)
-        code.update(ins.line for ins in function.instructions)
-    out: list[LineAttribution] = []
-    current: LineAttribution | None = None
-    for no, raw in enumerate(text.split("\n"), 1):
-        if no in starts:
-            current = None
-        if no in code:
-            a = current
-            out.append(LineAttribution(no, a.source_line, a.column, a.site, a.inlined, True)
-                       if a is not None else LineAttribution(no, None, code=True))
-            continue
-        out.append(LineAttribution(no, None))
-        chain = chain_of(raw)
-        if chain is not None:
-            current = _attribute(no, chain, files)
-    return tuple(out)
-
-MAPPERS: dict[str, Callable[[str, str], tuple[LineAttribution, ...]]] = {
-    "ttir": _map_mlir("ttir"), "ttgir": _map_mlir("ttgir"), "llir": _map_llir, "ptx": _map_ptx,
-    "sass": _map_sass, "amdgcn": lambda text, kernel_file: _map_amdgcn(text, kernel_file),
-}
-
-
-def _map_amdgcn(text: str, kernel_file: str) -> tuple[LineAttribution, ...]:
-    from ttinspect.source.amdgcn_lines import map_amdgcn  # a module of its own; it imports this one
-
-    return map_amdgcn(text, kernel_file)

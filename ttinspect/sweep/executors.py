@@ -11,6 +11,10 @@ from ttinspect.errors import EXIT_FAILED, ToolError, UsageError
 from ttinspect.sweep.stopping import (end_process_trees, handlers_kept, remove_scratch, scratch_folder,
                                       signal_remembered,
                        signals_held, start_helpers, start_worker)
+from ttinspect.engine.builds import NotCached, cached_only
+from ttinspect.refs.resolver import resolve_one
+from ttinspect.refs.kinds import kind_of
+from ttinspect.caches import store as cache
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -65,7 +69,7 @@ class LocalPool:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        from ttinspect.sweep.task import compile_point
+        from ttinspect.sweep.task import compile_point  # the compile path: not for check_executor's callers
 
         work = task or compile_point
         methods = multiprocessing.get_all_start_methods()
@@ -180,7 +184,7 @@ class RayExecutor:
             import ray
         except ImportError:
             raise UsageError(RAY_MISSING) from None
-        from ttinspect.sweep.task import compile_point
+        from ttinspect.sweep.task import compile_point  # the compile path: not for check_executor's callers
 
         if not ray.is_initialized():
             self._init(ray)
@@ -206,8 +210,6 @@ class RayExecutor:
             self.stop(pending)
 
     def _init(self, ray) -> None:
-        from ttinspect.caches import store as cache
-
         # The compile environment travels with the tasks: TRITON_* settings change the code (and the
         # cache key), so a worker on another machine must compile with the driver's.
         runtime_env = {"env_vars": cache.compile_env()} if cache.compile_env() else None
@@ -266,7 +268,7 @@ class compile_aside:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from ttinspect.sweep.task import warm_reference
+        from ttinspect.sweep.task import warm_reference  # the compile path: not for check_executor's callers
 
         context = multiprocessing.get_context("spawn")
         start_helpers(context)
@@ -298,9 +300,6 @@ def resolve_pair(a: str, b: str, options) -> list:
     """Both sides' builds. When both are cold, A compiles in a worker process while B compiles here (the
     sweep's task, the same content-addressed cache), then A is read back warm: about one compile's time
     instead of two."""
-    from ttinspect.engine.builds import NotCached, cached_only
-    from ttinspect.refs.resolver import kind_of, resolve_one
-
     warm = {}
     cold = []
     for ref in (a, b):
@@ -323,7 +322,7 @@ def resolve_pair(a: str, b: str, options) -> list:
             for ref, future in futures.items():
                 warm[ref] = future.result()
     elif len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", "file") for ref in cold):
-        from ttinspect.report.collect import report_from_build
+        from ttinspect.report.collect import report_from_build  # the facts' parsers load only when a report is made
 
         with compile_aside(a, options) as aside:
             warm[b] = resolve_one(b, options)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttinspect.errors import UsageError
+from ttinspect.kernel.overrides import parse_value
 
 MAX_POINTS = 100_000
 CONFIG_AXIS = "config"  # the autotune config number, not a constexpr
@@ -33,8 +34,6 @@ class Axis:
 
 def parse_values(text: str, key: str = "value") -> list[Any]:
     """`32,64,128`, `2..6`, `32..256:x2`, or a mix: `1,2,8..16:x2`."""
-    from ttinspect.kernel.variants import parse_value
-
     out: list[Any] = []
     for item in text.split(","):
         if not item.strip():

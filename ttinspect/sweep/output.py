@@ -8,7 +8,7 @@ import json
 from typing import Any, Iterable
 
 from ttinspect.errors import UsageError
-from ttinspect.kernel.variants import OPTION_KEYS
+from ttinspect.kernel.options import OPTION_KEYS
 from ttinspect.sweep.task import DEFAULT_COLUMNS
 
 

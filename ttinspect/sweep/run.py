@@ -11,6 +11,16 @@ from typing import Any, Callable, Iterator, Mapping
 
 from ttinspect.errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_code, interrupted_exit_code
 from ttinspect.sweep.grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
+from ttinspect.engine.builds import NotCached, cached_only, resolve_target
+from ttinspect.kernel.options import OPTION_KEYS, check_option
+from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
+from ttinspect.refs.reference import parse_ref
+from ttinspect.kernel.catalog import get_variant
+from ttinspect.kernel.overrides import parse_settings, resolve
+from ttinspect.refs import resolver
+from ttinspect.sweep.executors import LocalPool, RayExecutor, default_jobs
+from ttinspect.sweep.task import compile_point, here, ingest
 
 
 @dataclass
@@ -59,8 +69,6 @@ def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
         raise UsageError(f"{ref}: a sweep compiles with the installed Triton; `ttinspect versions REF --triton ...` "
                          "compares releases")
     axes = parse_grid(grid)
-    from ttinspect.engine.builds import resolve_target
-    from ttinspect.kernel.variants import check_option
 
     check_reference(ref, axes, options)
     for axis in axes:  # a compile option out of its range is refused before anything compiles
@@ -89,13 +97,9 @@ def _as_grid() -> Iterator[None]:
 
 
 def _ref_arch(ref: str) -> str | None:
-    from ttinspect.refs.resolver import kind_of
-
     if kind_of(ref) == "variant":
         return ref.partition("@")[2] or None
     if kind_of(ref) == "file":
-        from ttinspect.refs.userfile import parse_file_ref
-
         return parse_file_ref(ref).arch
     return None
 
@@ -105,23 +109,14 @@ def check_reference(ref: str, axes: list[Axis], options: Mapping[str, Any]) -> N
     point would fail alike, in a table): a variant's name, its inline and --set keys and values, --config; a
     Triton cache entry's prefix (and a --grid, which no compiled entry takes); a file reference's inline
     compile options (its keys: check_grid_keys, which loads the file)."""
-    from ttinspect.refs.resolver import kind_of
-
     kind = kind_of(ref)
     if kind == "variant":
-        from ttinspect.kernel.variants import parse_ref
-
         parse_ref(ref, options.get("settings") or {}, None, options.get("config"))
     elif kind == "cache":
-        from ttinspect.refs.resolver import RefOptions, resolve
-
-        resolve(ref, RefOptions())
+        resolver.resolve(ref, resolver.RefOptions())
         if axes:
             raise UsageError(f"{ref}: a Triton cache entry is already compiled: --grid does not apply")
     elif kind == "file":
-        from ttinspect.refs.userfile import parse_file_ref
-        from ttinspect.kernel.variants import check_option, parse_settings
-
         for key, value in parse_settings(list(parse_file_ref(ref).inline), ref=ref).items():
             check_option(key, value)
 
@@ -130,14 +125,10 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
     """A --grid key the kernel cannot take, refused as --set refuses it: a variant's config and problem
     keys and the compile options; a file's kernel parameters and compile options (loading the file). A
     reference of another kind is left to its points (each fails, and the exit code says so)."""
-    from ttinspect.refs.resolver import kind_of
-
     names = [axis.name for axis in axes if axis.name != CONFIG_AXIS]
     if not names or "@triton=" in ref:
         return
     if kind_of(ref) == "variant":
-        from ttinspect.kernel.variants import OPTION_KEYS, get_variant, resolve
-
         variant = get_variant(ref.partition("@")[0].partition(":")[0])
         defaults = {**variant.problem, **variant.config}
         # each key at its default (a valid value): only a key the variant does not have is refused
@@ -145,8 +136,7 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
         with _as_grid():
             resolve(variant, probe)
     elif kind_of(ref) == "file":
-        from ttinspect.compile.jit import split_options, unwrap
-        from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
+        from ttinspect.compile.jit import split_options, unwrap  # imports triton
 
         parsed = parse_file_ref(ref)
         if parsed.name is None:
@@ -160,15 +150,10 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
 
 
 def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
-    from ttinspect.refs.resolver import kind_of
-
     if kind_of(ref) == "variant":
-        from ttinspect.kernel.variants import get_variant
-
         return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
     if kind_of(ref) == "file":
-        from ttinspect.compile.jit import unwrap
-        from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
+        from ttinspect.compile.jit import unwrap  # imports triton
 
         parsed = parse_file_ref(ref)
         if parsed.name is None:  # as building it would say
@@ -181,8 +166,6 @@ def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
 
 
 def make_executor(name: str, jobs: int, ray_address: str | None = None):
-    from ttinspect.sweep.executors import LocalPool, RayExecutor
-
     if name == "local":
         if ray_address:
             raise UsageError("--ray-address goes with --executor ray")
@@ -197,10 +180,6 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
               progress: bool | None = None, on_row: Callable[[dict], None] | None = None) -> SweepResult:
     """Warm points are read here (no worker started for them); cold ones go to the executor. Ctrl-C
     stops the workers and returns what finished (`interrupted`); their entries are in the cache."""
-    from ttinspect.engine.builds import NotCached, cached_only
-    from ttinspect.sweep.executors import default_jobs
-    from ttinspect.sweep.task import compile_point, here, ingest
-
     jobs = jobs or default_jobs()
     runner = make_executor(executor, jobs, ray_address)
     start = time.perf_counter()

@@ -19,6 +19,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
+from ttinspect.errors import Terminated
+
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
@@ -139,8 +141,6 @@ class signal_remembered:
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
         if kind is KeyboardInterrupt and self.last is not None:
-            from ttinspect.errors import Terminated
-
             raise Terminated(self.last) from error
 
 

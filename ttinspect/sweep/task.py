@@ -15,6 +15,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ttinspect.sweep.grid import CONFIG_AXIS
+from ttinspect.caches import store as cache
+from ttinspect.refs.resolver import RefOptions, resolve, resolve_one
+from ttinspect.engine.builds import build
+from ttinspect.errors import CompileError, EXIT_FAILED, TTInspectError, UsageError
+from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.failed import Failed
+from ttinspect.refs.reference import parse_ref
+from ttinspect.facts.model import jsonable
 
 # Shown by default, in this order; every other fact of `ttinspect report` is in the row too.
 DEFAULT_COLUMNS = ("registers", "spills", "shared_memory", "fits", "occupancy", "occupancy_limit",
@@ -23,16 +31,12 @@ DEFAULT_COLUMNS = ("registers", "spills", "shared_memory", "fits", "occupancy", 
 
 def here() -> dict[str, str]:
     """Where this process's cache is: a worker ships files back when it is not where the driver's is."""
-    from ttinspect.caches import store as cache
-
     return {"host": socket.gethostname(), "cache": str(cache.cache_root().expanduser().resolve())}
 
 
 def point_options(options: Mapping[str, Any], overrides: Mapping[str, Any], arch: str | None):
     """The reference options of one point: the sweep's own --set/--arg/--signature/--config, then the
     point's values (a `config` axis picks the autotune config)."""
-    from ttinspect.refs.resolver import RefOptions
-
     settings = {**options.get("settings", {}), **{k: v for k, v in overrides.items() if k != CONFIG_AXIS}}
     config = overrides.get(CONFIG_AXIS, options.get("config"))
     return RefOptions(settings, dict(options.get("args", {})), options.get("signature"),
@@ -41,11 +45,6 @@ def point_options(options: Mapping[str, Any], overrides: Mapping[str, Any], arch
 
 def resolve_point(ref: str, overrides: Mapping[str, Any], arch: str | None, options: Mapping[str, Any]):
     """The point's Build (compiled, or found in the cache); shared memory is not checked (`fits`)."""
-    from ttinspect.engine.builds import build
-    from ttinspect.errors import CompileError, UsageError
-    from ttinspect.refs.resolver import Failed, kind_of, resolve
-    from ttinspect.kernel.variants import parse_ref
-
     opts = point_options(options, overrides, arch)
     if kind_of(ref) == "variant":
         parsed = parse_ref(ref, opts.settings, opts.arch, opts.config)
@@ -60,11 +59,9 @@ def resolve_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
 
 def fact_values(report) -> tuple[dict[str, Any], dict[str, str]]:
     """Every fact's value (JSON-able) and why each unknown one is unknown."""
-    from ttinspect.facts.model import _jsonable
-
     values, reasons = {}, {}
     for fact in report.facts:
-        values[fact.key] = _jsonable(fact.value)
+        values[fact.key] = jsonable(fact.value)
         if fact.value is None and fact.unknown:
             reasons[fact.key] = fact.unknown
     text = values.get("occupancy")
@@ -80,8 +77,7 @@ def compile_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
                   driver: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One point of a sweep -> its row. Never raises for a point that does not compile (the row says
     why), except `engine.NotCached` when called within `engine.cached_only()`."""
-    from ttinspect.errors import EXIT_FAILED, TTInspectError
-    from ttinspect.report.collect import report_from_build
+    from ttinspect.report.collect import report_from_build  # the facts' parsers load only when a report is made
 
     start = time.perf_counter()
     row: dict[str, Any] = {"ref": ref, "point": dict(overrides), "arch": arch, "target": arch, "label": None,
@@ -134,8 +130,6 @@ def ingest(row: dict[str, Any]) -> None:
     """The driver's side of a remote point: store the entry the worker shipped, under the same key,
     with `cache.store` (atomic; a local entry already there wins), and its derived files beside it.
     The row then names the local entry."""
-    from ttinspect.caches import store as cache
-
     files = row.pop("files", None)
     if not files or not row.get("entry"):
         return
@@ -172,10 +166,7 @@ def _manifest_digest(files: Mapping[str, bytes], name: str) -> str:
 def warm_reference(ref: str, options: Mapping[str, Any]) -> bool:
     """Compile one reference into the cache and derive its facts (a worker's half of a cold `diff`); True
     when it compiled."""
-    from ttinspect.errors import TTInspectError
-    from ttinspect.refs.resolver import RefOptions, resolve_one
-
-    from ttinspect.report.collect import report_from_build
+    from ttinspect.report.collect import report_from_build  # the facts' parsers load only when a report is made
 
     try:  # the facts too: they are kept beside the entry, so the driver reads them back
         report_from_build(resolve_one(ref, RefOptions(**options)))

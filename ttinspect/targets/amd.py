@@ -15,7 +15,6 @@ docs/resources.md:
 
 from __future__ import annotations
 
-from ttinspect.errors import UsageError
 from ttinspect.targets.nvidia import AmdLimits, Target
 
 _KIB = 1024
@@ -46,13 +45,3 @@ AMD_TARGETS: dict[str, Target] = {t.name: t for t in (
     _amd("gfx1200", "RX 9060 XT", _rdna("RDNA4"), 32),
     _amd("gfx1201", "RX 9070 XT, Radeon AI PRO R9700", _rdna("RDNA4"), 32),
 )}
-
-
-def parse_amd(text: str) -> Target:
-    """gfx942, hip:gfx942 (any case)."""
-    name = text.lower().removeprefix("hip:")
-    if name in AMD_TARGETS:
-        return AMD_TARGETS[name]
-    from ttinspect.targets.releases import describe_unknown_target
-
-    raise UsageError(describe_unknown_target(name))

@@ -22,8 +22,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ttinspect.caches.store import make_dir
+from ttinspect.caches.store import cache_root, make_dir
 from ttinspect.errors import UsageError
+from ttinspect.targets.releases import triton_version
+from ttinspect.caches import store as cache
 
 VERSION_RE = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")  # ASCII, no leading zeros
 OFFLINE_ENV = "TTINSPECT_OFFLINE"  # only toolchains already prepared; never create one
@@ -34,8 +36,6 @@ def offline() -> bool:
 
 
 def root() -> Path:
-    from ttinspect.caches.store import cache_root
-
     return cache_root() / "toolchains"
 
 
@@ -57,8 +57,6 @@ def check_version(text: str) -> str:
 
 def installed_version() -> str | None:
     """The installed Triton's release, None when there is none (engine.triton_version says why)."""
-    from ttinspect.engine.builds import triton_version
-
     try:
         return triton_version()
     except UsageError:
@@ -112,8 +110,6 @@ def all_toolchains() -> list[Toolchain]:
 
 
 def _write(toolchain: Toolchain) -> None:
-    from ttinspect.caches import store as cache
-
     make_dir(root())
     cache.write_atomic(_record(toolchain.version), json.dumps(asdict(toolchain), indent=1).encode())
 

@@ -3,7 +3,8 @@ memory, registers/spills, pipeline depth, tensor-core path, source file:line, Tr
 
 A row costs a PTX parse and a cuobjdump run the first time; it is then kept in an index in ttinspect's
 cache, keyed by the entry's files (name, size, mtime), so a warm listing of a thousand entries reads one
-JSON file and stats the entries (docs/perf.md). Triton's directory is only read.
+JSON file and stats the entries (docs/perf.md). Triton's directory is only read (caches/triton.py reads it);
+the rows are Reports' facts, hence this module sits above report/, beside cache_table.py that prints them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.caches import store as cache
+from ttinspect.caches.triton import default_dir, scan
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.files.source_files import read_regular
 
 INDEX_VERSION = 1
 SORT_KEYS = ("id", "name", "target", "num_warps", "num_stages", "shared", "registers", "spills", "depth",
@@ -50,6 +53,7 @@ def _int(value: Any) -> int | None:
 
 def entry_row(entry) -> CacheRow:
     """Everything the listing shows about one entry; what cannot be had is None with a reason."""
+    # an indexed listing never gets here: the compile path (refs, report) loads only for a new entry
     from ttinspect.refs.tritoncache import entry_build
 
     try:
@@ -66,7 +70,7 @@ def entry_row(entry) -> CacheRow:
         row.unknown["source"] = "no source location in the TTIR"
     if row.triton_version is None:
         row.unknown["triton_version"] = "the metadata does not record it (Triton < 3.3?)"
-    from ttinspect.report.collect import report_from_build
+    from ttinspect.report.collect import report_from_build  # as above: only for an entry not yet indexed
 
     try:  # a foreign target (entry_build) or an unreadable stage: the four columns are unknown
         report = report_from_build(entry_build(entry), sass=False)
@@ -84,16 +88,12 @@ def entry_row(entry) -> CacheRow:
 
 
 def _index_path(root: Path) -> Path:
-    from ttinspect.caches.store import cache_root
-
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()
-    return cache_root() / "tritoncache-index" / f"{key}.json"
+    return cache.cache_root() / "tritoncache-index" / f"{key}.json"
 
 
 def _load_index(path: Path) -> dict[str, Any]:
     try:
-        from ttinspect.engine.source_files import read_regular
-
         raw = read_regular(path)
         data = json.loads(raw.decode()) if raw is not None else None
     except (OSError, ValueError, RecursionError):
@@ -109,8 +109,6 @@ def _save_index(path: Path, entries: dict[str, Any]) -> None:
 
 
 def list_cache(root: Path | None = None, *, name: str | None = None, sort: str | None = None) -> list[CacheRow]:
-    from ttinspect.caches.triton import default_dir, scan
-
     root = Path(root).expanduser() if root else default_dir()
     try:
         entries = scan(root)

@@ -1,4 +1,4 @@
-"""Autotune results on disk: `ttinspect autotune` writes them on a GPU machine, `--config best` (or a
+"""The saved autotune winners: `ttinspect autotune` writes them on a GPU machine, `--config best` (or a
 config number) reads them anywhere — no triton, no torch.
 
     <cache root>/autotune/<variant>.json   {"device", "arch", "size", "triton", "best": {...}, "results": [...]}

@@ -50,6 +50,13 @@ def sha256_or_empty(path: Path | str) -> str:
     return hashlib.sha256(data).hexdigest() if data is not None else ""
 
 
+def sibling_digests(path: Path) -> dict[str, str]:
+    """A shipped kernel's file and its sibling .py files (ttinspect's own kernels folder), by content;
+    regular files only."""
+    files = {f.name: read_regular(f) for f in sorted(path.parent.glob("*.py"))}
+    return {name: hashlib.sha256(data).hexdigest() for name, data in files.items() if data is not None}
+
+
 def local_imports(path: Path) -> list[Path]:
     """`path` and every module of its folder tree it imports, directly or through those modules, by its
     `import` / `from ... import` statements (absolute names resolved against the file's folder, the way

@@ -2,8 +2,9 @@
 shared, content-addressed cache, whose keys hold the Triton version) and writes the build records as JSON
 to the file the caller names. Facts, diffs and rendering stay in the caller's process.
 
-Started by remote.py as `python -c` with this checkout appended to sys.path — after the environment's
-own site-packages, so its Triton is the one imported.
+Started by toolchains/remote.py as `python -c` with this checkout appended to sys.path — after the
+environment's own site-packages, so its Triton is the one imported. Every ttinspect import happens inside
+run(): one that fails under that Triton is then answered by main() in the result file, like any failure.
 """
 
 from __future__ import annotations
@@ -28,15 +29,16 @@ def _load_kernels(path: str | None) -> None:
 
 
 def run(request: dict) -> dict:
-    from ttinspect.errors import TTInspectError
-    from ttinspect.refs.resolver import Failed, RefOptions, resolve
+    from ttinspect.errors import TTInspectError  # in run(): an import failure is answered (module docstring)
+    from ttinspect.refs.failed import Failed  # as above
+    from ttinspect.refs.resolver import RefOptions, resolve  # as above
 
     settings, args, signature, config, arch = request["options"]
     try:
         options = RefOptions.from_cli(tuple(settings), tuple(args), signature, config, arch)
         if request.get("history"):  # the pass history, kept in each build's entry for the caller to read
-            from ttinspect.engine.builds import compile_with_pass_dumps
-            from ttinspect.passes import history
+            from ttinspect.engine.builds import compile_with_pass_dumps  # in run(): see the module docstring
+            from ttinspect.passes import history  # as above
 
             with compile_with_pass_dumps():
                 builds = resolve(request["ref"], options)
@@ -47,10 +49,10 @@ def run(request: dict) -> dict:
     except TTInspectError as error:
         return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code}
     files = {}
-    from ttinspect.refs.resolver import kind_of
+    from ttinspect.refs.kinds import kind_of  # in run(): see the module docstring
 
     if kind_of(request["ref"]) == "file":  # what the kernel was made of: the caller's record checks them
-        from ttinspect.refs.userfile import parse_file_ref, user_files
+        from ttinspect.refs.userfile import parse_file_ref, user_files  # in run(): see the module docstring
 
         files = user_files(parse_file_ref(request["ref"]).path)
     out = []

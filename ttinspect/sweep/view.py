@@ -7,16 +7,17 @@ from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.render.configs import HEADERS
-from ttinspect.render.tables import _console
+from ttinspect.render import term
+from ttinspect.facts.model import format_value
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.files.outputs import write_atomically
+from ttinspect.sweep.output import values
 
 SWEEP_HEADERS = {**HEADERS, "occupancy_limit": "occ. limit", "loop_tensor_core_ops": "loop TC ops"}
 
 
 def _cell(row: dict, key: str) -> str:
     """A fact; else what --where and --csv see under that name (a grid key, the config, arch, label)."""
-    from ttinspect.facts.model import format_value
-    from ttinspect.sweep.output import values
-
     facts = row.get("facts") or {}
     value = facts[key] if key in facts else values(row).get(key)
     if value is None:
@@ -41,9 +42,8 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 
-    console = _console()
+    console = term.console()
     targets = sorted({str(r.get("target") or r.get("arch") or "default") for r in result.rows})
     title = (f"sweep {result.ref} · {len(rows)} of {result.total} points shown · {', '.join(targets)} · "
              f"{result.seconds:.1f} s ({result.warm} warm, {result.compiled} compiled, {result.failed} failed)")
@@ -130,7 +130,6 @@ def heatmap(result, rows: list[dict], out: str, axes: tuple[str, str] | None, fa
     fig.tight_layout()
     import io
 
-    from ttinspect.render.outputs import write_atomically
 
     image = io.BytesIO()  # drawn in memory, written atomically: a failure leaves what was at `out`
     fig.savefig(image, dpi=120, format=Path(out).suffix.lstrip(".").lower() or "png")

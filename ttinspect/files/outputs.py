@@ -16,6 +16,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from ttinspect.errors import TTInspectError, UsageError
 
@@ -75,13 +76,11 @@ def _probe(out: Path, given: Path) -> None:
     _remove(temporary)
 
 
-def check_output_folder(folder: Path) -> Path:
+def check_output_folder(folder: Path, stages: Iterable[str]) -> Path:
     """The folder `dump --all --out` writes every stage into, checked before any compile (absolute): a link
     to a folder is the user's choice, a link to nothing or to itself, a file or a special file at the path
     is refused in one line; the folder (made if missing) must be writable, and no file ttinspect could
-    write there may be a link, a FIFO or a device."""
-    from ttinspect.dialects.stages import STAGES
-
+    write there (`kernel.<stage>` for each of `stages`, metadata.json) may be a link, a FIFO or a device."""
     if str(folder).strip() in ("", "."):
         folder = Path(".")
     given = folder.expanduser()
@@ -100,7 +99,7 @@ def check_output_folder(folder: Path) -> Path:
                 raise UsageError(f"--out {given}: {parent} is a file, not a folder")
             _probe(parent / "kernel", given)  # the folder, or where it will be made, must be writable
             break
-    check_output_dir(out, [f"kernel.{stage}" for stage in STAGES] + ["metadata.json"], force=True)
+    check_output_dir(out, [f"kernel.{stage}" for stage in stages] + ["metadata.json"], force=True)
     return out
 
 

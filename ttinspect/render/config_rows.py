@@ -1,5 +1,6 @@
 """One row per autotune config: what each config compiles to, side by side — the question a Triton
-author asks of `@triton.autotune(configs=[...])` before paying for a GPU to time them."""
+author asks of `@triton.autotune(configs=[...])` before paying for a GPU to time them. The rows are what
+`report REF --config all` shows: configs.py prints them as a table, `--json` writes `as_dict()`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError
+from ttinspect.refs.failed import Failed
+from ttinspect.report.collect import report_from_build
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,6 @@ COLUMNS = ("registers", "spills", "shared_memory", "fits", "blocks_per_sm", "occ
 
 def config_rows(builds: list) -> list[ConfigRow]:
     """`builds` from `refs.resolve(..., keep_going=True)`: Builds and Failed configs."""
-    from ttinspect.refs.resolver import Failed
-    from ttinspect.report.collect import report_from_build
-
     rows = []
     for built in builds:
         if isinstance(built, Failed):

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ttinspect.errors import TTInspectError
+from ttinspect.facts.model import jsonable
+from ttinspect.refs.resolver import resolve_one
+from ttinspect.report.collect import report_from_build
+from ttinspect.toolchains.registry import all_toolchains, installed_version
 
 # The facts an upgrade is judged by (issue: pipeline depth, tensor-core path, async copies / TMA, shared,
 # registers, spills, occupancy).
@@ -22,15 +26,11 @@ class VersionRow:
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        from ttinspect.facts.model import _jsonable
-
         return {"triton": self.version, "installed": self.installed, "error": self.error,
-                "facts": {k: _jsonable(v) for k, v in self.facts.items()}}
+                "facts": {k: jsonable(v) for k, v in self.facts.items()}}
 
 
 def default_versions() -> list[str]:
-    from ttinspect.toolchains.registry import all_toolchains, installed_version
-
     versions = {t.version for t in all_toolchains()}
     here = installed_version()
     if here:
@@ -40,10 +40,6 @@ def default_versions() -> list[str]:
 
 def version_rows(ref: str, versions: list[str], options) -> list[VersionRow]:
     """Each release's headline facts; a release that cannot compile the kernel is a row with its reason."""
-    from ttinspect.refs.resolver import resolve_one
-    from ttinspect.report.collect import report_from_build
-    from ttinspect.toolchains.registry import installed_version
-
     here = installed_version()
     rows = []
     for version in versions:

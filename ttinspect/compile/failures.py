@@ -1,0 +1,156 @@
+"""What a failed compile says: Triton's innermost reason, the line of the user's kernel it points at,
+the compiler's own diagnostic (captured from file descriptor 2), and what a known failure of an older
+release means. Also what an older Triton cannot compile at all (`check_supported`)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import re
+import sys
+import tempfile
+from typing import Any, Mapping
+
+import triton
+from triton.compiler.errors import CompilationError
+
+from ttinspect.compile.installed import VERSION
+from ttinspect.errors import CompileError
+from ttinspect.kernel.specialize import Specialization
+from ttinspect.targets.nvidia import Target
+
+# What an older Triton cannot compile, measured by compiling on each release (docs/versions.md):
+# (what the kernel uses, the first Triton that compiles it).
+_NEEDS = (("tensordesc", (3, 4), "host-side tensor descriptors (TensorDescriptor arguments)"),)
+
+
+def check_supported(fn, spec: Specialization) -> None:
+    """One line naming what this Triton lacks, instead of Triton's internal KeyError."""
+    for prefix, first, what in _NEEDS:
+        if VERSION >= first:
+            continue
+        uses = [f"{name}: {ty}" for name, ty in spec.signature.items() if str(ty).startswith(prefix)]
+        if uses:
+            file, line = _kernel_location(fn)
+            raise CompileError(f"{fn.__name__} takes {what} ({uses[0]}), which Triton {triton.__version__} "
+                               f"cannot compile; Triton >= {first[0]}.{first[1]} can", file=file, line=line)
+
+
+@contextlib.contextmanager
+def native_stderr(box: dict[str, str], *, force: bool = False):
+    """What MLIR and LLVM print to file descriptor 2 while compiling (a failing pass dumps the whole
+    module as a reproducer: dozens of lines), kept out of the user's terminal; a failure's message
+    quotes its diagnostic instead. TTINSPECT_DEBUG=1 lets it through, unless `force` (the per-pass
+    dumps are data, not messages)."""
+    if os.environ.get("TTINSPECT_DEBUG") and not force:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no usable stderr: nothing to protect
+        yield
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            box["text"] = sink.read().decode(errors="replace")
+
+
+def _diagnostic(text: str) -> str | None:
+    """The first line of a compiler's own complaint: `LLVM ERROR: ...`, `file:line:col: error: ...`."""
+    for line in text.splitlines():
+        match = re.search(r"(LLVM ERROR: .*|error: .*)", line)
+        if match and "Failures have been detected" not in line:
+            return match[1].strip()[:200]
+    return None
+
+
+def _kernel_location(fn) -> tuple[str, int]:
+    """The kernel's file and the line of its `def` (Triton's AST line 1: decorators are not in it)."""
+    try:
+        lines, start = inspect.getsourcelines(fn.fn)
+    except (OSError, TypeError):
+        return "<unknown>", 1
+    offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))), 0)
+    return inspect.getsourcefile(fn.fn) or "<unknown>", start + offset
+
+
+def compile_error(fn, exc: CompilationError) -> CompileError:
+    """Triton's reason (the innermost message) and the line in the user's kernel it points at."""
+    file, first_line = _kernel_location(fn)
+    node_line = getattr(getattr(exc, "node", None), "lineno", None)  # the line in Triton's AST of the kernel
+    line = first_line + node_line - 1 if node_line else None
+    source_line = None
+    if node_line and exc.src:
+        lines = exc.src.split("\n")
+        if 0 < node_line <= len(lines):
+            source_line = lines[node_line - 1]
+    reason = _innermost_reason(exc)
+    return CompileError(reason + _known_meaning(reason, None), file=file, line=line, source_line=source_line)
+
+
+def _innermost_reason(exc: BaseException) -> str:
+    """Triton wraps errors from tl.* calls in CompilationErrors whose text repeats the source; the
+    useful part is the last message in the chain."""
+    chain = [exc]
+    while True:
+        inner = exc.__cause__ or exc.__context__
+        if inner is None or inner is exc or inner in chain:
+            break
+        chain.append(inner)
+        exc = inner
+    for link in chain:  # a tool's own verdict (`ptxas fatal : ...`) says more than the exit status it led to
+        said = _TOOL_VERDICT.search(str(getattr(link, "error_message", None) or link))
+        if said:
+            return said.group(0).strip()
+    message = getattr(exc, "error_message", None) or str(exc)
+    lines = [ln for ln in str(message).strip().splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else type(exc).__name__
+
+
+# `ptxas fatal   : Unexpected non-ASCII character encountered on line 24` (Triton's PTXASError quotes it)
+_TOOL_VERDICT = re.compile(r"^\s*(ptxas|nvlink|ld\.lld|llc|opt)\S*\s+(fatal|error)\s*:.*$", re.M)
+
+
+# Backend failures measured on older releases (scripts/versions_probe.py), and what they mean:
+# (first release without it, targets, Triton's message, the explanation).
+_KNOWN_FAILURES = (
+    ((3, 4), ("sm_70", "sm_72", "sm_75"), "PassManager::run failed",
+     "Triton 3.3 cannot compile tl.dot for Volta/Turing (measured); Triton >= 3.4 can"),
+    ((3, 4), None, "unexpected keyword argument 'warp_specialize'",
+     "tl.range(warp_specialize=...) needs Triton >= 3.4"),
+)
+
+
+def _known_meaning(message: str, target: Target | None) -> str:
+    for fixed_in, targets, pattern, meaning in _KNOWN_FAILURES:
+        if VERSION < fixed_in and (targets is None or (target and target.name in targets)) and pattern in message:
+            return f" — {meaning}"
+    return ""
+
+
+def backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target,
+                   native: str = "") -> CompileError:
+    file, first_line = _kernel_location(fn)
+    settings = ", ".join(f"{k}={v}" for k, v in options.items())
+    inner = _innermost_reason(exc)
+    diagnostic = _diagnostic(native)
+    if diagnostic and diagnostic not in inner:
+        inner = f"{inner} ({diagnostic})"
+    reason = f"Triton could not compile {fn.__name__} for {target.name}" + (f" ({settings})" if settings else "") \
+        + f": {inner}"
+    if "non-ASCII" in inner and not file.isascii():  # the PTX's .file directive carries the path
+        reason += (" — the PTX names the kernel's file by its path, and ptxas reads only ASCII: give the file and "
+                   "its folders ASCII names")
+    return CompileError(reason + _known_meaning(inner, target), file=file, line=first_line)
