@@ -5,9 +5,12 @@ derived from the cubin only when somebody asks for it. Every text stage carries 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ttinspect.dialects.stage_dialects import AMDGCN, LLIR, PTX, SASS, TTGIR, TTIR, Dialect
 from ttinspect.errors import UsageError
+
+if TYPE_CHECKING:
+    from ttinspect.dialects.stage_dialects import Dialect
 
 
 @dataclass(frozen=True)
@@ -18,17 +21,26 @@ class Stage:
     comment: str  # line-comment prefix, for the header ttinspect prints above the text
     derived_from: str | None = None  # None: produced by triton.compile itself
     backend: str | None = None  # "cuda" or "hip": the one vendor whose compile produces it; None: both
-    dialect: Dialect | None = None  # None for a binary stage
+    dialect_name: str | None = None  # the name of its object in stage_dialects; None for a binary stage
+
+    @property
+    def dialect(self) -> Dialect | None:
+        if self.dialect_name is None:
+            return None
+        # loaded on first use: a warm command that only reads cached facts never parses a stage
+        from ttinspect.dialects import stage_dialects
+
+        return getattr(stage_dialects, self.dialect_name)
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//", dialect=TTIR),
-    Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//", dialect=TTGIR),
-    Stage("llir", "LLVM IR", False, ";", dialect=LLIR),
-    Stage("ptx", "PTX", False, "//", backend="cuda", dialect=PTX),
+    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//", dialect_name="TTIR"),
+    Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//", dialect_name="TTGIR"),
+    Stage("llir", "LLVM IR", False, ";", dialect_name="LLIR"),
+    Stage("ptx", "PTX", False, "//", backend="cuda", dialect_name="PTX"),
     Stage("cubin", "CUDA binary (ELF)", True, "", backend="cuda"),
-    Stage("sass", "SASS (disassembled cubin)", False, "//", derived_from="cubin", backend="cuda", dialect=SASS),
-    Stage("amdgcn", "AMDGCN assembly (LLVM's AMDGPU backend)", False, ";", backend="hip", dialect=AMDGCN),
+    Stage("sass", "SASS (disassembled cubin)", False, "//", derived_from="cubin", backend="cuda", dialect_name="SASS"),
+    Stage("amdgcn", "AMDGCN assembly (LLVM's AMDGPU backend)", False, ";", backend="hip", dialect_name="AMDGCN"),
     Stage("hsaco", "AMD code object (ELF)", True, "", backend="hip"),
 )}
 # `--stage asm`: the target's assembly, whichever vendor.
@@ -39,7 +51,7 @@ _VENDOR = {"cuda": "NVIDIA", "hip": "AMD"}
 COMPILED = tuple(name for name, s in STAGES.items() if s.derived_from is None)
 TEXT_STAGES = tuple(name for name, s in STAGES.items() if not s.binary)
 # The stages with a dialect: those with source lines, a main loop, highlighting.
-DIALECT_STAGES = tuple(name for name, s in STAGES.items() if s.dialect is not None)
+DIALECT_STAGES = tuple(name for name, s in STAGES.items() if s.dialect_name is not None)
 
 
 def dialect_of(name: str) -> Dialect | None:
