@@ -65,7 +65,7 @@ def test_matrix_covers_every_release_and_the_card_kernels():
 
 @pytest.mark.parametrize("cell", ["naive@sm_80", "opt@sm_90", "opt@sm_100", "softmax@sm_90"])
 def test_installed_release_equals_its_column(cell):
-    from ttinspect.toolchains.registry import installed_version
+    from ttinspect.targets.releases import installed_version
     from ttinspect.versions.rows import version_rows
     from ttinspect.refs.resolver import RefOptions
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ttinspect.check import check
+# Imported for what it does on import: check/ installs how `Report.findings` are computed (report/ may not
+# import check/).
+import ttinspect.check.run  # noqa: F401
 from ttinspect.compare.facts_diff import Diff, diff_reports
 from ttinspect.errors import UsageError
 from ttinspect.kernel.options import OPTION_KEYS
@@ -19,12 +21,9 @@ from ttinspect.refs.reference import parse_ref
 from ttinspect.refs.kinds import kind_of
 from ttinspect.refs.resolver import RefOptions, resolve_one
 from ttinspect.report.collect import report_from_build
-from ttinspect.report.model import Report, install_findings
+from ttinspect.report.model import Report
 
 __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Diff"]
-
-install_findings(check)  # `Report.findings` (check/ installs it too when imported; report/ may not import it)
-
 
 def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | str | None = None, signature: str | None = None,

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from ttinspect.dialects.locations import without_mlir_location
 from ttinspect.dialects.mlir import DEFINITION_RE as _DEF_RE
 
 _USE_RE = re.compile(r'^\s*"?([\w$.]+)"?\s+(.*)$')
@@ -20,7 +21,7 @@ _FUNC_ARG_RE = re.compile(r"(%[\w$.-]+):\s*([^,{)]+?)\s*(\{[^}]*\})?\s*loc\(")
 
 def _operands(rest: str) -> tuple[str, ...]:
     """SSA names before the op's type (`: tensor<...>`) and its location."""
-    body = rest.split(" loc(")[0]
+    body = without_mlir_location(rest)
     head = body.split(" : ")[0] if " : " in body else body
     return tuple(n.split("#")[0] for n in _SSA_RE.findall(head))
 
@@ -34,7 +35,7 @@ class Value:
 
 
 def _result_type(rest: str) -> str:
-    body = rest.split(" loc(")[0]
+    body = without_mlir_location(rest)
     return body.rsplit(" : ", 1)[1].strip() if " : " in body else ""
 
 

@@ -19,7 +19,7 @@ def history(build) -> PassHistory:
     artifacts = _own_entry(build)
     made_by = str(build.metadata.get("triton_version") or "")
     if made_by and not timeline_cached(build):
-        from ttinspect.toolchains.registry import installed_version  # not on the warm path: no timeline yet
+        from ttinspect.targets.releases import installed_version  # not on the warm path: no timeline yet
 
         if made_by != installed_version():
             from ttinspect.refs.other_triton import compute_history  # only for another Triton's build

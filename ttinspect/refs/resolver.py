@@ -20,7 +20,8 @@ from typing import Any, Mapping
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, kind_of
-from ttinspect.toolchains.registry import check_format, check_version, installed_version
+from ttinspect.targets.releases import installed_version
+from ttinspect.toolchains.registry import check_format, check_version
 from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant

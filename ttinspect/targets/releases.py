@@ -78,16 +78,17 @@ def triton_version() -> str:
         raise UsageError("triton is not installed (pip install triton)") from exc
 
 
-def installed() -> tuple[int, int] | None:
-    found = dist_info_version()  # found without importing importlib.metadata (a warm command)
-    if found:
-        return release(found)
-    import importlib.metadata
-
+def installed_version() -> str | None:
+    """The installed Triton's release, None when there is none (triton_version says why)."""
     try:
-        return release(importlib.metadata.version("triton"))
-    except importlib.metadata.PackageNotFoundError:
+        return triton_version()
+    except UsageError:
         return None
+
+
+def installed() -> tuple[int, int] | None:
+    found = installed_version()
+    return release(found) if found else None
 
 
 def _name(version: tuple[int, int]) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ttinspect.caches.store import cache_root, make_dir
 from ttinspect.errors import UsageError
-from ttinspect.targets.releases import triton_version
+from ttinspect.targets.releases import installed_version
 from ttinspect.caches import store as cache
 
 VERSION_RE = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")  # ASCII, no leading zeros
@@ -53,14 +53,6 @@ def check_version(text: str) -> str:
     if tuple(int(x) for x in text.split(".")[:2]) < OLDEST:
         raise UsageError(f"Triton {text}: ttinspect drives Triton {OLDEST[0]}.{OLDEST[1]} and later (docs/versions.md)")
     return text
-
-
-def installed_version() -> str | None:
-    """The installed Triton's release, None when there is none (engine.triton_version says why)."""
-    try:
-        return triton_version()
-    except UsageError:
-        return None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from ttinspect.errors import TTInspectError
 from ttinspect.facts.model import jsonable
 from ttinspect.refs.resolver import resolve_one
 from ttinspect.report.collect import report_from_build
-from ttinspect.toolchains.registry import all_toolchains, installed_version
+from ttinspect.targets.releases import installed_version
+from ttinspect.toolchains.registry import all_toolchains
 
 # The facts an upgrade is judged by (issue: pipeline depth, tensor-core path, async copies / TMA, shared,
 # registers, spills, occupancy).
