@@ -96,6 +96,7 @@ def edges() -> list[Edge]:
         text = path.read_text()
         lines = text.splitlines()
         is_package = path.name == "__init__.py"
+        bound: dict[str, tuple[str, bool]] = {}  # a local name bound to a ttinspect module -> (module, in function)
 
         def visit(node: ast.AST, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
@@ -115,6 +116,7 @@ def edges() -> list[Edge]:
                         plain = []
                         for alias in child.names:
                             if f"{target}.{alias.name}" in mods:
+                                bound[alias.asname or alias.name] = (f"{target}.{alias.name}", in_function)
                                 found.append(Edge(module, f"{target}.{alias.name}", child.lineno, in_function,
                                                   (), _comment(lines, child.lineno)))
                             else:
@@ -125,11 +127,20 @@ def edges() -> list[Edge]:
                 elif isinstance(child, ast.Import):
                     for alias in child.names:
                         if alias.name.split(".")[0] == "ttinspect":
+                            if alias.asname:
+                                bound[alias.asname] = (alias.name, in_function)
                             found.append(Edge(module, alias.name, child.lineno, in_function, (),
                                               _comment(lines, child.lineno)))
                 visit(child, inside)
 
-        visit(ast.parse(text), False)
+        tree = ast.parse(text)
+        visit(tree, False)
+        # `module._private` through a module bound by an import counts as importing that private name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                target, in_function = bound[node.value.id]
+                found.append(Edge(module, target, node.lineno, in_function, (node.attr,), "attribute access"))
     return found
 
 

@@ -221,6 +221,12 @@ def cached_only() -> Iterator[None]:
         _cached_only = saved
 
 
+def cached_only_now() -> bool:
+    """Whether a `cached_only()` block is in effect: a resolver that compiles elsewhere (another Triton's
+    toolchain) must not compile within one either."""
+    return _cached_only
+
+
 # Entry key -> how to compile that entry's kernel again with per-pass IR dumps (`ttinspect passes`):
 # only a process that resolved the kernel from its source can, so each build made here registers itself.
 _pass_dumpers: dict[str, Callable[[], str]] = {}

@@ -43,7 +43,7 @@ def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -
     key = _memo_key(version, ref, raw, keep_going)
     builds = memo.load(key) if not keep_going else None
     if not builds:
-        if engine._cached_only:  # a diff asking what is warm: this side needs its toolchain
+        if engine.cached_only_now():  # a diff asking what is warm: this side needs its toolchain
             raise engine.NotCached(ref)
         result = run_worker(ready(version), ref, raw, keep_going)
         builds = _builds(result["builds"], version)
