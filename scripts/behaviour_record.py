@@ -4,8 +4,10 @@
     python scripts/behaviour_record.py compare OLD NEW     # every output byte-identical, or the differences
 
 Each command's stdout, stderr and exit code go to one file per command. Run both recordings from the same
-checkout path (outputs name the kernel files) with the same Triton; the cache may be warm (outputs do not
-depend on it). The HTML pages are compared too (they embed no time or path of this machine).
+checkout path (outputs name the kernel files) with the same Triton. Each recording starts from an empty cache of
+its own, because what is cached can show: `check` quotes a kernel's pass history when one is cached for it
+(another command, or a user's `ttinspect passes`, may have made it). The HTML pages are compared too (they
+embed no time or path of this machine).
 """
 
 from __future__ import annotations
@@ -57,19 +59,24 @@ def commands() -> list[list[str]]:
 
 def record(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, COLUMNS="120", NO_COLOR="1", TTINSPECT_DEBUG="")
-    for index, cmd in enumerate(commands()):
-        with tempfile.TemporaryDirectory() as tmp:
-            argv = [arg.replace("{tmp}", tmp) for arg in cmd]
-            done = subprocess.run([sys.executable, "-m", "ttinspect", *argv], capture_output=True, text=True,
-                                  cwd=ROOT, env=env)
-            page = Path(tmp) / "page.html"
-            html = page.read_text() if page.exists() else ""
-        out, err = done.stdout.replace(tmp, "{tmp}"), done.stderr.replace(tmp, "{tmp}")
-        text = (f"$ ttinspect {' '.join(cmd)}\nexit {done.returncode}\n"
-                f"--- stdout\n{out}--- stderr\n{err}--- html\n{html}")
-        (out_dir / f"{index:04d}.txt").write_text(text)
-        print(f"{index:4d} exit {done.returncode} {' '.join(cmd)}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="ttinspect-record-") as cache_dir:
+        env = dict(os.environ, COLUMNS="120", NO_COLOR="1", TTINSPECT_DEBUG="", TTINSPECT_CACHE_DIR=cache_dir)
+        for index, cmd in enumerate(commands()):
+            _record_one(out_dir, index, cmd, env)
+
+
+def _record_one(out_dir: Path, index: int, cmd: list[str], env: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [arg.replace("{tmp}", tmp) for arg in cmd]
+        done = subprocess.run([sys.executable, "-m", "ttinspect", *argv], capture_output=True, text=True,
+                              cwd=ROOT, env=env)
+        page = Path(tmp) / "page.html"
+        html = page.read_text() if page.exists() else ""
+    out, err = done.stdout.replace(tmp, "{tmp}"), done.stderr.replace(tmp, "{tmp}")
+    text = (f"$ ttinspect {' '.join(cmd)}\nexit {done.returncode}\n"
+            f"--- stdout\n{out}--- stderr\n{err}--- html\n{html}")
+    (out_dir / f"{index:04d}.txt").write_text(text)
+    print(f"{index:4d} exit {done.returncode} {' '.join(cmd)}", flush=True)
 
 
 def compare(old: Path, new: Path) -> int:
