@@ -10,6 +10,10 @@ import click
 from ttinspect.errors import EXIT_FAILED, EXIT_INTERNAL, TTInspectError, Terminated, interrupted_exit_code
 
 def _fail(error: TTInspectError) -> None:
+    if os.environ.get("TTINSPECT_DEBUG") and error.__cause__ is not None:  # what the user's code raised, in full
+        import traceback  # only on request
+
+        click.echo("".join(traceback.format_exception(error.__cause__)).rstrip(), err=True)
     click.echo(f"ttinspect: error: {error}", err=True)
     sys.exit(error.exit_code)
 

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
-from ttinspect.refs.kinds import CACHE_PREFIX, kind_of
+from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
 from ttinspect.toolchains.registry import check_format, check_version
 from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
@@ -27,7 +27,7 @@ from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
 from ttinspect.files.source_files import sha256_or_empty
 from ttinspect.refs import memo
-from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref, user_files
+from ttinspect.refs.userfile import Example, find, load_module, user_files
 from ttinspect.kernel.arguments import bind_signature, parse_arg_items, parse_arg_mapping, parse_signature
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.launch import plan
@@ -101,7 +101,7 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     kind = kind_of(ref)
     if kind == "variant":
         return _variant_builds(ref, options, keep_going)
-    if kind == "file":
+    if kind in SOURCE_KINDS:
         return _file_builds(ref, options, keep_going)
     if kind == "cache":
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
@@ -164,7 +164,7 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
 
 
 def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
-    ref = parse_file_ref(text)
+    ref = parse_source_ref(text)
     if ref.name is None:
         raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
                          f"(`ttinspect list {ref.path}` shows them)")
@@ -174,6 +174,7 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
         memo_key = memo.key({
             # the file itself; the modules it imported are the memo's recorded `files`, checked on reading
             "file": str(ref.path), "source": sha256_or_empty(ref.path), "name": ref.name, "inline": ref.inline,
+            "module": ref.package.module if ref.package else None,
             "settings": for_cache_key(options.settings), "args": for_cache_key(options.args),
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
         found = memo.load(memo_key)
@@ -183,7 +184,7 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             return found
     builds = _file_builds_cold(ref, options, arch, keep_going)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
-        memo.save(memo_key, builds, user_files(ref.path))
+        memo.save(memo_key, builds, user_files(ref.path, ref.own_folder))
     return builds
 
 
@@ -194,19 +195,19 @@ def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, ind
 
 
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
-    module = load_module(ref.path)
+    module = load_module(ref.path, ref.package)
     found = find(module, ref.path, ref.name)
     inline = parse_settings(list(ref.inline))
     if isinstance(found, Example):
         args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")
         signature = found.signature
         return kernel_builds(
-            found.kernel, f"{ref.path.name}:{found.name}", found.kernel_name,
+            found.kernel, f"{ref.shown}:{found.name}", found.kernel_name,
             args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
             settings={**found.config, **inline, **options.settings},
             which=options.config if options.config is not None else found.autotune_config,
             arch=arch or found.arch, keep_going=keep_going)
-    return kernel_builds(found, f"{ref.path.name}:{ref.name}", ref.name, args={}, signature=None,
+    return kernel_builds(found, f"{ref.shown}:{ref.name}", ref.name, args={}, signature=None,
                          extra_args=options.args, extra_signature=options.signature,
                          settings={**inline, **options.settings}, which=options.config, arch=arch,
                          keep_going=keep_going)

@@ -14,11 +14,9 @@ by name:
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -26,7 +24,9 @@ from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
 from ttinspect.files.source_files import read_regular, sha256_or_empty
-from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+from ttinspect.refs.loading import NO_SCOPE, ImportScope, current_scope, exec_loose_file, import_package_module, \
+    run_user_code
+from ttinspect.refs.packages import PackageModule, locate, package_of, split_module_ref
 from ttinspect.engine.builds import USER_MODULE_PREFIX
 
 EXAMPLES_NAME = "TTINSPECT_EXAMPLES"
@@ -53,6 +53,18 @@ class FileRef:
     name: str | None  # a kernel or example name; None: the whole file (for `list`)
     inline: tuple[str, ...] = ()  # `:k=v,...` settings written in the reference
     arch: str | None = None
+    package: PackageModule | None = None  # the file is this package's module: imported by its dotted name
+
+    @property
+    def shown(self) -> str:
+        """How builds and listings name where the kernel lives: `pkg.mod` for a package's module, else
+        the file's name."""
+        return self.package.module if self.package is not None else self.path.name
+
+    @property
+    def own_folder(self) -> Path:
+        """Every file under it is the user's code (for the memo's record and error locations)."""
+        return self.package.package_folder if self.package is not None else self.path.parent
 
 
 def parse_file_ref(text: str) -> FileRef:
@@ -77,7 +89,22 @@ def parse_file_ref(text: str) -> FileRef:
     if problem:
         raise UsageError(f"{path_text}: {problem}")
     inline = tuple(item for item in (rest["inline"] or "").split(",") if item.strip())
-    return FileRef(path.resolve(), rest["name"], inline, rest["arch"])
+    resolved = path.resolve()
+    return FileRef(resolved, rest["name"], inline, rest["arch"], package_of(resolved))
+
+
+def parse_module_ref(text: str) -> FileRef:
+    """MODULE[:NAME][:KEY=VALUE,...][@ARCH]: `liger_kernel.ops.rms_norm:_rms_norm_forward_kernel`. The
+    module's file is found without running it (refs/packages.py)."""
+    match = split_module_ref(text)
+    if match is None:
+        raise UsageError(f"{text!r}: a module reference is PACKAGE.MODULE:NAME[:KEY=VALUE,...][@ARCH]")
+    module = match["module"]
+    path = locate(module)
+    depth = module.count(".") + (1 if path.name == "__init__.py" else 0)
+    root = path.parents[depth]
+    inline = tuple(item for item in (match["inline"] or "").split(",") if item.strip())
+    return FileRef(path, match["name"], inline, match["arch"], PackageModule(module, root))
 
 
 def _split_existing(text: str) -> tuple[str, re.Match] | None:
@@ -119,77 +146,24 @@ def module_name(path: Path) -> str:
     return USER_MODULE_PREFIX + digest[:16]
 
 
-def load_module(path: Path) -> ModuleType:
-    """Execute the file once per process (as `import` would). Its directory goes on sys.path first so
-    that it can import its sibling modules, as it does when run as a script."""
+def load_module(path: Path, package: PackageModule | None = None, scope: ImportScope = NO_SCOPE) -> ModuleType:
+    """Run the user's code once per process and scope (as `import` would): a loose file as a module of its
+    own, a file of a package as that package's module (`package`; found by `package_of` when not given)."""
+    package = package if package is not None else package_of(path)
+    if package is not None:
+        def forget() -> None:
+            sys.modules.pop(package.module, None)
+
+        return run_user_code(path, [package.package_folder], scope,
+                             lambda: import_package_module(package, path), forget)
     name = module_name(path)
-    if name in sys.modules:
+    if name in sys.modules and scope.key == current_scope():
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"{path}: cannot be loaded as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    folder = str(path.parent)
-    import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
-    _forget_other_folders(folder)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
-    before = set(sys.modules)
-    try:
-        # What the file prints at import goes to stderr: stdout is the stage text or the JSON.
-        from ttinspect.compile.jit import offline_imports
 
-        with contained(), offline_imports():
-            spec.loader.exec_module(module)
-    except SyntaxError as error:
-        del sys.modules[name]
-        raise UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}") from error
-    except (KeyboardInterrupt, GeneratorExit):
-        del sys.modules[name]
-        raise
-    except ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
-        del sys.modules[name]
-        raise UsageError(f"importing {path} called {error} ({_where(error, path)})") from None
-    except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
-        del sys.modules[name]
-        raise UsageError(f"importing {path} raised {type(error).__name__}: {error} "
-                         f"({_where(error, path)})") from error
-    finally:
-        _LOADED.setdefault(folder, set()).update(
-            m for m in set(sys.modules) - before if _module_folder(m) == folder)
-    return module
+    def forget_file() -> None:
+        sys.modules.pop(name, None)
 
-
-# Sibling modules each user folder imported: two files in different folders may both `import helpers`,
-# and each must get its own — so before loading from one folder, the other folders' are forgotten.
-_LOADED: dict[str, set[str]] = {}
-
-
-def _module_folder(name: str) -> str | None:
-    origin = getattr(sys.modules.get(name), "__file__", None)
-    return str(Path(origin).parent) if origin else None
-
-
-def _forget_other_folders(folder: str) -> None:
-    for other, names in _LOADED.items():
-        if other == folder:
-            continue
-        for module in names:
-            sys.modules.pop(module, None)
-        while other in sys.path:
-            sys.path.remove(other)
-
-
-def _where(error: BaseException, path: Path) -> str:
-    """file:line of the user's own line that led to the error (the deepest frame in their file), else
-    of where it was raised."""
-    frames = traceback.extract_tb(error.__traceback__)
-    mine = [f for f in frames if Path(f.filename) == path]
-    chosen = mine or frames
-    if not chosen:
-        return str(path)
-    return f"{chosen[-1].filename}:{chosen[-1].lineno}"
+    return run_user_code(path, [path.parent], scope, lambda: exec_loose_file(name, path), forget_file)
 
 
 @dataclass(frozen=True)
@@ -308,25 +282,26 @@ def find(module: ModuleType, path: Path, name: str) -> Any:
     raise UsageError(f"{path}: no kernel or example {name!r} ({listed})")
 
 
-def user_files(path: Path) -> dict[str, str]:
-    """The user's own Python files loaded now (the kernel's file, and every module it imported that is
-    not installed: helpers in subfolders or a parent package included), path -> sha256. A record of
-    what a file reference resolved to is valid only while these are unchanged."""
-    import hashlib
-    import sysconfig
-
+def user_files(path: Path, own_folder: Path | None = None) -> dict[str, str]:
+    """The user's own Python files loaded now, path -> sha256: the kernel's file, every module it imported
+    that is not installed (helpers in subfolders or a parent package included), and every module loaded
+    from `own_folder` (the kernel's package — installed or not: an upgrade of the package changes them).
+    A record of what a reference resolved to is valid only while these are unchanged."""
+    import sysconfig  # only when a cold resolution is recorded
 
     installed = {os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
                                                                                   "platlib")} if p}
     ours = os.path.realpath(str(Path(__file__).resolve().parent.parent))
+    package = os.path.realpath(own_folder) if own_folder is not None else None
     found: dict[str, str] = {}
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
         if not file or not file.endswith(".py"):
             continue
         real = os.path.realpath(file)
-        if real.startswith(ours) or any(real.startswith(p + os.sep) for p in installed) \
-                or "site-packages" in real or "dist-packages" in real:
+        in_package = package is not None and (real == package or real.startswith(package + os.sep))
+        if not in_package and (real.startswith(ours) or any(real.startswith(p + os.sep) for p in installed)
+                               or "site-packages" in real or "dist-packages" in real):
             continue
         data = read_regular(real)
         if data is not None:

@@ -13,7 +13,7 @@ from ttinspect.sweep.stopping import (end_process_trees, handlers_kept, remove_s
                        signals_held, start_helpers, start_worker)
 from ttinspect.engine.builds import NotCached, cached_only
 from ttinspect.refs.resolver import resolve_one
-from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.kinds import SOURCE_KINDS, kind_of
 from ttinspect.caches import store as cache
 
 if TYPE_CHECKING:
@@ -321,7 +321,7 @@ def resolve_pair(a: str, b: str, options) -> list:
                     warm[ref] = resolve_one(ref, options)
             for ref, future in futures.items():
                 warm[ref] = future.result()
-    elif len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", "file") for ref in cold):
+    elif len(cold) == 2 and a != b and all(kind_of(ref) in ("variant", *SOURCE_KINDS) for ref in cold):
         from ttinspect.report.collect import report_from_build  # the facts' parsers load only when a report is made
 
         with compile_aside(a, options) as aside:

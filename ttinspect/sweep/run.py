@@ -13,8 +13,8 @@ from ttinspect.errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_cod
 from ttinspect.sweep.grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
 from ttinspect.engine.builds import NotCached, cached_only, resolve_target
 from ttinspect.kernel.options import OPTION_KEYS, check_option
-from ttinspect.refs.kinds import kind_of
-from ttinspect.refs.userfile import Example, find, load_module, parse_file_ref
+from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.userfile import Example, find, load_module
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
 from ttinspect.kernel.overrides import parse_settings, resolve
@@ -99,8 +99,8 @@ def _as_grid() -> Iterator[None]:
 def _ref_arch(ref: str) -> str | None:
     if kind_of(ref) == "variant":
         return ref.partition("@")[2] or None
-    if kind_of(ref) == "file":
-        return parse_file_ref(ref).arch
+    if kind_of(ref) in SOURCE_KINDS:
+        return parse_source_ref(ref).arch
     return None
 
 
@@ -116,8 +116,8 @@ def check_reference(ref: str, axes: list[Axis], options: Mapping[str, Any]) -> N
         resolver.resolve(ref, resolver.RefOptions())
         if axes:
             raise UsageError(f"{ref}: a Triton cache entry is already compiled: --grid does not apply")
-    elif kind == "file":
-        for key, value in parse_settings(list(parse_file_ref(ref).inline), ref=ref).items():
+    elif kind in SOURCE_KINDS:
+        for key, value in parse_settings(list(parse_source_ref(ref).inline), ref=ref).items():
             check_option(key, value)
 
 
@@ -135,13 +135,13 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
         probe = {k: defaults.get(k) for k in names if k in defaults or k not in OPTION_KEYS}
         with _as_grid():
             resolve(variant, probe)
-    elif kind_of(ref) == "file":
+    elif kind_of(ref) in SOURCE_KINDS:
         from ttinspect.compile.jit import split_options, unwrap  # imports triton
 
-        parsed = parse_file_ref(ref)
+        parsed = parse_source_ref(ref)
         if parsed.name is None:
             return  # every point says how to name one
-        found = find(load_module(parsed.path), parsed.path, parsed.name)
+        found = find(load_module(parsed.path, parsed.package), parsed.path, parsed.name)
         fn = unwrap(found.kernel if isinstance(found, Example) else found)[0]
         try:  # each axis's first value: plan() has checked the options' values, a kernel's are its points' own
             split_options(fn, {axis.name: axis.values[0] for axis in axes if axis.name in names})
@@ -152,13 +152,13 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
 def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
     if kind_of(ref) == "variant":
         return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
-    if kind_of(ref) == "file":
+    if kind_of(ref) in SOURCE_KINDS:
         from ttinspect.compile.jit import unwrap  # imports triton
 
-        parsed = parse_file_ref(ref)
+        parsed = parse_source_ref(ref)
         if parsed.name is None:  # as building it would say
             raise UsageError(f"{ref}: name a kernel or an example, as {ref.rstrip(':')}:NAME")
-        found = find(load_module(parsed.path), parsed.path, parsed.name)
+        found = find(load_module(parsed.path, parsed.package), parsed.path, parsed.name)
         kernel = found.kernel if isinstance(found, Example) else found
         autotuner = unwrap(kernel)[1]
         return len(autotuner.configs) if autotuner is not None else 0

@@ -1,0 +1,144 @@
+"""Kernels where they live: module references (`pkg.mod:kernel`) and files inside packages (relative imports
+work, the package's root goes on sys.path), a package whose __init__ fails off the GPU machine, and an error
+raised deep inside a package's own imports named where it was raised."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok, run_process
+from ttinspect.errors import EXIT_USAGE
+
+SIGNATURE = "*fp32, *fp32, i32, 128"
+_names = itertools.count()
+
+KERNEL = """
+import triton
+import triton.language as tl
+from .utils import twice
+from {top}.ops.utils import twice as twice_again{extra}
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, twice_again(twice(tl.load(x_ptr + offs, mask=mask))), mask=mask)
+"""
+
+UTILS = """
+import triton
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+"""
+
+
+def make_package(root: Path, *, init: str = "", extra: str = "") -> str:
+    """root/<top>/ops/copy.py importing its sibling relatively and by absolute name; returns <top>."""
+    top = f"kpkg{next(_names)}_{abs(hash(str(root))) % 10**6}"
+    ops = root / top / "ops"
+    ops.mkdir(parents=True)
+    (root / top / "__init__.py").write_text(init)
+    (ops / "__init__.py").write_text("")
+    (ops / "utils.py").write_text(UTILS)
+    (ops / "copy.py").write_text(KERNEL.format(top=top, extra=extra))
+    return top
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("form", ["module", "file"])
+def test_a_package_module_reports_with_its_relative_imports(in_tmp, form):
+    top = make_package(in_tmp)
+    ref = f"{top}.ops.copy:copy_kernel" if form == "module" else f"{in_tmp}/{top}/ops/copy.py:copy_kernel"
+    out = run_cli_ok("report", ref, "--signature", SIGNATURE, "--arch", "sm_90", "--json")
+    report = json.loads(out)
+    assert report["label"] == f"{top}.ops.copy:copy_kernel"
+
+
+def test_a_single_module_in_the_current_directory(in_tmp):
+    name = f"loose_mod_{next(_names)}"
+    (in_tmp / f"{name}.py").write_text(KERNEL.replace("from .utils import twice\n", "")
+                                       .replace("from {top}.ops.utils import twice as twice_again{extra}\n", "")
+                                       + UTILS.replace("import triton\n", "") + "\ntwice_again = twice\n")
+    report = json.loads(run_cli_ok("report", f"{name}:copy_kernel", "--signature", SIGNATURE, "--json"))
+    assert report["label"] == f"{name}:copy_kernel"
+
+
+def test_a_variant_stays_a_variant():
+    from ttinspect.refs.kinds import kind_of
+
+    assert kind_of("opt:num_stages=3@sm_90") == "variant"
+    assert kind_of("opt") == "variant"
+    assert kind_of("json:loads") == "module"  # a module Python finds, and a plain name after it
+    assert kind_of("liger_kernel.ops.rms_norm:_rms_norm_forward_kernel") == "module"
+
+
+def test_a_failing_package_init_does_not_block_its_kernel(in_tmp):
+    top = make_package(in_tmp, init="import torch\ntorch.cuda.init()\nraise RuntimeError('no engine without a GPU')\n")
+    result = run_cli("report", f"{top}.ops.copy:copy_kernel", "--signature", SIGNATURE, "--arch", "sm_90")
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warning) == 1, result.stderr
+    assert f"{top}/__init__.py raised" in warning[0] and "without running" in warning[0]
+
+
+def test_an_error_deep_in_the_package_names_where_it_was_raised(in_tmp):
+    top = make_package(in_tmp, extra="\nfrom . import tables")
+    (in_tmp / top / "ops" / "tables.py").write_text("\n\nraise ValueError('no config for this device')\n")
+    line = assert_one_line_error(run_cli("report", f"{top}.ops.copy:copy_kernel", "--signature", SIGNATURE),
+                                 EXIT_USAGE, "ValueError: no config for this device", "TTINSPECT_DEBUG=1")
+    assert f"{top}/ops/tables.py:3" in line
+
+
+def test_debug_shows_the_whole_traceback(in_tmp):
+    top = make_package(in_tmp, extra="\nfrom . import tables")
+    (in_tmp / top / "ops" / "tables.py").write_text("raise ValueError('boom')\n")
+    done = subprocess_report(in_tmp, f"{top}.ops.copy:copy_kernel", env={"TTINSPECT_DEBUG": "1"})
+    assert done.returncode == EXIT_USAGE
+    assert "tables.py\", line 1" in done.stderr and done.stderr.rstrip().splitlines()[-1].startswith("ttinspect: error")
+
+
+def subprocess_report(cwd: Path, ref: str, env=None):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "ttinspect", "report", ref, "--signature", SIGNATURE],
+                          cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("ref, fragment", [
+    ("no_such_pkg_xyz.ops:k", "no module named 'no_such_pkg_xyz'"),
+    ("json.nothing_here:k", "no module 'nothing_here' in package 'json'"),
+])
+def test_a_module_that_is_not_there_is_one_line(ref, fragment):
+    assert_one_line_error(run_cli("report", ref, "--signature", SIGNATURE), EXIT_USAGE, fragment)
+
+
+def test_the_warm_path_runs_nothing_and_sees_a_sibling_change(in_tmp):
+    """A second report imports neither the package nor triton; editing a sibling module of the package
+    (not the kernel's file) makes the next one cold again."""
+    top = make_package(in_tmp)
+    ref = f"{top}.ops.copy:copy_kernel"
+    marker = in_tmp / "imported.txt"
+    utils = in_tmp / top / "ops" / "utils.py"
+    utils.write_text(f"open({str(marker)!r}, 'a').write('x')\n" + UTILS)
+    run_process("report", ref, "--signature", SIGNATURE, cwd=in_tmp, check=True)
+    assert marker.read_text() == "x"
+    run_process("report", ref, "--signature", SIGNATURE, cwd=in_tmp, check=True)
+    assert marker.read_text() == "x", "the warm path ran the package"
+    utils.write_text(utils.read_text() + "\n# edited\n")
+    run_process("report", ref, "--signature", SIGNATURE, cwd=in_tmp, check=True)
+    assert marker.read_text() == "xx"

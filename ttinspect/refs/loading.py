@@ -1,0 +1,223 @@
+"""Running a user's kernel code, once per process and per device: a loose file (its folder first on
+sys.path, as when run as a script) or a module of a package (imported by its dotted name with the
+package's root on sys.path, so its relative imports and its absolute imports of itself work).
+
+A package whose `__init__.py` chain fails off the GPU machine (a serving engine that asks for the GPU, a
+benchmark harness that needs its plugins) must not block its kernel file: when a parent package raises
+at import, the parents are made without running their `__init__.py` (their folders are enough for the
+module's own imports), the kernel's module is imported under them, and one line says so.
+
+What the code sees of the machine is the `ImportScope` it runs in (the virtual device of a target):
+modules imported under one scope are imported again under another — a file that picks its autotune configs
+by the device at import gives each target its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import traceback
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, ContextManager, Iterable
+
+from ttinspect.caches.store import warn
+from ttinspect.errors import UsageError
+from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+from ttinspect.refs.packages import PackageModule
+
+
+@dataclass(frozen=True)
+class ImportScope:
+    """What the user's code sees while it is imported: `key` names it (a target and its device
+    overrides), `enter` makes it so (a virtual device)."""
+
+    key: str = ""
+    enter: Callable[[], ContextManager] = field(default=contextlib.nullcontext, compare=False)
+
+
+NO_SCOPE = ImportScope()
+
+# Modules the user's code brought in, by the folder they came from (a loose file's folder, a package's
+# folder): two files in different folders may both `import helpers`, and each must get its own — so before
+# loading from one folder, the other folders' are forgotten; and all of them when the scope changes.
+_LOADED: dict[str, set[str]] = {}
+_scope_key: list[str] = [""]
+
+
+def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, action: Callable[[], ModuleType],
+                  forget_on_error: Callable[[], None]) -> ModuleType:
+    """`action` imports the user's code; everything that goes wrong becomes one line naming the file
+    and line where it arose (the innermost frame in the user's own folders or package)."""
+    folders = [os.path.realpath(f) for f in own_folders]
+    import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
+    _enter_scope(scope.key)
+    before = set(sys.modules)
+    try:
+        # The first import of triton happens here on a cold path: loading a user's file compiles nothing
+        # without it, and offline_imports answers the driver questions an import asks without a GPU.
+        from ttinspect.compile.jit import offline_imports
+
+        with contained(), offline_imports(), scope.enter():
+            return action()
+    except SyntaxError as error:
+        forget_on_error()
+        raise UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}") from error
+    except (KeyboardInterrupt, GeneratorExit):
+        forget_on_error()
+        raise
+    except ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
+        forget_on_error()
+        raise UsageError(f"importing {path} called {error} ({where(error, folders)})") from None
+    except UsageError as error:  # the virtual device's refusal already names what and where
+        forget_on_error()
+        raise UsageError(f"importing {path}: {error}") from error
+    except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
+        forget_on_error()
+        raise UsageError(f"importing {path} raised {type(error).__name__}: {error} ({where(error, folders)}; "
+                         "TTINSPECT_DEBUG=1 shows the whole traceback)") from error
+    finally:
+        for name in set(sys.modules) - before:
+            folder = _own_folder(name, folders)
+            if folder is not None:
+                _LOADED.setdefault(folder, set()).add(name)
+
+
+def current_scope() -> str:
+    return _scope_key[0]
+
+
+def _enter_scope(key: str) -> None:
+    if key == _scope_key[0]:
+        return
+    for names in _LOADED.values():
+        for name in names:
+            sys.modules.pop(name, None)
+    _LOADED.clear()
+    _scope_key[0] = key
+
+
+def _own_folder(name: str, folders: list[str]) -> str | None:
+    origin = getattr(sys.modules.get(name), "__file__", None)
+    if not origin:
+        return None
+    real = os.path.realpath(origin)
+    return next((f for f in folders if real == f or real.startswith(f + os.sep)), None)
+
+
+def forget_other_folders(folder: str) -> None:
+    """Before loading from `folder`: the modules other user folders brought in are forgotten, and those
+    folders leave sys.path."""
+    for other, names in _LOADED.items():
+        if other == folder or folder.startswith(other + os.sep) or other.startswith(folder + os.sep):
+            continue
+        for module in names:
+            sys.modules.pop(module, None)
+        while other in sys.path:
+            sys.path.remove(other)
+
+
+def where(error: BaseException, folders: Iterable[str]) -> str:
+    """file:line of the innermost frame in the user's own code (their folder or their package) — where
+    a package's own import raised, not the kernel file's import line that led there; else of where it
+    was raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    roots = [os.path.realpath(f) for f in folders]
+
+    def own(frame) -> bool:
+        real = os.path.realpath(frame.filename)
+        return any(real == root or real.startswith(root + os.sep) for root in roots)
+
+    mine = [f for f in frames if own(f)]
+    chosen = mine or [f for f in frames if not f.filename.startswith("<frozen")] or frames
+    if not chosen:
+        return next(iter(roots), "?")
+    return f"{chosen[-1].filename}:{chosen[-1].lineno}"
+
+
+def import_package_module(package: PackageModule, path: Path) -> ModuleType:
+    """Import `package.module` from `package.root`, as Python would with the root on sys.path. A parent
+    whose `__init__.py` raises is made without running it (one line says so)."""
+    root = str(package.root)
+    forget_other_folders(str(package.package_folder))
+    _forget_foreign(package, path)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    parents = package.module.split(".")[:-1]
+    try:
+        for depth in range(1, len(parents) + 1):
+            importlib.import_module(".".join(parents[:depth]))
+    except Exception as error:  # the package's own __init__ needs what this machine lacks
+        _unload_package(package)
+        _stub_parents(package, parents)
+        init = package.root.joinpath(*parents[:depth]) / "__init__.py"
+        warn(f"{init.relative_to(package.root)} raised {type(error).__name__}: {_first_line(error)} "
+             f"({where(error, [str(package.package_folder)])}); {package.module} is loaded without running "
+             f"its packages' __init__.py (docs/your-kernels.md, \"Kernels in packages\")")
+    module = importlib.import_module(package.module)
+    got = os.path.realpath(getattr(module, "__file__", "") or "")
+    if got != os.path.realpath(path):
+        raise UsageError(f"{package.module}: importing it gave {got or 'a module without a file'}, not {path} "
+                         f"(another {package.top!r} is imported first; run from {package.root} or rename)")
+    return module
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _forget_foreign(package: PackageModule, path: Path) -> None:
+    """A package of the same name imported earlier from elsewhere (another checkout) is forgotten, so that
+    the one the user named is imported — unless it is one ttinspect itself runs on (triton, torch)."""
+    loaded = sys.modules.get(package.top)
+    if loaded is None:
+        return
+    folders = [os.path.realpath(p) for p in getattr(loaded, "__path__", []) or []]
+    if os.path.realpath(package.package_folder) in folders:
+        return
+    if package.top in ("triton", "torch", "ttinspect", "click", "rich", "pygments", "numpy"):
+        raise UsageError(f"{path}: a file of a {package.top!r} package, but ttinspect runs on the installed "
+                         f"{package.top!r}; copy the kernel into a file of its own")
+    _unload_package(package)
+
+
+def _unload_package(package: PackageModule) -> None:
+    for name in [n for n in sys.modules if n == package.top or n.startswith(package.top + ".")]:
+        del sys.modules[name]
+
+
+def _stub_parents(package: PackageModule, parents: list[str]) -> None:
+    """The parent packages as bare modules with their folders as `__path__` (no `__init__.py` run)."""
+    for depth in range(1, len(parents) + 1):
+        name = ".".join(parents[:depth])
+        folder = package.root.joinpath(*parents[:depth])
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
+        module = types.ModuleType(name)
+        module.__spec__, module.__path__, module.__package__ = spec, [str(folder)], name
+        module.__file__ = str(folder / "__init__.py")
+        sys.modules[name] = module
+        if depth > 1:
+            setattr(sys.modules[".".join(parents[:depth - 1])], parents[depth - 1], module)
+
+
+def exec_loose_file(name: str, path: Path) -> ModuleType:
+    """Execute a file that belongs to no package as module `name`, its folder first on sys.path."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.parent)
+    forget_other_folders(folder)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
+    spec.loader.exec_module(module)
+    return module

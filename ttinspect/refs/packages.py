@@ -1,0 +1,120 @@
+"""Where a kernel's module lives, found without running it: a module reference `pkg.mod:kernel` is
+located on `sys.path` (and the current directory) as Python's import would find it, and a file path inside
+a package (a folder chain holding `__init__.py`) is named as that package's module — so that its relative
+imports work when it is loaded, and so that the warm path can key the file without importing anything.
+
+    liger_kernel.ops.rms_norm:_rms_norm_forward_kernel     -> .../liger_kernel/ops/rms_norm.py
+    ~/src/fla/fla/ops/gla/chunk.py:chunk_gla_fwd_kernel_o   -> module fla.ops.gla.chunk, root ~/src/fla
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ttinspect.errors import UsageError
+
+# liger_kernel.ops.rms_norm, fla.ops.gla.chunk: dotted Python identifiers (a single name is a module too,
+# when it is not a shipped variant's: refs/kinds.py decides)
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+# What follows the module: [:NAME][:KEY=VALUE,...][@ARCH], as for a file reference
+_MODULE_REF = re.compile(r"^(?P<module>[A-Za-z_][\w.]*?)(?::(?P<name>[A-Za-z_]\w*))?"
+                         r"(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
+
+
+@dataclass(frozen=True)
+class PackageModule:
+    """A Python file that belongs to a package: imported as `module` with `root` on sys.path."""
+
+    module: str  # fla.ops.gla.chunk
+    root: Path  # the folder holding the top package (`fla/`): what goes on sys.path
+
+    @property
+    def top(self) -> str:
+        return self.module.partition(".")[0]
+
+    @property
+    def package_folder(self) -> Path:
+        """The top package's folder (every file under it belongs to the kernel's package); for a module
+        that is no package's (`mymod:kernel`), its file."""
+        folder = self.root / self.top
+        return folder if folder.is_dir() else self.root / f"{self.top}.py"
+
+
+def is_dotted_name(text: str) -> bool:
+    return bool(_DOTTED.match(text))
+
+
+def findable(top: str) -> bool:
+    """Whether a top-level module of this name exists (nothing of it runs)."""
+    return _top_spec(top) is not None
+
+
+def module_head(text: str) -> str:
+    """`pkg.mod` of `pkg.mod:kernel:BLOCK=64@sm_90`."""
+    return re.split(r"[:@]", text, maxsplit=1)[0]
+
+
+def split_module_ref(text: str) -> re.Match | None:
+    match = _MODULE_REF.match(text.strip())
+    return match if match and is_dotted_name(match["module"]) else None
+
+
+def package_of(path: Path) -> PackageModule | None:
+    """The package module a file is, when its folder holds `__init__.py` (walking up while the parents
+    do); None for a loose file (loaded on its own, its folder on sys.path, as before)."""
+    path = Path(os.path.realpath(path))
+    if path.suffix != ".py" or not (path.parent / "__init__.py").is_file():
+        return None
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if not all(part.isidentifier() for part in parts):  # `my-pkg/`: not importable by name
+        return None
+    return PackageModule(".".join(parts), folder)
+
+
+def locate(module: str) -> Path:
+    """The file of `module` (a module's .py, or a package's __init__.py), found as `import` would find
+    it — without running any of it: only the top package is looked up through Python's finders (which
+    runs nothing), the rest is a walk of its folders. The current directory counts, as for `python -c`."""
+    top, _, rest = module.partition(".")
+    spec = _top_spec(top)
+    if spec is None:
+        raise UsageError(f"{module}: no module named {top!r} on sys.path or in the current directory "
+                         f"(a file is PATH.py:NAME; installed packages are found by their import name)")
+    if not rest:
+        if spec.origin and spec.origin.endswith(".py"):
+            return Path(spec.origin)
+        raise UsageError(f"{module}: {top!r} is not a Python source module ({spec.origin or 'a namespace package'});"
+                         f" name the module that defines the kernel, e.g. {top}.ops.kernels")
+    locations = list(spec.submodule_search_locations or [])
+    if not locations:
+        raise UsageError(f"{module}: {top!r} is a module, not a package: it has no submodule {rest!r}")
+    parts = rest.split(".")
+    for base in locations:
+        folder = Path(base, *parts[:-1])
+        for candidate in (folder / f"{parts[-1]}.py", folder / parts[-1] / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    raise UsageError(f"{module}: no module {rest!r} in package {top!r} (looked in {', '.join(locations)})")
+
+
+def _top_spec(top: str) -> importlib.machinery.ModuleSpec | None:
+    """The top package's spec, searched in the current directory first (as `python -c` does)."""
+    if top in sys.modules and getattr(sys.modules[top], "__spec__", None) is not None:
+        return sys.modules[top].__spec__
+    here = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
+    if here is not None:
+        return here
+    try:
+        return importlib.util.find_spec(top)
+    except (ImportError, ValueError):  # a broken finder or a module without a spec
+        return None
