@@ -237,7 +237,7 @@ def test_bad_argument_values_name_the_parameter():
                           "--signature entry 1", "unknown pointer type")
     assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS, "--arg", "z=1"), 2, "no parameter(s) z")
     assert_one_line_error(run_cli("dump", f"{FILE}:add_kernel", *ADD_ARGS[:-2]), 2,
-                          "no value for kernel parameter(s) n")
+                          "add_kernel needs 1 argument(s) n (--arg NAME=VALUE")
 
 
 def test_constexpr_without_a_value(tmp_path):
@@ -249,7 +249,21 @@ def test_constexpr_without_a_value(tmp_path):
         def k(x_ptr, BLOCK: tl.constexpr):
             tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
         """)
-    assert_one_line_error(run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp32"), 2, "no value for constexpr", "BLOCK")
+    assert_one_line_error(run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp32"), 2, "k needs 1 constexpr(s) BLOCK")
+
+
+def test_every_missing_value_is_named_at_once(tmp_path):
+    path = write(tmp_path, "k.py", """
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def k(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr, GROUP: tl.constexpr, EVEN: tl.constexpr = True):
+            tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+        """)
+    line = assert_one_line_error(run_cli("dump", f"{path}:k", "--arg", "x_ptr=*fp32"), 2,
+                                 "3 argument(s) y_ptr, n, stride", "2 constexpr(s) BLOCK, GROUP")
+    assert line.endswith("--signature: x_ptr, y_ptr, n, stride, BLOCK, GROUP, EVEN")
 
 
 def test_compile_error_points_at_the_users_line(tmp_path):

@@ -228,6 +228,22 @@ def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> l
                          arch=options.arch, keep_going=keep_going)
 
 
+def _refuse_missing(fn: Any, name: str, bound: Mapping[str, Any], settings: Mapping[str, Any],
+                    supplied: frozenset[str]) -> None:
+    """Every value a launch would pass that nobody gave, named at once (a 25-parameter kernel is not typed
+    one error at a time), with the whole parameter list to write them in."""
+    missing = [p for p in fn.params if p.name not in bound and p.name not in settings and p.name not in supplied]
+    if not missing:
+        return
+    runtime = [p.name for p in missing if not p.is_constexpr]
+    constexpr = [p.name for p in missing if p.is_constexpr]
+    parts = ([f"{len(runtime)} argument(s) {', '.join(runtime)} (--arg NAME=VALUE: *fp16 for a tensor, 4096 or "
+              "i32:16 for an integer)"] if runtime else []) + \
+            ([f"{len(constexpr)} constexpr(s) {', '.join(constexpr)} (--set NAME=VALUE)"] if constexpr else [])
+    order = ", ".join(p.name for p in fn.params)
+    raise UsageError(f"{name} needs {'; and '.join(parts)}; or all of them in this order with --signature: {order}")
+
+
 def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], signature: str | None,
                   extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
                   which: Any, arch: str | None, keep_going: bool = False) -> list:
@@ -245,6 +261,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
             bound.update(bind_signature(parse_signature(text), list(fn.arg_names), name, supplied))
     bound.update(args)
     bound.update(extra_args)
+    _refuse_missing(fn, name, bound, settings, supplied)
     target = resolve_target(arch)
     out: list[Build | Failed] = []
     for launch in plan(obj, name, bound, settings, which, label):
