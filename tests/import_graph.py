@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("files",),
     ("dialects", "targets"),
     ("kernel",),
+    ("virtual",),
     ("caches",),
     ("compile",),
     ("toolchains",),

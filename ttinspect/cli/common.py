@@ -107,9 +107,22 @@ def args_options(f):
                              "aligned like torch's), --arg M=4096, --arg K=i32:16.")(f)
 
 
+def _keep_device_props(ctx, param, value):
+    ctx.meta["ttinspect.device_props"] = tuple(value or ())
+    return value
+
+
+def device_props_option(f):
+    """Kept in the click context rather than passed to every command: only `options_from` reads it."""
+    return click.option("--device-props", multiple=True, metavar="KEY=VALUE", expose_value=False,
+                         callback=_keep_device_props, type=VALUE,
+                         help="Override a number of the target's virtual device, which your code sees while it is "
+                              "imported (repeatable): --device-props num_sms=114 (docs/virtual-device.md).")(f)
+
+
 def ref_options(f):
-    """--arch, --set, --arg, --signature, --config: everything `refs.RefOptions` takes."""
-    for option in (config_option, args_options, settings_option, arch_option):
+    """--arch, --set, --arg, --signature, --config, --device-props: everything `refs.RefOptions` takes."""
+    for option in (config_option, args_options, settings_option, arch_option, device_props_option):
         f = option(f)
     return f
 
@@ -118,7 +131,9 @@ def options_from(arch, settings, args, signature, config):
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import RefOptions
 
-    return RefOptions.from_cli(settings, args, signature, config, arch)
+    context = click.get_current_context(silent=True)
+    device_props = context.meta.get("ttinspect.device_props", ()) if context is not None else ()
+    return RefOptions.from_cli(settings, args, signature, config, arch, device_props)
 
 
 def kernel_source(built) -> tuple[str, str]:

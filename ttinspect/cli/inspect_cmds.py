@@ -9,9 +9,9 @@ import click
 from ttinspect.ci.model import FORMATS
 from ttinspect.errors import UsageError
 from ttinspect.cli.app import cli
-from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, arch_option, args_options, check_stage, emit_json,
-                                  kernel_source,
-                     options_from, ref_options, settings_option, stage_for)
+from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_option, args_options, check_stage,
+                                  device_props_option, emit_json, kernel_source, options_from, ref_options,
+                                  settings_option, stage_for)
 
 @cli.command("list")
 @click.argument("file", required=False)
@@ -201,10 +201,15 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 
 @cli.command("diff", epilog=REF_HELP)
 @click.argument("a", metavar="A")
-@click.argument("b", metavar="B")
+@click.argument("b", metavar="[B]", required=False)
 @arch_option
 @settings_option
 @args_options
+@device_props_option
+@click.option("--config", "configs", multiple=True, metavar="N|best", type=VALUE,
+              help="An @triton.autotune kernel's N-th config (1-based; a shipped variant's also `best`): once for "
+                   "both sides, or twice for A's then B's; with one REF, twice: `diff REF --config 2 --config 4` "
+                   "compares two configs of one kernel.")
 @click.option("--stage", default=None, metavar="STAGE", type=STAGE,
               help=f"Also diff the two main loops of this stage ({', '.join(STAGE_NAMES)}), renumbered.")
 @click.option("--passes", "passes", is_flag=True,
@@ -219,12 +224,13 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @click.option("-o", "--output", "out", default=None, metavar="FILE",
               help="Write --format's output to FILE (atomically; its folder must exist) instead of stdout.")
 @click.option("--force", is_flag=True, help="With -o: overwrite FILE if it exists.")
-def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-                 signature: str | None, stage: str | None, passes: bool, show_all: bool, as_json: bool,
-                 fmt: str, out: str | None, force: bool) -> None:
+def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
+                 signature: str | None, configs: tuple[str, ...], stage: str | None, passes: bool, show_all: bool,
+                 as_json: bool, fmt: str, out: str | None, force: bool) -> None:
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
-    `cache:3fa9c2 cache:77b01e`. --arch/--set/--arg/--signature apply to both sides."""
+    `cache:3fa9c2 cache:77b01e`, or two autotune configs of one kernel: `my_mm.py:matmul --config 1
+    --config 3`. --arch/--set/--arg/--signature apply to both sides; --config to both, or one per side."""
     import time
 
     # loaded when the command runs: every command module is imported at start-up
@@ -242,7 +248,7 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
         check_stage(stage)
     check_format_and_output(fmt, out, force)  # before compiling: a refused -o costs nothing
     started = time.perf_counter()
-    options = options_from(arch, settings, args, signature, None)
+    sides = [(ref, options_from(arch, settings, args, signature, config)) for ref, config in _sides(a, b, configs)]
     from contextlib import nullcontext
 
     # loaded when the command runs: every command module is imported at start-up
@@ -250,12 +256,14 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
 
     if passes:
         with compile_with_pass_dumps() if passes else nullcontext():  # a cold build compiles once, with dumps
-            builds = [resolve_one(ref, options) for ref in (a, b)]
-    else:
+            builds = [resolve_one(ref, options) for ref, options in sides]
+    elif sides[0][1] == sides[1][1]:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.sweep.executors import resolve_pair
 
-        builds = resolve_pair(a, b, options)
+        builds = resolve_pair(sides[0][0], sides[1][0], sides[0][1])
+    else:  # a config per side: resolve_pair takes one set of options for both
+        builds = [resolve_one(ref, options) for ref, options in sides]
     plain = fmt == "text" and not (stage or passes or show_all)
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.kept import echo_kept, render_and_keep
@@ -321,6 +329,21 @@ def diff_command(a: str, b: str, arch: str | None, settings: tuple[str, ...], ar
 
         click.echo()
         click.echo(divergence_text(divergence))
+
+
+def _sides(a: str, b: str | None, configs: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """Each side's reference and --config: one --config applies to both sides, two are A's then B's, and
+    one reference with two compares two configs of that kernel."""
+    if len(configs) > 2:
+        raise UsageError(f"diff takes --config once (both sides) or twice (A's, then B's), not {len(configs)} times")
+    if b is None:
+        if len(configs) != 2:
+            raise UsageError(f"diff compares two kernels: give A and B, or one kernel and two configs "
+                             f"(`ttinspect diff {a} --config 1 --config 2`)")
+        return [(a, configs[0]), (a, configs[1])]
+    if len(configs) == 2:
+        return [(a, configs[0]), (b, configs[1])]
+    return [(a, configs[0] if configs else None), (b, configs[0] if configs else None)]
 
 
 def _loop_diff(stage: str, builds) -> str:

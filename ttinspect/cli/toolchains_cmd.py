@@ -17,15 +17,28 @@ from ttinspect.cli.common import REF_HELP, VALUE, emit_json, ref_options, option
               help="Delete a prepared environment (a registered one is only forgotten); repeatable.")
 @click.option("--python", "python", default=None, metavar="PATH", type=VALUE,
               help="With one --add: register an existing environment's python instead of creating one.")
+@click.option("--with", "packages", multiple=True, metavar="PACKAGE", type=VALUE,
+              help="With --add: also install this package there (a name this environment has: its version "
+                   "here; else as pip reads it, e.g. einops, torch==2.10.0); repeatable. A user's file "
+                   "gets what it imports on first use anyway.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: str | None, as_json: bool) -> None:
+def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: str | None,
+                       packages: tuple[str, ...], as_json: bool) -> None:
     """The Triton releases ttinspect can compile with besides the installed one: where, how big, how long
-    preparing took. A reference takes one with @triton=X.Y.Z."""
+    preparing took, what was installed beside Triton. A reference takes one with @triton=X.Y.Z."""
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.toolchains import registry as toolchains
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.toolchains.packages import requirement_for
 
     if python is not None and len(add) != 1:
         raise UsageError("--python goes with exactly one --add X.Y.Z (the release that environment has)")
+    if packages and not add:
+        raise UsageError("--with goes with --add X.Y.Z (the toolchain to install into)")
+    if packages and python is not None:
+        raise UsageError(f"--with installs into a toolchain ttinspect manages; {python}'s environment is yours: "
+                         f"`{python} -m pip install ...`")
+    requirements = [requirement_for(p) for p in packages]
     for version in remove:
         gone = toolchains.remove(version)
         click.echo(f"removed Triton {gone.version} ({'deleted' if gone.managed else 'forgotten'})", err=True)
@@ -34,6 +47,8 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
         existing = toolchains.find(version)
         if python is None and existing is not None and existing.problem() is None:
             click.echo(f"Triton {version}: already prepared ({existing.python})", err=True)
+            if requirements:
+                _install(existing, requirements)
             continue
         if python is not None:
             done = toolchains.register(version, python)
@@ -45,6 +60,8 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
             done = toolchains.prepare(version, log=log)
         click.echo(f"Triton {done.version}: {done.python}"
                    + (f" ({done.seconds:.0f} s)" if done.seconds is not None else ""), err=True)
+        if requirements:
+            _install(done, requirements)
     rows = toolchains.rows()
     if as_json:
         emit_json(rows)
@@ -53,6 +70,19 @@ def toolchains_command(add: tuple[str, ...], remove: tuple[str, ...], python: st
     from ttinspect.render.versions_table import toolchains_table
 
     toolchains_table(rows)
+
+
+def _install(toolchain, requirements: list[str]) -> None:
+    """`--with`: the packages into a prepared toolchain, the installer's commands shown as they run."""
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.toolchains.packages import install
+
+    def log(command: str) -> None:
+        click.echo(f"  {command}", err=True)
+
+    click.echo(f"installing {' '.join(requirements)} into the Triton {toolchain.version} toolchain ...", err=True)
+    done = install(toolchain, requirements, log=log)
+    click.echo(f"Triton {done.version}: with {', '.join(done.packages)}", err=True)
 
 
 @cli.command("versions", epilog=REF_HELP)

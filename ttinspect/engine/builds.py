@@ -21,7 +21,7 @@ from ttinspect.errors import CompileError, TTInspectError
 from ttinspect.targets.nvidia import DEFAULT_ARCH, Target
 from ttinspect.targets.lookup import parse_arch
 from ttinspect.targets.releases import check_supported, triton_version
-from ttinspect.kernel.variants import Resolved, Variant, module_source_path
+from ttinspect.kernel.variants import Resolved, Variant, config_value_text, module_source_path
 from ttinspect.kernel.overrides import resolve
 from ttinspect.kernel.specialize import as_descriptor, as_pointer
 from ttinspect.files.source_files import digests, sibling_digests
@@ -38,13 +38,14 @@ class Build:
     artifacts: Artifacts
     source_file: str | None = None  # the kernel's Python file, for --source / --by-line
     note: str = ""  # how the config was chosen, e.g. "autotune config 2 of 4; ..."
+    device: str | None = None  # the virtual device the kernel's code asked (its import, its heuristics)
 
     def record(self) -> dict[str, Any]:
         """What `from_record` needs to find this build again without compiling (the warm path of a
         reference that only triton can resolve: a user's file, an autotuned kernel)."""
         return {"label": self.label, "kernel": self.kernel, "target": self.target.name,
                 "config": for_cache_key(self.config), "entry": str(self.artifacts.directory),
-                "source_file": self.source_file, "note": self.note}
+                "source_file": self.source_file, "note": self.note, "device": self.device}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Build | None":
@@ -53,7 +54,7 @@ class Build:
         if not entry.is_dir() or not cache.whole(entry):  # the caller resolves again, which compiles
             return None
         return cls(record["label"], record["kernel"], parse_arch(record["target"]), dict(record["config"]),
-                   Artifacts(entry), record.get("source_file"), record.get("note", ""))
+                   Artifacts(entry), record.get("source_file"), record.get("note", ""), record.get("device"))
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -61,12 +62,13 @@ class Build:
 
     def header(self) -> str:
         meta = self.metadata
-        knobs = " ".join(f"{k}={v}" for k, v in self.config.items())
+        knobs = " ".join(f"{k}={config_value_text(v)}" for k, v in self.config.items())
         target = self.target.header()
         ptx_target = self.ptx_target()
         if ptx_target and ptx_target != self.target.name:  # Triton compiles 9.0+ as sm_90a, sm_100a, ...
             target = f"{target[:-1]}; PTX .target {ptx_target})"
-        return (f"ttinspect: {self.label} [{self.kernel}] target={target} "
+        device = f" ({self.device})" if self.device else ""
+        return (f"ttinspect: {self.label} [{self.kernel}] target={target}{device} "
                 f"triton={meta.get('triton_version')} {knobs} shared={meta.get('shared')}B")
 
     def ptx_target(self) -> str | None:

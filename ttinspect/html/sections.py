@@ -14,47 +14,65 @@ from typing import Any, Sequence
 from ttinspect.compare.facts_diff import diff_reports, loop_text_diff
 from ttinspect.dialects.loop_slice import slice_text
 from ttinspect.html.data import KernelData
+from ttinspect.kernel.variants import config_value_text
 from ttinspect.passes.align import diverge, keyed_by_pass
+from ttinspect.render.names import one_name, side_names as pair_names
 from ttinspect.render.passes import divergence_text
 
 RESOURCES_GROUP = "registers & occupancy"
+LONG_NAME = 48  # a label longer than this is named by less on the page; the header's config row lists it all
 
 
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _naming(kernels: Sequence[KernelData]) -> tuple[list[str], str]:
+    """(each kernel's name on the page, the title's subject). A name is the label, with the target where
+    the two differ; a label longer than LONG_NAME, or two that repeat the same settings, give way to what
+    tells the kernels apart (render/names.py: `file.py:kern@sm_90: BLOCK=64 vs BLOCK=128`)."""
+    targets = sorted({k.report.target for k in kernels})
+    where = f" ({targets[0]})" if len(targets) == 1 else ""
+    if len(kernels) == 1:
+        name = one_name(kernels[0].report, LONG_NAME)
+        return [name], name + where
+    plain = [k.label if len(targets) == 1 else f"{k.label}@{k.report.target}" for k in kernels]
+    names = pair_names(kernels[0].report, kernels[1].report)
+    if names.short and (names.shared or max(len(n) for n in plain) > LONG_NAME):
+        return list(names.sides), names.title() + ("" if names.common else where)
+    return plain, " vs ".join(plain) + where
+
+
 def side_names(kernels: Sequence[KernelData]) -> list[str]:
-    """How the page names each kernel: its label, and its target where the two differ."""
-    targets = {k.report.target for k in kernels}
-    return [k.label if len(targets) == 1 else f"{k.label}@{k.report.target}" for k in kernels]
+    """How the page names each kernel (see `_naming`)."""
+    return _naming(kernels)[0]
 
 
 def title(kernels: Sequence[KernelData]) -> str:
-    names = side_names(kernels)
-    targets = sorted({k.report.target for k in kernels})
-    return f"ttinspect: {' vs '.join(names)}" + (f" ({targets[0]})" if len(targets) == 1 else "")
+    return f"ttinspect: {_naming(kernels)[1]}"
 
 
-def _config_text(config) -> str:
-    return ", ".join(f"{k}={getattr(v, 'name', v)}" for k, v in config.items()) or "(none)"
+def _config_cell(config) -> str:
+    """A config as HTML: one `KEY=value` item after another, the line broken between items."""
+    items = [f"<code>{esc(k)}={esc(config_value_text(v))}</code>" for k, v in config.items()]
+    return " ".join(items) or "(none)"
 
 
 def header(kernels: Sequence[KernelData]) -> str:
     names = side_names(kernels)
     rows = [
-        ("kernel", [k.report.kernel for k in kernels]),
-        ("target", [k.build.target.header() for k in kernels]),
-        ("Triton", [k.report.triton_version for k in kernels]),
-        ("config", [_config_text(k.report.config) for k in kernels]),
-        ("source file", [k.source_file or "(unknown)" for k in kernels]),
+        ("kernel", [esc(k.report.kernel) for k in kernels]),
+        ("target", [esc(k.build.target.header()) for k in kernels]),
+        ("Triton", [esc(k.report.triton_version) for k in kernels]),
+        ("config", [_config_cell(k.report.config) for k in kernels]),
+        ("source file", [esc(k.source_file or "(unknown)") for k in kernels]),
     ]
     if any(k.build.note for k in kernels):
-        rows.append(("note", [k.build.note or "" for k in kernels]))
-    rows.append(("hashes (sha256, short)", [" · ".join(f"{what} {digest}" for what, digest in k.hashes)
+        rows.append(("note", [esc(k.build.note or "") for k in kernels]))
+    rows.append(("hashes (sha256, short)", [esc(" · ".join(f"{what} {digest}" for what, digest in k.hashes))
                                            for k in kernels]))
     head = "".join(f"<th>{esc(n)}</th>" for n in names)
-    body = "".join(f"<tr><th>{esc(name)}</th>{''.join(f'<td>{esc(v)}</td>' for v in values)}</tr>"
+    body = "".join(f"<tr><th>{esc(name)}</th>{''.join(f'<td>{v}</td>' for v in values)}</tr>"
                    for name, values in rows)
     return (f'<header><h1>{esc(title(kernels))}</h1>'
             f'<table class="meta"><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table></header>')

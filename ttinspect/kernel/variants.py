@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ttinspect.errors import UsageError
+from ttinspect.kernel.argument_types import TlDtype
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,38 @@ class Resolved:
         return self.variant.make_args(self.problem, self.config)
 
     def label(self) -> str:
-        changed = [f"{k}={v}" for k, v in {**self.config, **self.problem}.items()
+        changed = [f"{k}={config_value_text(v)}" for k, v in {**self.config, **self.problem}.items()
                    if self.variant.config.get(k, self.variant.problem.get(k)) != v]
         return self.variant.name + (":" + ",".join(changed) if changed else "")
+
+
+# The repr of a dtype as a warm build's record keeps it (engine.builds.for_cache_key writes repr()):
+# Triton's own dtype (`triton.language.bfloat16`) and ttinspect's TlDtype (`TlDtype(name='bfloat16')`).
+_DTYPE_REPRS = (re.compile(r"triton\.language\.(\w+)"), re.compile(r"TlDtype\(name='(\w+)'\)"))
+
+
+def config_value_text(value: Any) -> str:
+    """A config value as labels, headers, tables and pages show it. A dtype constexpr is written as Triton
+    source writes it, `tl.bfloat16` (what `--set KEY=tl.bfloat16` takes back), whichever form holds it: a
+    TlDtype (`--set`, the shipped variants), Triton's own dtype object (an autotune config; its str is the
+    short `bf16`), or the repr of either kept in a warm build's record."""
+    if isinstance(value, TlDtype):
+        return f"tl.{value.name}"
+    if isinstance(value, str):
+        text = value
+    elif type(value).__module__.startswith("triton.language"):  # a dtype's repr names it as source does
+        text = repr(value)
+    else:
+        text = str(value)
+    for pattern in _DTYPE_REPRS:
+        match = pattern.fullmatch(text)
+        if match:
+            return f"tl.{match.group(1)}"
+    return text
+
+
+def config_value_json(value: Any) -> Any:
+    """A config value in `--json`: numbers, booleans and None as themselves, anything else as its text."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return config_value_text(value)

@@ -4,8 +4,10 @@ The launch goes through the decorators from the outside in, as Triton's runtime 
 `@triton.autotune` config (chosen with `--config N`, or every one with `--config all`) supplies its
 constexprs and options, `--set` applies on top, and `@triton.heuristics` values are then computed from
 the arguments and that config — a launch overwrites whatever was given for them, so giving one is
-refused. `prune_configs_by` and `perf_model` need timings on a GPU: they are not run, and the output
-says so.
+refused. A `prune_configs_by` `early_config_prune` is run as Triton's Autotuner runs it — on the configs
+and the launch's arguments, before any timing — so `--config all` lists the configs a launch would time
+(the caller enters the virtual device around planning: a prune that asks the GPU sees the target's). Its
+`perf_model` ranks configs by estimated time for `top_k`: not run, and the output says so.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ttinspect.errors import UsageError
+from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.kernel.options import check_option
 from ttinspect.kernel.argument_types import Pointer, Scalar
+from ttinspect.kernel.variants import config_value_text
 
 # Keys of a triton.Config that are not compile options ttinspect passes on.
 _CONFIG_EXTRAS = ("ir_override", "pre_hook")
@@ -66,13 +69,19 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
 
     which = selector(which)
     configs: list[tuple[int | None, dict[str, Any]]]  # (the config's number in the autotune list, config)
+    note = ""
     if autotuner is None:
         if which is not None:
             raise UsageError(f"{name} is not @triton.autotune'd: --config picks one of an autotuned kernel's configs")
         configs = [(None, {})]
     else:
-        configs = _chosen(name, autotuner, autotune_configs(autotuner), which, base)
-    note = _autotune_note(autotuner)
+        listed = list(enumerate(autotune_configs(autotuner), start=1))
+        given = {k: v for k, v in base.items() if k in params}  # constexprs a launch passes by keyword
+        pruned = early_pruned(name, autotuner, listed, runtime, given, strict=not isinstance(which, int))
+        note = pruned.note
+        configs = _chosen(name, listed, pruned.kept, which, base)
+        if isinstance(which, int) and pruned.ran and which not in {number for number, _ in pruned.kept}:
+            note = f"early_config_prune drops it: a launch would not time it; {note}"
     launches = []
     for number, config in configs:
         merged = {k: v for k, v in config.items() if k not in _CONFIG_EXTRAS}
@@ -83,7 +92,7 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
         for h in heuristics:
             merged.update(_heuristic_values(name, h, {**runtime, **merged}))
         text = (label or name) + (f"#{number}" if number is not None else "")
-        shown = [f"{k}={v}" for k, v in settings.items()]
+        shown = [f"{k}={config_value_text(v)}" for k, v in settings.items()]
         if shown:
             text += ":" + ",".join(shown)
         total = len(autotuner.configs) if autotuner is not None else 0
@@ -105,38 +114,92 @@ def _invalid_option(name: str, number: int | None, config: Mapping[str, Any], ba
     return None
 
 
-def _chosen(name: str, autotuner: Any, configs: list[dict[str, Any]], which: Any, base: Mapping[str, Any]
-            ) -> list[tuple[int | None, dict[str, Any]]]:
-    count = len(configs)
+def _chosen(name: str, listed: list[tuple[int, dict[str, Any]]], kept: list[tuple[int, dict[str, Any]]], which: Any,
+            base: Mapping[str, Any]) -> list[tuple[int | None, dict[str, Any]]]:
+    """`listed`: every config, numbered; `kept`: those a launch would time (what early_config_prune kept)."""
+    count, total = len(kept), len(listed)
     if which == "all":
-        return [(i + 1, c) for i, c in enumerate(configs)]
+        return [(number, config) for number, config in kept]
     if which == "best":
         raise UsageError(f"--config best is for the shipped variants timed by `ttinspect autotune`; {name} is "
-                         f"@triton.autotune'd over {count} configs: pick one with --config N, or --config all")
+                         f"@triton.autotune'd over {total} configs: pick one with --config N, or --config all")
     if isinstance(which, int):
-        if not 1 <= which <= count:
-            raise UsageError(f"--config {which}: {name} has {count} autotune config(s), numbered from 1")
-        return [(which, configs[which - 1])]
+        if not 1 <= which <= total:
+            raise UsageError(f"--config {which}: {name} has {total} autotune config(s), numbered from 1")
+        return [listed[which - 1]]
+    configs = [c for _, c in kept]
     keys = {k for c in configs for k in c if k not in _CONFIG_EXTRAS}
     same = {k: configs[0][k] for k in keys if all(k in c and c[k] == configs[0][k] for c in configs)}
     tuned = sorted(keys - set(same) - set(base))
-    if count == 1:
-        return [(1, configs[0])]
+    if count == 1:  # one config left: a launch uses it without timing anything
+        return [kept[0]]
     if not tuned:  # every key the configs differ in was set explicitly: the launch is fully described
         return [(None, same)]
-    raise UsageError(f"{name} is @triton.autotune'd over {count} configs (a launch times them on a GPU): "
-                     f"choose one with --config N (1-{count}), every one with --config all (report), "
+    kept_text = f", {count} of them kept by its early_config_prune" if count != total else ""
+    raise UsageError(f"{name} is @triton.autotune'd over {total} configs{kept_text} (a launch times them on a GPU): "
+                     f"choose one with --config N (1-{total}), every one with --config all (report), "
                      f"or set {', '.join(tuned)} with --set")
 
 
-def _autotune_note(autotuner: Any) -> str:
-    if autotuner is None:
-        return ""
-    skipped = [what for what, attr in (("prune_configs_by", "early_config_prune"), ("perf_model", "perf_model"))
-               if getattr(autotuner, attr, None) is not None]
-    if skipped:
-        return f"{' and '.join(skipped)} not run (needs a GPU): every config is shown"
-    return "no prune_configs_by declared: every config a launch would time is shown"
+@dataclass(frozen=True)
+class Pruned:
+    kept: list[tuple[int, dict[str, Any]]]  # the numbered configs a launch would time
+    note: str  # what was (not) run, for the output
+    ran: bool  # early_config_prune ran and chose
+
+
+_PERF_MODEL = "perf_model not run (its time estimates pick the top_k on a GPU)"
+
+
+def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, Any]]], runtime: Mapping[str, Any],
+                 given: Mapping[str, Any], strict: bool) -> Pruned:
+    """The configs `prune_configs_by`'s early_config_prune keeps, called as Triton's Autotuner calls it —
+    `early_config_prune(configs, named_args, **kwargs)`, the launch's positional arguments by name and its
+    keyword (constexpr) ones — and only when there is more than one config to choose from. `strict`: a prune
+    that cannot run on the arguments given is an error (the list depends on it), else a note."""
+    from ttinspect.compile.jit import autotune_configs  # imports triton
+
+    prune = getattr(autotuner, "early_config_prune", None)
+    model = _PERF_MODEL if getattr(autotuner, "perf_model", None) is not None else ""
+    if prune is None:
+        return Pruned(listed, f"{model}: every config is shown" if model else
+                      "no prune_configs_by declared: every config a launch would time is shown", False)
+    if len(listed) <= 1:
+        return Pruned(listed, "one config: early_config_prune has nothing to choose from", False)
+    named = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in runtime.items()}
+    keywords = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in given.items()}
+    try:
+        result = list(prune(list(autotuner.configs), named, **keywords) or ())
+    except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
+        raise
+    except Exception as error:  # it reads an argument given only by type, or one not given
+        reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+        if strict:
+            raise UsageError(f"{name}: its early_config_prune could not run on the arguments given ({reason}); "
+                             f"give the arguments it reads as values (--arg N=4096), or pick a config with "
+                             f"--config N") from error
+        return Pruned(listed, f"early_config_prune could not run ({reason})" + (f"; {model}" if model else ""),
+                      False)
+    if not result:
+        raise UsageError(f"{name}: its early_config_prune kept no config for these arguments (a launch fails: "
+                         f"Triton needs at least one)")
+    kept: list[tuple[int, dict[str, Any]]] = []
+    made = len(listed)
+    for config in autotune_configs(_Configs(result)):
+        number = next((n for n, c in listed if c == config), None)
+        if number is None:  # a config the prune made (e.g. fewer stages): numbered after the listed ones
+            made += 1
+            number = made
+        kept.append((number, config))
+    text = f"early_config_prune kept config(s) {', '.join(str(n) for n, _ in kept)} of {len(listed)}"
+    return Pruned(kept, text + (f"; {model}: every kept config is shown" if model else ""), True)
+
+
+@dataclass(frozen=True)
+class _Configs:
+    """What autotune_configs() reads of an autotuner: its configs."""
+
+    configs: list[Any]
 
 
 class _KnownByTypeOnly:

@@ -40,9 +40,18 @@ class ImportScope:
 
     key: str = ""
     enter: Callable[[], ContextManager] = field(default=contextlib.nullcontext, compare=False)
+    describe: Callable[[], str | None] = field(default=lambda: None, compare=False)  # for output headers
+    questions: Callable[[], int] = field(default=lambda: 0, compare=False)  # device questions asked so far
 
 
 NO_SCOPE = ImportScope()
+
+# (scope, file) whose import asked the device something: its outputs name the device
+_ASKED_AT_IMPORT: set[tuple[str, str]] = set()
+
+
+def asked_at_import(scope: ImportScope, path: str | Path) -> bool:
+    return (scope.key, os.path.realpath(path)) in _ASKED_AT_IMPORT
 
 # Modules the user's code brought in, by the folder they came from (a loose file's folder, a package's
 # folder): two files in different folders may both `import helpers`, and each must get its own — so before
@@ -59,6 +68,7 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
     import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
     _enter_scope(scope.key)
     before = set(sys.modules)
+    asked = scope.questions()
     try:
         # The first import of triton happens here on a cold path: loading a user's file compiles nothing
         # without it, and offline_imports answers the driver questions an import asks without a GPU.
@@ -83,6 +93,8 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         raise UsageError(f"importing {path} raised {type(error).__name__}: {error} ({where(error, folders)}; "
                          "TTINSPECT_DEBUG=1 shows the whole traceback)") from error
     finally:
+        if scope.questions() > asked:
+            _ASKED_AT_IMPORT.add((scope.key, os.path.realpath(path)))
         for name in set(sys.modules) - before:
             folder = _own_folder(name, folders)
             if folder is not None:
@@ -143,29 +155,41 @@ def where(error: BaseException, folders: Iterable[str]) -> str:
 
 def import_package_module(package: PackageModule, path: Path) -> ModuleType:
     """Import `package.module` from `package.root`, as Python would with the root on sys.path. A parent
-    whose `__init__.py` raises is made without running it (one line says so)."""
+    whose `__init__.py` raises is made without running it (one line says so). A file of an installed
+    package (its root a site-packages folder) is imported by name from this environment's packages — in
+    another Triton's toolchain, the toolchain's own copy — never by putting that folder first."""
     root = str(package.root)
+    installed = package.root.name in ("site-packages", "dist-packages")
     forget_other_folders(str(package.package_folder))
-    _forget_foreign(package, path)
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    if not installed:
+        _forget_foreign(package, path)
+        if root not in sys.path:
+            sys.path.insert(0, root)
     parents = package.module.split(".")[:-1]
     try:
         for depth in range(1, len(parents) + 1):
             importlib.import_module(".".join(parents[:depth]))
+    except ModuleNotFoundError as error:
+        if error.name and package.top == error.name.partition(".")[0]:  # the package itself is not here
+            raise
+        _skip_inits(package, parents, depth, error)
     except Exception as error:  # the package's own __init__ needs what this machine lacks
-        _unload_package(package)
-        _stub_parents(package, parents)
-        init = package.root.joinpath(*parents[:depth]) / "__init__.py"
-        warn(f"{init.relative_to(package.root)} raised {type(error).__name__}: {_first_line(error)} "
-             f"({where(error, [str(package.package_folder)])}); {package.module} is loaded without running "
-             f"its packages' __init__.py (docs/your-kernels.md, \"Kernels in packages\")")
+        _skip_inits(package, parents, depth, error)
     module = importlib.import_module(package.module)
     got = os.path.realpath(getattr(module, "__file__", "") or "")
-    if got != os.path.realpath(path):
+    if got != os.path.realpath(path) and not installed:
         raise UsageError(f"{package.module}: importing it gave {got or 'a module without a file'}, not {path} "
                          f"(another {package.top!r} is imported first; run from {package.root} or rename)")
     return module
+
+
+def _skip_inits(package: PackageModule, parents: list[str], depth: int, error: BaseException) -> None:
+    _unload_package(package)
+    _stub_parents(package, parents)
+    init = package.root.joinpath(*parents[:depth]) / "__init__.py"
+    warn(f"{init.relative_to(package.root)} raised {type(error).__name__}: {_first_line(error)} "
+         f"({where(error, [str(package.package_folder)])}); {package.module} is loaded without running "
+         f"its packages' __init__.py (docs/real-kernels.md)")
 
 
 def _first_line(error: BaseException) -> str:

@@ -15,16 +15,16 @@ from ttinspect.errors import TTInspectError
 from ttinspect.files.source_files import sibling_digests
 from ttinspect.refs import memo
 from ttinspect.refs.failed import Failed
-from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.kinds import SOURCE_KINDS, kind_of
 from ttinspect.toolchains.registry import ready
 from ttinspect.toolchains.remote import kernels_dir, run_worker
 
 
 def _sources_digest(ref: str) -> dict[str, str]:
-    """The shipped kernels' files for a variant. A user's file needs nothing here: its record lists the
-    files the kernel was made of (userfile.user_files, checked when it is read), so an unrelated edit in
-    its folder costs no recompile and a warm call hashes no folder."""
-    if kind_of(ref) == "file":
+    """The shipped kernels' files for a variant. A user's file or module needs nothing here: its record
+    lists the files the kernel was made of (userfile.user_files, checked when it is read), so an unrelated
+    edit in its folder costs no recompile and a warm call hashes no folder."""
+    if kind_of(ref) in SOURCE_KINDS:
         return {}
     return sibling_digests(Path(kernels_dir() or ".") / "__init__.py")
 
@@ -45,7 +45,7 @@ def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -
     if not builds:
         if engine.cached_only_now():  # a diff asking what is warm: this side needs its toolchain
             raise engine.NotCached(ref)
-        result = run_worker(ready(version), ref, raw, keep_going)
+        result = run_worker(ready(version), ref, raw, keep_going, extra={"kind": kind_of(ref)})
         builds = _builds(result["builds"], version)
         if not any(_is_failed(b) for b in builds):
             memo.save(key, builds, result.get("files"))
@@ -80,4 +80,4 @@ def compute_history(version: str, build) -> None:
         raise TTInspectError(f"{build.label}: made by Triton {version}; its pass history is computed when it is "
                              f"named by its reference (REF@triton={version})")
     _, ref, raw = origin
-    run_worker(ready(version), ref, raw, False, extra={"history": True})
+    run_worker(ready(version), ref, raw, False, extra={"history": True, "kind": kind_of(ref)})

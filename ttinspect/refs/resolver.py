@@ -32,6 +32,9 @@ from ttinspect.kernel.arguments import bind_signature, parse_arg_items, parse_ar
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.launch import plan
 from ttinspect.refs.tritoncache import resolve_entry
+from ttinspect.refs.loading import ImportScope, asked_at_import
+from ttinspect.targets.nvidia import Target
+from ttinspect.virtual.device import describe_device, parse_device_props, questions_asked, virtual_device
 
 
 @dataclass(frozen=True)
@@ -43,15 +46,18 @@ class RefOptions:
     signature: str | None = None  # --signature, positional
     config: Any = None  # --config: None, best, all, N
     arch: str | None = None
+    device_props: tuple[str, ...] = ()  # --device-props KEY=VALUE: the virtual device's numbers, overridden
     # the command line's own words (settings, args, signature, config, arch): what a toolchain's worker
     # parses again under its Triton (parsed values may hold that Triton's objects, e.g. tl.float16)
     raw: tuple | None = field(default=None, compare=False)
 
     @classmethod
     def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
-                 config: str | None = None, arch: str | None = None) -> RefOptions:
+                 config: str | None = None, arch: str | None = None,
+                 device_props: tuple[str, ...] = ()) -> RefOptions:
+        parse_device_props(device_props)  # a wrong key is refused before anything is loaded
         return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch,
-                   raw=(tuple(settings), tuple(args), signature, config, arch))
+                   tuple(device_props), raw=(tuple(settings), tuple(args), signature, config, arch))
 
     def words(self) -> tuple:
         """The options as command-line words, for a worker under another Triton."""
@@ -176,7 +182,8 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             "file": str(ref.path), "source": sha256_or_empty(ref.path), "name": ref.name, "inline": ref.inline,
             "module": ref.package.module if ref.package else None,
             "settings": for_cache_key(options.settings), "args": for_cache_key(options.args),
-            "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going})
+            "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going,
+            "device_props": list(options.device_props)})
         found = memo.load(memo_key)
         if found is not None:
             for index, build in enumerate(found):  # a damaged entry is compiled again, from the file
@@ -194,23 +201,39 @@ def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, ind
     return rebuild
 
 
+def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) -> ImportScope:
+    """What the user's code sees while it is imported and its launches planned: the target's virtual
+    device (the real one for `--arch native`)."""
+    if isinstance(arch, str) and arch.strip().lower() == "native":
+        return ImportScope("native")
+    target = resolve_target(arch)
+    overrides = parse_device_props(device_props)
+    key = f"{target.name} {sorted((k, str(v)) for k, v in overrides.items())}"
+    return ImportScope(key, lambda: virtual_device(target, overrides),
+                       lambda: describe_device(target, overrides), questions_asked)
+
+
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
-    module = load_module(ref.path, ref.package)
+    scope = import_scope(arch, options.device_props)
+    module = load_module(ref.path, ref.package, scope)
     found = find(module, ref.path, ref.name)
     inline = parse_settings(list(ref.inline))
     if isinstance(found, Example):
         args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")
         signature = found.signature
+        if found.arch and not arch:  # the example's own target: its code runs again on that device
+            scope = import_scope(found.arch, options.device_props)
+            found = find(load_module(ref.path, ref.package, scope), ref.path, ref.name)
         return kernel_builds(
             found.kernel, f"{ref.shown}:{found.name}", found.kernel_name,
             args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
             settings={**found.config, **inline, **options.settings},
             which=options.config if options.config is not None else found.autotune_config,
-            arch=arch or found.arch, keep_going=keep_going)
+            arch=arch or found.arch, keep_going=keep_going, scope=scope)
     return kernel_builds(found, f"{ref.shown}:{ref.name}", ref.name, args={}, signature=None,
                          extra_args=options.args, extra_signature=options.signature,
                          settings={**inline, **options.settings}, which=options.config, arch=arch,
-                         keep_going=keep_going)
+                         keep_going=keep_going, scope=scope)
 
 
 def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> list:
@@ -225,6 +248,7 @@ def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> l
     args = parse_arg_mapping(options.args, "argument")
     return kernel_builds(obj, name, name, args=args, signature=options.signature, extra_args={},
                          extra_signature=None, settings=dict(options.settings), which=options.config,
+                         scope=import_scope(options.arch, options.device_props),
                          arch=options.arch, keep_going=keep_going)
 
 
@@ -246,8 +270,9 @@ def _refuse_missing(fn: Any, name: str, bound: Mapping[str, Any], settings: Mapp
 
 def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], signature: str | None,
                   extra_args: Mapping[str, Any], extra_signature: str | None, settings: Mapping[str, Any],
-                  which: Any, arch: str | None, keep_going: bool = False) -> list:
-    """A loaded kernel object: bind the arguments, plan the launches, compile each."""
+                  which: Any, arch: str | None, keep_going: bool = False, scope: ImportScope | None = None) -> list:
+    """A loaded kernel object: bind the arguments, plan the launches (heuristics and config pruning see
+    `scope`'s device, as the code did at import), compile each."""
     from ttinspect.compile.jit import unwrap  # imports triton
 
     fn, autotuner, heuristics = unwrap(obj)
@@ -264,7 +289,14 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     _refuse_missing(fn, name, bound, settings, supplied)
     target = resolve_target(arch)
     out: list[Build | Failed] = []
-    for launch in plan(obj, name, bound, settings, which, label):
+    scope = scope or import_scope(target)
+    asked = scope.questions()
+    with scope.enter():
+        launches = plan(obj, name, bound, settings, which, label)
+    # the outputs name the virtual device when the kernel's code asked it something (at import or here)
+    device = scope.describe() if scope.questions() > asked or asked_at_import(scope, fn.fn.__code__.co_filename) \
+        else None
+    for launch in launches:
         try:
             if launch.invalid:
                 raise UsageError(launch.invalid)
@@ -274,5 +306,5 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
                 raise
             out.append(Failed(launch.label, launch.note, str(error), error.exit_code))
             continue
-        out.append(dataclasses.replace(built, note=launch.note))
+        out.append(dataclasses.replace(built, note=launch.note, device=device))
     return out

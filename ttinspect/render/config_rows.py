@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError
+from ttinspect.kernel.variants import config_value_json
 from ttinspect.refs.failed import Failed
 from ttinspect.report.collect import report_from_build
 
@@ -25,7 +26,7 @@ class ConfigRow:
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "note": self.note, "target": self.target,
-                "config": {k: getattr(v, "name", v) for k, v in self.config.items()},
+                "config": {k: config_value_json(v) for k, v in self.config.items()},
                 "facts": dict(self.facts), "unknown_reasons": dict(self.reasons), "error": self.error}
 
 

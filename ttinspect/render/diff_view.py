@@ -13,7 +13,8 @@ from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNO
                                      group_line,
                      heading, row)
 from ttinspect.render import term
-from ttinspect.render.glance import print_lines
+from ttinspect.render.glance import device_lines, print_lines
+from ttinspect.render.names import side_names
 
 
 def _side(fact) -> tuple[str, str]:
@@ -40,15 +41,22 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     detail = [fa.title for fa, fb in changed if not show_all and fa.key in DETAIL]
     same = [(fa, fb) for fa, fb in order if not _changed(fa, fb)]
     shown = headline + (same if show_all else [])
-    la, lb = _label(a, b), _label(b, a)
-    values = [[_side(fa)[0] for fa, _ in shown] + [la], [_side(fb)[0] for _, fb in shown] + [lb]]
-    cols = Columns.fit(width, [fa.title for fa, _ in shown], values, meaning=False)
+    names = side_names(a, b)
+    values = [[_side(fa)[0] for fa, _ in shown], [_side(fb)[0] for _, fb in shown]]
+    cols = Columns.fit(width, [fa.title for fa, _ in shown], [v + [n] for v, n in zip(values, names.plain,
+                                                                                           strict=True)], meaning=False)
+    # A side's label that would wrap in its column, or settings both labels repeat: each side is named by
+    # what tells it apart, what they share is said once (names.py)
+    short = names.short and (names.shared or any(len(n) > w for n, w in zip(names.plain, cols.values, strict=True)))
+    la, lb = names.sides if short else names.plain
+    if short:
+        cols = Columns.fit(width, [fa.title for fa, _ in shown], [values[0] + [la], values[1] + [lb]], meaning=False)
     versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
-    lines = heading(f"{_label(a)} vs {_label(b)} · Triton {versions} · {len(changed)} of {len(order)} facts differ",
-                    width)
+    subject = names.title() if short else f"{_label(a)} vs {_label(b)}"
+    lines = heading(f"{subject} · Triton {versions} · {len(changed)} of {len(order)} facts differ", width)
+    lines += device_lines([a, b], width)
     if not changed:
-        lines.append(Text("No fact differs."))
-        return lines
+        return lines + [Text("No fact differs.")] + (_shared_lines(names.shared, width) if short else [])
     lines += row(cols, "", [(la, "bold"), (lb, "bold")])
     lines += _grouped(cols, headline, changed_style=CHANGED_STYLE)
     if detail:
@@ -68,7 +76,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             else:
                 line.append(piece)
             lines.append(line)
-        lines += _evidence(change.key, a, b, width)
+        lines += _evidence(change.key, a, b, width, (la, lb))
     if show_all:
         if same:
             lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
@@ -76,10 +84,18 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     else:
         more = f" and explains the {len(detail)} detail changes" if detail else ""
         lines += heading(f"{len(same)} facts are the same — --all lists them{more}", width, MEANING_STYLE)
-    return lines
+    return lines + (_shared_lines(names.shared, width) if short else [])
 
 
-def _evidence(key: str, a, b, width: int) -> list[Text]:
+def _shared_lines(shared: tuple[str, ...], width: int) -> list[Text]:
+    """The settings both sides were given, left out of their names: once, at the foot, wrapped."""
+    if not shared:
+        return []
+    return [Text(piece, style=MEANING_STYLE) for piece in textwrap.wrap(
+        "both sides: " + " ".join(shared), width=width, subsequent_indent="  ", break_on_hyphens=False)]
+
+
+def _evidence(key: str, a, b, width: int, names: tuple[str, str]) -> list[Text]:
     """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
     from ttinspect.compare.evidence import witness  # the diff machinery loads only for a diff
 
@@ -92,11 +108,11 @@ def _evidence(key: str, a, b, width: int) -> list[Text]:
         return next((w for w in words if not w.startswith(("@", "%"))), "")
 
     out = []
-    for mine, theirs, report, other in ((found[0], found[1], a, b), (found[1], found[0], b, a)):
+    for mine, theirs, name in ((found[0], found[1], names[0]), (found[1], found[0], names[1])):
         their_ops = {op(line) for line in theirs}
         # the line that shows the difference: an instruction form the other side lacks, else the first
         shown = next((line for line in mine if op(line) not in their_ops), mine[0] if mine else "(no such line)")
-        out.append(Text("    " + cut(f"{_label(report, other)}: {shown}", width - 4), style=MEANING_STYLE))
+        out.append(Text("    " + cut(f"{name}: {shown}", width - 4), style=MEANING_STYLE))
     return out
 
 

@@ -182,3 +182,10 @@ def print_left_out(console, heads: list[str], kept: set[int], flags: str = "--wi
     left_out = [head for i, head in enumerate(heads) if i not in kept]
     if left_out:
         console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} ({flags})[/dim]")
+
+
+def device_lines(reports, width: int) -> list[Text]:
+    """The virtual device the kernels' code asked at import (docs/virtual-device.md), once per distinct one."""
+    devices = list(dict.fromkeys(r.build.device for r in reports if r.build is not None and r.build.device))
+    return [Text(piece, style="dim") for device in devices
+            for piece in textwrap.wrap(f"{device}: answered the code's GPU questions", width=width)]

@@ -7,8 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ttinspect.kernel.argument_types import TlDtype
+from ttinspect.kernel.variants import config_value_text
+
 
 def _default(value: Any) -> Any:
+    if isinstance(value, TlDtype):  # a dtype constexpr, as every config value shows it: "tl.float16"
+        return config_value_text(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, Path):
@@ -17,7 +22,7 @@ def _default(value: Any) -> Any:
         return list(value)
     if hasattr(value, "items"):
         return dict(value.items())
-    return repr(value)
+    return config_value_text(value) if type(value).__module__.startswith("triton.language") else repr(value)
 
 
 def dumps(data: Any) -> str:

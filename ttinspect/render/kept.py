@@ -30,8 +30,8 @@ def _rendered_key(builds) -> str | None:
             return None
         root = Path(__file__).resolve().parent.parent
         code = hashlib.sha256()
-        for rel in ("compare/facts_diff.py", "compare/explain.py", "facts/model.py", "render/diff_view.py",
-                    "render/glance.py", "render/kept.py", "render/term.py"):
+        for rel in ("compare/facts_diff.py", "compare/explain.py", "facts/model.py", "kernel/variants.py",
+                    "render/diff_view.py", "render/glance.py", "render/kept.py", "render/names.py", "render/term.py"):
             code.update((root / rel).read_bytes())
         return cache.content_key({
             "rendered": "diff", "code": code.hexdigest(), "facts": facts,

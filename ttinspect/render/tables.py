@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from ttinspect.kernel.variants import config_value_text
 from ttinspect.render import term
 from ttinspect.render.glance import print_lines
 
+# The short names of the keys every matmul has; a table's column or a one-line config uses them.
+SHORT_KEYS = {"BLOCK_SIZE_M": "BM", "BLOCK_SIZE_N": "BN", "BLOCK_SIZE_K": "BK", "BLOCK_M": "BM",
+              "BLOCK_N": "BN", "BLOCK_K": "BK", "GROUP_SIZE_M": "G", "num_warps": "warps",
+              "num_stages": "stages"}
+
 
 def config_text(config: Mapping[str, Any]) -> str:
-    short = {"BLOCK_SIZE_M": "BM", "BLOCK_SIZE_N": "BN", "BLOCK_SIZE_K": "BK", "BLOCK_M": "BM",
-             "BLOCK_N": "BN", "BLOCK_K": "BK", "GROUP_SIZE_M": "G", "num_warps": "warps",
-             "num_stages": "stages"}
-    return " ".join(f"{short.get(k, k)}={getattr(v, 'name', v)}" for k, v in config.items())
+    return " ".join(f"{SHORT_KEYS.get(k, k)}={config_value_text(v)}" for k, v in config.items())
 
 
 def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:

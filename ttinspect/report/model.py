@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ttinspect.facts.model import GROUPS, Fact, jsonable
+from ttinspect.kernel.variants import config_value_json
 
 if TYPE_CHECKING:
     from ttinspect.engine.builds import Build
@@ -139,7 +140,8 @@ class Report:
         in_loops = {f.key for loop in loops for f in loop["facts"].values()}
         return {"label": self.label, "kernel": self.kernel, "target": self.target,
                 "triton_version": self.triton_version,
-                "config": {k: getattr(v, "name", v) for k, v in self.config.items()},
+                "config": {k: config_value_json(v) for k, v in self.config.items()},
+                **({"device": self.build.device} if self.build is not None and self.build.device else {}),
                 "facts": {f.key: f.as_dict() for f in self.facts if f.key not in in_loops},
                 "loops": [{"index": loop["index"], "title": loop["group"],
                            **{name: jsonable(f.value) for name, f in loop["facts"].items()

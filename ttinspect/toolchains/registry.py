@@ -4,14 +4,18 @@ one kernel can be compiled under two Tritons and diffed (`opt@triton=3.5.1`).
     <cache root>/toolchains/<X.Y.Z>.json   the record: which python runs it, managed or registered
     <cache root>/toolchains/<X.Y.Z>/       a managed environment (created with uv, else pip)
 
-A managed environment holds Triton only (no torch: inspection needs none); ttinspect itself is not
-installed there — the worker (worker.py) runs this checkout's code with that environment's Triton
-first on the path. An existing environment can be registered instead (`--python PATH`): CI reuses the
-venvs it already has. Nothing here imports triton.
+A managed environment starts with Triton only (inspection needs nothing else); the packages a user's file
+imports (torch, first of all) are added on first use, as this environment has them (packages.py), and
+listed in the record. ttinspect itself is not installed there — the worker (worker.py) runs this
+checkout's code with that environment's Triton first on the path. An existing environment can be
+registered instead (`--python PATH`): CI reuses the venvs it already has; ttinspect never installs into
+one. Nothing here imports triton.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -62,6 +66,7 @@ class Toolchain:
     managed: bool  # created by ttinspect (removed with it) or registered (only forgotten)
     seconds: float | None = None  # how long preparing it took
     tool: str | None = None  # what prepared it: uv or pip
+    packages: tuple[str, ...] = ()  # what ttinspect installed beside Triton since (requirements, in order)
 
     @property
     def directory(self) -> Path:
@@ -89,7 +94,7 @@ def find(version: str) -> Toolchain | None:
     try:
         data = json.loads(_record(version).read_text())
         return Toolchain(data["version"], data["python"], bool(data["managed"]), data.get("seconds"),
-                         data.get("tool"))
+                         data.get("tool"), tuple(str(p) for p in data.get("packages", ())))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -101,7 +106,7 @@ def all_toolchains() -> list[Toolchain]:
     return sorted((t for t in found if t is not None), key=lambda t: tuple(int(x) for x in t.version.split(".")))
 
 
-def _write(toolchain: Toolchain) -> None:
+def write(toolchain: Toolchain) -> None:
     make_dir(root())
     cache.write_atomic(_record(toolchain.version), json.dumps(asdict(toolchain), indent=1).encode())
 
@@ -125,7 +130,7 @@ def register(version: str, python: str) -> Toolchain:
     if have != version:
         raise UsageError(f"{python} has Triton {have}, not {version}")
     toolchain = Toolchain(version, str(Path(python).absolute()), managed=False)
-    _write(toolchain)
+    write(toolchain)
     return toolchain
 
 
@@ -143,26 +148,23 @@ def prepare(version: str, *, log=None) -> Toolchain:
     if version == installed_version():
         raise UsageError(f"Triton {version} is the installed one: no toolchain needed")
     make_dir(root())
-    with _locked(version):  # two processes asking for one release at once: the second waits, then uses it
+    with locked(version):  # two processes asking for one release at once: the second waits, then uses it
         existing = find(version)
         if existing and not existing.problem():
             return existing
         return _prepare_locked(version, log)
 
 
-def _locked(version: str):
-    import contextlib
-    import fcntl
-
-    @contextlib.contextmanager
-    def hold():
-        with open(root() / f".{version}.lock", "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-    return hold()
+@contextlib.contextmanager
+def locked(version: str):
+    """One process at a time changes a release's toolchain (prepares it, installs into it)."""
+    make_dir(root())
+    with open(root() / f".{version}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _prepare_locked(version: str, log) -> Toolchain:
@@ -182,7 +184,7 @@ def _prepare_locked(version: str, log) -> Toolchain:
         if triton_of(toolchain.python) != version:
             shutil.rmtree(final, ignore_errors=True)
             raise UsageError(f"Triton {version}: the environment was created but does not import it")
-        _write(toolchain)
+        write(toolchain)
         return toolchain
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -208,7 +210,7 @@ def _create(where: Path, version: str, log) -> str:
                 log(" ".join(command))
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
-                reason = _pip_reason(done.stderr + done.stdout)
+                reason = installer_reason(done.stderr + done.stdout)
                 break
         else:
             return tool
@@ -219,7 +221,7 @@ def _site_packages(venv: Path) -> Path:
     return venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
 
 
-def _pip_reason(text: str) -> str:
+def installer_reason(text: str) -> str:
     """The installer's own one-line reason (not on the index, not for this Python, no network)."""
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("WARNING")]
     for line in lines:
@@ -258,8 +260,9 @@ def rows() -> list[dict]:
     here = installed_version()
     if here:
         out.append({"version": here, "kind": "installed", "python": sys.executable, "size": None,
-                    "seconds": None, "tool": None, "status": "ok"})
+                    "seconds": None, "tool": None, "status": "ok", "packages": []})
     for t in all_toolchains():
         out.append({"version": t.version, "kind": "managed" if t.managed else "registered", "python": t.python,
-                    "size": t.size(), "seconds": t.seconds, "tool": t.tool, "status": t.problem() or "ok"})
+                    "size": t.size(), "seconds": t.seconds, "tool": t.tool, "status": t.problem() or "ok",
+                    "packages": list(t.packages)})
     return out

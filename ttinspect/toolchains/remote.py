@@ -1,7 +1,9 @@
 """The client side of a toolchain: run one request in another Triton's environment (its worker,
 versions/worker.py, started as `python -c` with this checkout on its path) and return the worker's answer —
-build records whose entries it wrote into the shared, content-addressed cache. What a reference resolves to
-under another Triton (records -> builds, kept for warm calls) is refs/other_triton.py.
+build records whose entries it wrote into the shared, content-addressed cache. A user's file that imports a
+package the toolchain lacks (torch) gets it installed as this environment has it (packages.py) and is run
+again. What a reference resolves to under another Triton (records -> builds, kept for warm calls) is
+refs/other_triton.py.
 """
 
 from __future__ import annotations
@@ -33,7 +35,25 @@ def kernels_dir() -> str | None:
 def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None) -> dict:
     """Resolve `ref` (with the command line's options `raw`) in the toolchain's environment; the worker's
     JSON answer: build records (their entries are in the shared cache) and the files a user's kernel was
-    made of. The worker's own failure is raised here as the error it was."""
+    made of. A module the user's code imports and the toolchain lacks is provided (each once) and the worker
+    asked again; the worker's own failure is raised here as the error it was."""
+    provided: set[str] = set()
+    while True:
+        result = _run_once(toolchain, ref, raw, keep_going, extra)
+        missing = result.get("missing_module")
+        if "error" not in result or not missing or missing in provided:
+            break
+        from ttinspect.toolchains.packages import provide  # only when a user's code lacks a module: off warm paths
+
+        toolchain = provide(toolchain, missing, result.get("missing_at") or ref)
+        provided.add(missing)
+    if "error" in result:
+        kind = {"UsageError": UsageError, "CompileError": CompileError}.get(str(result.get("type")), TTInspectError)
+        raise kind(f"Triton {toolchain.version}: {result['error']}")
+    return result
+
+
+def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="ttinspect-worker-") as scratch:
         result_path = Path(scratch) / "result.json"
         request = {"ref": ref, "options": list(raw), "keep_going": keep_going, "kernels": kernels_dir(),
@@ -55,7 +75,4 @@ def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, ext
             else:
                 why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}, no output"])[-1]
             raise TTInspectError(f"Triton {toolchain.version} worker failed: {why}") from None
-    if "error" in result:
-        kind = {"UsageError": UsageError, "CompileError": CompileError}.get(result.get("type"), TTInspectError)
-        raise kind(f"Triton {toolchain.version}: {result['error']}")
     return result

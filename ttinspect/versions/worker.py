@@ -5,6 +5,8 @@ to the file the caller names. Facts, diffs and rendering stay in the caller's pr
 Started by toolchains/remote.py as `python -c` with this checkout appended to sys.path — after the
 environment's own site-packages, so its Triton is the one imported. Every ttinspect import happens inside
 run(): one that fails under that Triton is then answered by main() in the result file, like any failure.
+A user's code that imports a package this environment lacks (torch) is answered with that module's name
+and where it was imported: the caller installs it there (toolchains/packages.py) and asks again.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import traceback
 from pathlib import Path
 
 
@@ -34,6 +37,9 @@ def run(request: dict) -> dict:
     from ttinspect.refs.resolver import RefOptions, resolve  # as above
 
     settings, args, signature, config, arch = request["options"]
+    absent = _absent_module(request)
+    if absent:
+        return absent
     try:
         options = RefOptions.from_cli(tuple(settings), tuple(args), signature, config, arch)
         if request.get("history"):  # the pass history, kept in each build's entry for the caller to read
@@ -47,14 +53,17 @@ def run(request: dict) -> dict:
         else:
             builds = resolve(request["ref"], options, keep_going=request.get("keep_going", False))
     except TTInspectError as error:
-        return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code}
+        return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code,
+                **missing_module(error)}
     files = {}
-    from ttinspect.refs.kinds import kind_of  # in run(): see the module docstring
+    from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref  # in run(): see the module docstring
 
-    if kind_of(request["ref"]) == "file":  # what the kernel was made of: the caller's record checks them
-        from ttinspect.refs.userfile import parse_file_ref, user_files  # in run(): see the module docstring
+    kind = request.get("kind") or kind_of(request["ref"])
+    if kind in SOURCE_KINDS:  # what the kernel was made of: the caller's record checks them
+        from ttinspect.refs.userfile import user_files  # in run(): see the module docstring
 
-        files = user_files(parse_file_ref(request["ref"]).path)
+        source = parse_source_ref(request["ref"])
+        files = user_files(source.path, source.own_folder)
     out = []
     for built in builds:
         if isinstance(built, Failed):
@@ -62,6 +71,45 @@ def run(request: dict) -> dict:
         else:
             out.append({"build": built.record()})
     return {"builds": out, "files": files}
+
+
+def _absent_module(request: dict) -> dict:
+    """A module reference (`pkg.mod:kernel`) whose package the caller's environment has and this one lacks:
+    answered like a missing import, so that the caller installs that package here. The caller says what
+    kind the reference is: `mod:kernel` is a module there only because its environment finds `mod`."""
+    if request.get("kind") != "module":
+        return {}
+    from ttinspect.refs.packages import findable, module_head  # in run(): see the module docstring
+
+    head = module_head(request["ref"])
+    top = head.partition(".")[0]
+    if findable(top):
+        return {}
+    return {"error": f"{head}: no module named {top!r} in this environment", "type": "UsageError", "exit_code": 2,
+            "missing_module": top, "missing_at": f"the reference {head}"}
+
+
+def missing_module(error: BaseException) -> dict:
+    """The top-level module the user's code imported and this environment lacks (a ModuleNotFoundError in the
+    error's chain) and where it was imported (the innermost frame of a file); {} when there is none, or when
+    it is a submodule missing from a package that is installed (another release's API: nothing to install)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ModuleNotFoundError) and cause.name:
+            top = cause.name.partition(".")[0]
+            try:
+                present = importlib.util.find_spec(top) is not None
+            except (ImportError, ValueError):  # a module without a spec: present, whatever it is
+                present = True
+            if present:
+                return {}
+            frames = [f for f in traceback.extract_tb(cause.__traceback__) if not f.filename.startswith("<")]
+            where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
+            return {"missing_module": top, "missing_at": where}
+        cause = cause.__cause__ or cause.__context__
+    return {}
 
 
 def main() -> None:

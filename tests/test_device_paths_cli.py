@@ -1,0 +1,77 @@
+"""The target's own code paths, through the CLI: a file that picks its configs by the device at import gets
+the target's (CUDA configs for sm_90, HIP ones with AMD options for gfx942), in one process too; a config
+pruned by the device's shared memory; `--device-props`; and a question the virtual device cannot answer is
+one line naming the user's line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
+from ttinspect.errors import EXIT_USAGE
+
+DATA = Path(__file__).parent / "data" / "device_paths"
+TUTORIAL = DATA / "tutorial_matmul.py"
+MATMUL_SIGNATURE = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1"
+
+
+def configs_of(arch: str, *extra: str) -> list[dict]:
+    out = run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE, "--config", "all",
+                     "--arch", arch, "--json", *extra)
+    return [row["config"] for row in json.loads(out)]
+
+
+@pytest.mark.parametrize("arch, vendor_option, count", [("sm_90", None, 6), ("gfx942", "waves_per_eu", 3)])
+def test_a_file_choosing_configs_by_the_driver_gets_the_targets(arch, vendor_option, count):
+    configs = configs_of(arch)
+    assert len(configs) == count
+    assert all((vendor_option in config) == (vendor_option is not None) for config in configs)
+
+
+def test_two_targets_in_one_process_each_import_the_file_again():
+    assert len(configs_of("gfx942")) == 3
+    assert len(configs_of("sm_90")) == 6
+    assert len(configs_of("gfx942")) == 3
+
+
+def test_early_config_prune_sees_the_devices_shared_memory():
+    """Pruned by the device's opt-in shared memory: an sm_90 keeps the 160 KiB config an sm_89 drops."""
+    base = ["report", f"{DATA / 'num_sms.py'}:persistent_matmul", "--signature",
+            "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16", "--set", "NUM_SMS=132", "--config", "all"]
+    hopper = run_cli_ok(*base, "--arch", "sm_90")
+    ada = run_cli_ok(*base, "--arch", "sm_89")
+    assert "early_config_prune kept config(s) 1, 3, 4, 5 of 5" in hopper
+    assert "early_config_prune kept" in ada and "1, 3, 4, 5 of 5" not in ada
+
+
+def test_device_props_reach_the_code():
+    small = run_cli_ok("report", f"{DATA / 'num_sms.py'}:persistent_matmul", "--signature",
+                       "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16", "--set", "NUM_SMS=132",
+                       "--config", "all", "--arch", "sm_90", "--device-props", "shared_memory_per_block_optin=65536")
+    assert "early_config_prune kept config(s) 5 of 5" in small
+
+
+def test_a_wrong_device_prop_is_one_line():
+    assert_one_line_error(run_cli("report", "opt", "--device-props", "nonsense_key=3"), EXIT_USAGE, "nonsense_key")
+
+
+def test_what_the_virtual_device_cannot_answer_names_the_users_line():
+    assert_one_line_error(run_cli("report", f"{DATA / 'unanswerable.py'}:copy_kernel", "--signature",
+                                  "*fp32, *fp32, i32, 128", "--arch", "sm_90"), EXIT_USAGE,
+                          "unanswerable.py:7", "torch.cuda.mem_get_info()", "cannot answer")
+
+
+def test_outputs_name_the_virtual_device_only_when_the_code_asked_it():
+    common = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--arch", "sm_90"]
+    text = run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", *common)
+    assert "virtual device: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)" in text.splitlines()[1]
+    assert json.loads(run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", *common, "--json"))["device"].startswith(
+        "virtual device: NVIDIA H100")
+    assert "virtual device:" in run_cli_ok("dump", f"{TUTORIAL}:matmul_kernel", *common).splitlines()[0]
+    plain = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
+    quiet = run_cli_ok("report", f"{plain}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16",
+                       "--set", "BLOCK=1024", "--json")
+    assert "device" not in json.loads(quiet)

@@ -1,0 +1,162 @@
+"""Putting the virtual device's faces in place and taking them away, exactly once per outermost block.
+
+torch is patched only when it is imported — already at the block's start, or by the code during it (an
+import hook patches it the moment `import torch` has run); the same for Triton's driver. Nothing here
+imports either. On the way out every patched attribute, the driver's state and the torch function mode are
+restored as they were, whatever happened in the block.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from typing import Any, Callable
+
+from ttinspect.virtual import state, tensors, torch_face, triton_face
+
+_MISSING = object()
+_DRIVER_MODULE = "triton.runtime.driver"
+
+
+class Installation:
+    """The faces as installed now, and how to undo each."""
+
+    def __init__(self) -> None:
+        self.undo: list[Callable[[], None]] = []
+        self.torch: types.ModuleType | None = None
+        self.hook: PatchOnImport | None = None
+
+    def patch(self, obj: Any, attr: str, value: Any) -> None:
+        old = vars(obj).get(attr, _MISSING) if hasattr(obj, "__dict__") else getattr(obj, attr, _MISSING)
+
+        def restore() -> None:
+            if old is _MISSING:
+                delattr(obj, attr)
+            else:
+                setattr(obj, attr, old)
+        self.undo.append(restore)
+        setattr(obj, attr, value)
+
+    def install_torch(self, torch: types.ModuleType) -> None:
+        self.torch = torch
+        torch_face.install(torch, self.patch)
+        _, allocations = tensors.build(torch)
+        mode = allocations()
+        mode.__enter__()
+        self.undo.append(lambda: _leave_mode(torch, mode))
+
+    def install_driver(self, module: types.ModuleType) -> None:
+        config = getattr(module, "driver", None)
+        if config is None or not hasattr(config, "set_active"):
+            return
+        saved = dict(vars(config))
+
+        def restore() -> None:
+            vars(config).clear()
+            vars(config).update(saved)
+        self.undo.append(restore)
+        config.set_active(triton_face.VirtualDriver())
+
+    def changed(self) -> None:
+        """The active device changed (a nested block began or ended): the faces that hold a value, not a
+        question, take the new one."""
+        if self.torch is not None:
+            torch_face.set_versions(self.torch)
+
+    def remove(self) -> None:
+        while self.undo:
+            self.undo.pop()()
+
+
+def _leave_mode(torch: types.ModuleType, mode: Any) -> None:
+    """Pop our torch function mode; if the code left one of its own above it, keep that one."""
+    from torch.overrides import _get_current_function_mode_stack, _pop_mode, _push_mode  # torch is imported
+
+    above = []
+    for _ in range(len(_get_current_function_mode_stack())):
+        top = _pop_mode()
+        if top is mode:
+            break
+        above.append(top)
+    for other in reversed(above):
+        _push_mode(other)
+
+
+class PatchOnImport(importlib.abc.MetaPathFinder):
+    """A finder first on sys.meta_path that lets the others find torch / Triton's driver module and has
+    the module patched as soon as it has run."""
+
+    def __init__(self, patches: dict[str, Callable[[types.ModuleType], None]]):
+        self.patches = patches
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname not in self.patches:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _PatchingLoader(spec.loader, self.patches[fullname])
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader: Any, then: Callable[[types.ModuleType], None]):
+        self.loader, self.then = loader, then
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.loader.exec_module(module)
+        # the module keeps the loader that found it, as if we had never been there
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.then(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loader, name)
+
+
+_INSTALLED: list[Installation] = []
+
+
+def install() -> None:
+    """The first block began: patch what is imported, hook what is not yet."""
+    state.reset_selection()
+    installation = Installation()
+    _INSTALLED.append(installation)
+    waiting: dict[str, Callable[[types.ModuleType], None]] = {}
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "cuda"):
+        installation.install_torch(torch)
+    else:
+        waiting["torch"] = installation.install_torch
+    driver_module = sys.modules.get(_DRIVER_MODULE)
+    if driver_module is not None:
+        installation.install_driver(driver_module)
+    else:
+        waiting[_DRIVER_MODULE] = installation.install_driver
+    hook = PatchOnImport(waiting)
+    sys.meta_path.insert(0, hook)
+    installation.undo.insert(0, lambda: sys.meta_path.remove(hook) if hook in sys.meta_path else None)
+
+
+def changed() -> None:
+    for installation in _INSTALLED:
+        installation.changed()
+
+
+def uninstall() -> None:
+    """The last block ended: everything back as it was."""
+    while _INSTALLED:
+        _INSTALLED.pop().remove()

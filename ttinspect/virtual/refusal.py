@@ -1,0 +1,61 @@
+"""What the virtual device says when it cannot answer: one line naming what was asked and the line of the
+user's code that asked it, never a made-up answer."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ttinspect.errors import UsageError
+
+# Frames inside these packages are the machinery between the user's line and the question (torch's own
+# helpers, Triton's, ours, the import system): the line reported is the first frame outside them.
+_MACHINERY = tuple(str(Path(p).resolve()) + os.sep for p in (Path(__file__).parent.parent,))
+_MACHINERY_PACKAGES = ("torch", "triton")
+
+
+class VirtualDeviceError(UsageError):
+    """A question the virtual device cannot answer (a stream, free memory, a tensor's values), or a number it
+    does not know; carries where the user's code asked it."""
+
+    def __init__(self, message: str, *, where: str | None = None):
+        self.where = where
+        super().__init__(f"{where or 'the code'} asks {message}")
+
+
+def _machinery_dirs() -> tuple[str, ...]:
+    dirs = list(_MACHINERY)
+    for name in _MACHINERY_PACKAGES:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path:
+            dirs.append(str(Path(path).resolve().parent) + os.sep)
+    return tuple(dirs)
+
+
+def user_line() -> str | None:
+    """`file:line` of the innermost frame of the user's code (or a library of theirs) on the stack."""
+    machinery = _machinery_dirs()
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<frozen "):
+            resolved = str(Path(filename).resolve()) if os.path.isabs(filename) else filename
+            if not resolved.startswith(machinery):
+                return f"{_shown(filename)}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _shown(filename: str) -> str:
+    """A path as short as it stays clear: relative to the current directory when inside it."""
+    try:
+        return os.path.relpath(filename) if not os.path.relpath(filename).startswith("..") else filename
+    except ValueError:  # another drive (Windows)
+        return filename
+
+
+def refuse(asked: str, device: str, why: str = "cannot answer") -> VirtualDeviceError:
+    """The error for `asked` (e.g. "torch.cuda.mem_get_info()"), raised by the caller."""
+    return VirtualDeviceError(f"{asked}, which the virtual device ({device}) {why}", where=user_line())

@@ -1,0 +1,144 @@
+"""Tensors on the virtual device: what `torch.empty(..., device="cuda")`, `x.cuda()` or `x.to("cuda")` give
+while a virtual device is active. Each is a tensor with no values (torch's meta device inside) that reports
+the device as cuda:N — its shape, strides, dtype and the ops that make new tensors from them work, as on a
+GPU; anything that reads values (item, tolist, printing the values, copying to the CPU, a pointer) is
+refused in one line. Only built with torch already imported: nothing here imports it at module level."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from ttinspect.virtual import state
+from ttinspect.virtual.refusal import refuse
+
+# Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing
+# (data_ptr() is 0 there), so each is refused outright.
+_READS = ("data_ptr", "untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
+          "__dlpack_device__", "cpu")
+_NOT_ASKED = object()
+
+
+def _is_cuda(torch: types.ModuleType, device: Any) -> bool:
+    if isinstance(device, bool):
+        return False
+    if isinstance(device, int):  # torch's factories read a bare index as a CUDA device
+        return True
+    if isinstance(device, str):
+        return device.split(":")[0] == "cuda"
+    return isinstance(device, torch.device) and device.type == "cuda"
+
+
+def _index(torch: types.ModuleType, device: Any) -> int:
+    if isinstance(device, int):
+        return device
+    device = torch.device(device)
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
+def build(torch: types.ModuleType) -> tuple[type, Any]:
+    """The tensor class and the torch function mode that makes its tensors, for this torch."""
+    from torch.overrides import TorchFunctionMode  # loaded once torch itself is (this module never imports it)
+    from torch.utils._pytree import tree_map  # the same
+
+    tensor: Any = torch.Tensor  # the installed torch's class (typed Any: torch is a parameter here)
+
+    class VirtualTensor(tensor):
+        """A tensor on the virtual device: metadata only."""
+
+        _meta: Any
+        _index: int
+
+        @staticmethod
+        def __new__(cls, meta: Any, index: int) -> "VirtualTensor":
+            made = torch.Tensor._make_wrapper_subclass(
+                cls, meta.shape, strides=meta.stride(), storage_offset=meta.storage_offset(), dtype=meta.dtype,
+                device=torch.device("cuda", index), requires_grad=meta.requires_grad)
+            made._meta, made._index = meta, index
+            return made
+
+        def __repr__(self, *args: Any, **kwargs: Any) -> str:
+            meta = self._meta
+            return f"tensor(..., device='cuda:{self._index}', size={tuple(meta.shape)}, dtype={meta.dtype}) " \
+                   "[virtual device: no values]"
+
+        @classmethod
+        def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            raise refuse(f"{func} of a tensor on the virtual device", state.current().label,
+                         "cannot run (it holds no values)")
+
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", str(func))
+            found = [a for a in (*args, *kwargs.values()) if isinstance(a, VirtualTensor)]
+            index = found[0]._index if found else 0
+            answer = _device_answer(func, index)
+            if answer is not _NOT_ASKED:
+                return answer
+            if name in _READS or name == "to" and _leaves(args[1:], kwargs):
+                raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,
+                             "cannot answer (it holds no values)")
+            if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
+                return args[0]
+
+            def unwrap(value: Any) -> Any:
+                return value._meta if isinstance(value, VirtualTensor) else value
+
+            try:
+                with torch._C.DisableTorchFunctionSubclass():
+                    out = func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs))
+            except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
+                raise refuse(f"{name}() of a tensor on the virtual device", state.current().label,
+                             f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
+            return tree_map(lambda v: wrap(v, index), out)
+
+    def _device_answer(func: Any, index: int) -> Any:
+        """Where the tensor is: cuda:N, not the meta device inside it."""
+        if getattr(func, "__name__", "") == "get_device":
+            return index
+        if getattr(func, "__name__", "") != "__get__":
+            return _NOT_ASKED
+        attribute = getattr(getattr(func, "__self__", None), "__name__", "")
+        answers = {"device": torch.device("cuda", index), "is_cuda": True, "is_meta": False, "is_cpu": False}
+        return answers.get(attribute, _NOT_ASKED)
+
+    def _moves_to_cuda(args: Any, kwargs: Any) -> bool:
+        return any(_is_cuda(torch, a) for a in (*args, kwargs.get("device")) if not isinstance(a, torch.dtype))
+
+    def _leaves(args: Any, kwargs: Any) -> bool:
+        """`.to(...)` that names a device other than cuda (the CPU, meta)."""
+        named = [a for a in (*args, kwargs.get("device")) if isinstance(a, (str, torch.device))]
+        return any(not _is_cuda(torch, a) for a in named)
+
+    def wrap(value: Any, index: int) -> Any:
+        if isinstance(value, torch.Tensor) and not isinstance(value, VirtualTensor) and value.is_meta:
+            return VirtualTensor(value, index)
+        return value
+
+    class Allocations(TorchFunctionMode):
+        """Any torch function given a CUDA device (a factory's `device=`, `.cuda()`, `.to("cuda")`) makes a
+        VirtualTensor instead: the same call on the meta device, wrapped."""
+
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            if any(isinstance(a, VirtualTensor) for a in (*args, *kwargs.values())):
+                return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
+            name = getattr(func, "__name__", "")
+            device = kwargs.get("device")
+            if device is not None and _is_cuda(torch, device):
+                on_meta = {k: v for k, v in kwargs.items() if k != "pin_memory"}
+                with torch._C.DisableTorchFunctionSubclass():
+                    made = func(*args, **{**on_meta, "device": "meta"})
+                return tree_map(lambda v: wrap(v, _index(torch, device)), made)
+            if name == "cuda" and args and isinstance(args[0], torch.Tensor):
+                target = args[1] if len(args) > 1 else kwargs.get("device")
+                return wrap(args[0].to("meta"), _index(torch, target if target is not None else "cuda"))
+            if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
+                target = next(a for a in (*args[1:], kwargs.get("device")) if _is_cuda(torch, a))
+                rest = [a for a in args[1:] if not _is_cuda(torch, a)]
+                moved = args[0].to(*rest, **{**kwargs, "device": "meta"})
+                return wrap(moved, _index(torch, target))
+            return func(*args, **kwargs)
+
+    return VirtualTensor, Allocations
