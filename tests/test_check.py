@@ -374,7 +374,7 @@ def test_descriptors_on_sm80_are_named_whole_and_explained():
 
 
 def test_int8_accumulator_is_int32():
-    from ttinspect.check.registers import dot_accumulator
+    from ttinspect.check.accumulators import dot_accumulator
 
     from ttinspect.errors import CompileError
 

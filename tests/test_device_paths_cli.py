@@ -75,3 +75,9 @@ def test_outputs_name_the_virtual_device_only_when_the_code_asked_it():
     quiet = run_cli_ok("report", f"{plain}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16",
                        "--set", "BLOCK=1024", "--json")
     assert "device" not in json.loads(quiet)
+
+
+@pytest.mark.parametrize("arch, configs", [("sm_90", 6), ("gfx942", 3)])
+def test_list_imports_the_file_as_the_targets_gpu_sees_it(arch, configs):
+    listing = json.loads(run_cli_ok("list", str(TUTORIAL), "--arch", arch, "--json"))
+    assert [k["autotune_configs"] for k in listing["kernels"] if k["name"] == "matmul_kernel"] == [configs]

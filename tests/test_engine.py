@@ -165,3 +165,13 @@ def test_the_compilers_own_output_is_summarized_not_dumped(monkeypatch, capfd, t
     assert result.exit_code == 3
     assert "PassManager::run failed (LLVM ERROR: unsupported load type for producer commit)" in result.stderr
     assert "module {" not in capfd.readouterr().err  # nothing reached the real stderr either
+
+
+def test_cached_facts_are_keyed_by_the_code_that_computes_them():
+    """The facts' cache key covers the fact code wherever it lives (facts/, dialects/, backends/), not only
+    the folder of the module that stores them: a fact made right is never read back wrong from the cache."""
+    from ttinspect.report.store import facts_code_files
+
+    covered = {f"{path.parent.name}/{path.name}" for path in facts_code_files()}
+    assert {"facts/sass.py", "dialects/sass.py", "backends/nvidia.py", "report/collect.py"} <= covered
+    assert not any(name.startswith(("cli/", "render/", "check/")) for name in covered)

@@ -142,3 +142,12 @@ def test_the_warm_path_runs_nothing_and_sees_a_sibling_change(in_tmp):
     utils.write_text(utils.read_text() + "\n# edited\n")
     run_process("report", ref, "--signature", SIGNATURE, cwd=in_tmp, check=True)
     assert marker.read_text() == "xx"
+
+
+def test_list_takes_a_module_and_names_where_it_lives(in_tmp):
+    top = make_package(in_tmp)
+    listing = json.loads(run_cli_ok("list", f"{top}.ops.copy", "--json"))
+    assert listing["module"] == f"{top}.ops.copy" and listing["file"].endswith(f"{top}/ops/copy.py")
+    assert listing["suggested"] == "copy_kernel"  # not the helpers it imported
+    text = run_cli_ok("list", f"{in_tmp}/{top}/ops/copy.py", "--width", "200")
+    assert f"kernels in {top}.ops.copy (from " in text and f"report {top}.ops.copy:copy_kernel" in text

@@ -19,7 +19,8 @@ from __future__ import annotations
 from ttinspect.backends.amd_resources import workgroups_per_cu
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
-from ttinspect.check.registers import dot_accumulator, rank_spill_lines
+from ttinspect.check.accumulators import accumulator_text, live_accumulators
+from ttinspect.check.registers import rank_spill_lines
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
 OCC_ID, OCC_SLUG = "TTI004", "occupancy-limited"
@@ -96,12 +97,11 @@ def _spill_fix(report, build, to_memory: bool) -> str:
     most_warps = 1024 // wave  # a workgroup holds at most 1024 work-items
     more_warps = warps * 2 if isinstance(warps, int) and warps * 2 <= most_warps else None
     parts = []
-    accumulator = dot_accumulator(build)
-    if accumulator is not None and isinstance(warps, int):
-        m, n, bits, element = accumulator
-        per_lane = m * n * bits // 32 // (wave * warps)
-        parts.append(f"The dot's accumulator alone is BLOCK_M×BLOCK_N/({wave}×num_warps) = {m}×{n}/({wave}×{warps}) = "
-                     f"{per_lane} {element} registers per lane.")
+    accumulators = live_accumulators(build)
+    if accumulators and isinstance(warps, int):
+        text, per_lane = accumulator_text(accumulators, str(wave), wave, warps, "lane")
+        m, n = accumulators[0].m, accumulators[0].n
+        parts.append(text)
         halves = f"num_warps={more_warps} halves it to {per_lane // 2}, and so does" if more_warps else "Halve it with"
         parts.append(f"{halves} BLOCK_N={n // 2} (or BLOCK_M={m // 2}).")
     else:

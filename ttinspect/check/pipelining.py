@@ -19,6 +19,7 @@ from ttinspect.backends import backend_for
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
 from ttinspect.check.ssa import Chains
+from ttinspect.check.trip_count import TripCount, trip_count
 
 ID, SLUG = "TTI001", "loop-not-pipelined"
 
@@ -75,6 +76,9 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     loop = _loop_of_interest(stages)
     if loop is None:
         return []
+    trips = trip_count(stages.ttir, loop.op, stages.launch_args)
+    if trips.value is not None and trips.value <= 1:
+        return []  # it runs once (or never) for the values this build had: nothing to overlap
     reasons = _why_not_pipelined(report, build, loop)
     causes = [r for r in reasons if r.cause]
     shallow = depth > 1
@@ -92,6 +96,7 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     history_text = " ".join(r.text for r in reasons if not r.cause)
     if history_text:
         why_found += ". " + history_text
+    why_found += _trips_text(trips)
     default = defaulted_num_stages(stages)
     stages_text = f"Triton's default num_stages={asked} (the launch does not set it)" if default else \
         f"num_stages={asked}"
@@ -108,8 +113,26 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     fixes = [r.fix for r in causes if r.fix] or [
         "Compare with `ttinspect dump REF --stage ttgir --loop`: the loop's loads stay `tt.load` instead of "
         "`ttg.async_copy_global_to_local`."]
+    if trips.value is None and trips.unknowns:
+        fixes.append("If it runs once for your sizes, nothing is lost: give the real value ("
+                     + ", ".join(f"`--arg {name}=…`" for name in trips.unknowns)
+                     + ") and a loop that runs once is not reported.")
     return [Finding(ID, SLUG, "info" if shallow else "warning", title, tuple(_unique(evidence)),
                     matters + "Why: " + why_found, " ".join(fixes))]
+
+
+def _trips_text(trips: TripCount) -> str:
+    """What the trip count says about the finding: how often the loop runs, or that this build cannot tell."""
+    if trips.value is not None:
+        return f". It runs {trips.value} times for the values given ({trips.formula})"
+    if not trips.formula:
+        return ""
+    names = ", ".join(trips.unknowns)
+    are = "is a runtime argument" if len(trips.unknowns) == 1 else "are runtime arguments"
+    unknown = f"unknown to this build ({names} {are} without a value)" if names else "unknown to this build"
+    return (f". Whether it costs anything depends on how often the loop runs ({trips.formula} times), {unknown}: "
+            "a loop that runs once (a pass over a row its block covers whole, say) has nothing to overlap and "
+            "loses nothing")
 
 
 def _loop_of_interest(stages):

@@ -7,7 +7,8 @@ Both on NVIDIA: check/by_vendor.py picks these or AMD's (check/amd.py)."""
 from __future__ import annotations
 
 from ttinspect.backends.nvidia_resources import occupancy
-from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
+from ttinspect.check.accumulators import accumulator_text, live_accumulators
+from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
 
 SPILL_ID, SPILL_SLUG = "TTI003", "register-spills"
@@ -124,7 +125,7 @@ def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
     warps = fact_value(report, "num_warps")
     depth = fact_value(report, "pipeline_depth")
     pipelined = isinstance(depth, int) and depth >= 2
-    accumulator = dot_accumulator(build) if build is not None else None
+    accumulators = live_accumulators(build) if build is not None else ()
     more_warps = warps * 2 if isinstance(warps, int) and warps * 2 <= 32 else None
     parts = []
     if below_cap:
@@ -133,12 +134,13 @@ def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
         if more_warps:
             parts.append(f"More warps spread the tile over more threads: num_warps={more_warps} (on that GEMM "
                          "it removed the spills).")
-    if accumulator is not None and isinstance(warps, int):
-        m, n, bits, element = accumulator
-        per_thread = m * n * bits // 32 // (32 * warps)
-        parts.append(f"The dot's accumulator alone is BLOCK_M×BLOCK_N/(32×num_warps) = {m}×{n}/(32×{warps}) = "
-                     f"{per_thread} {element} registers per thread.")
+    if accumulators and isinstance(warps, int):
+        text, per_thread = accumulator_text(accumulators, "32", 32, warps, "thread")
+        if cap is not None and per_thread >= cap:
+            text = text[:-1] + f": more than the {cap} a thread may have, before any tile or address."
+        parts.append(text)
         if not below_cap:
+            m, n = accumulators[0].m, accumulators[0].n
             halves = f"num_warps={more_warps} halves it to {per_thread // 2}, and so does" if more_warps else \
                 "Halve it with"
             parts.append(f"{halves} BLOCK_N={n // 2} (or BLOCK_M={m // 2}).")
@@ -153,29 +155,6 @@ def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
     else:
         parts.append("Re-check with `ttinspect report REF --set ...` until spill stores are 0.")
     return " ".join(parts)
-
-
-_ELEMENT_NAMES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i32": "int32", "i8": "int8",
-                  "i16": "int16", "i64": "int64"}
-
-
-def dot_accumulator(build) -> tuple[int, int, int, str] | None:
-    """(M, N, bits, element name) of the largest dot result in the TTGIR."""
-    module = stages_of(build).ttgir
-    if module is None:
-        return None
-    best = None
-    for op in module.ops:
-        if op.name in ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma"):
-            types = tensor_types(module.text(op))
-            if op.name == "ttng.tc_gen5_mma" or not types or len(types[-1].shape) != 2:
-                continue  # tcgen05 keeps its accumulator in tensor memory, not registers
-            result = types[-1]
-            bits = element_bits(result.element) or 32
-            if best is None or result.elements > best[0] * best[1]:
-                best = (result.shape[0], result.shape[1], bits,
-                        _ELEMENT_NAMES.get(result.element, result.element))
-    return best
 
 
 # At half the SM's warp slots a kernel without a pipeline usually hides its memory latency already (the

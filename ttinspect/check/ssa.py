@@ -107,6 +107,31 @@ class Chains:
             todo.extend(value.operands)
         return found
 
+    def data_loads(self, name: str) -> list[tuple[str, Value]]:
+        """The tt.loads whose data `name` is computed from — (result name, value) — not following their
+        addresses: a dot operand's tile loads, without the index loads that address them."""
+        found: list[tuple[str, Value]] = []
+        seen: set[str] = set()
+        todo = [name.split("#")[0]]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            value = self.values.get(current)
+            if value is None or value.op == "arg":
+                continue
+            if value.op == "tt.load":
+                found.append((current, value))
+                continue
+            todo.extend(value.operands)
+        return found
+
+    def index_loads(self, pointer: str) -> list[Value]:
+        """The loads of whole tensors (not scalars) an address is computed from: per-row indices read from
+        memory, which make the access a gather (a scalar load, such as an expert id, only moves the base)."""
+        return [value for value in self.loads_feeding(pointer) if shape_of(value.type)]
+
     def stride_dims(self, name: str) -> dict[str, set[tuple[int, ...]]]:
         """Kernel argument -> the shapes of the products it scales on the way to `name`: `offs_k[None, :] *
         stride_ak` gives (1, 64), a scalar `row * stride` gives (). The dimensions that are not 1 are the

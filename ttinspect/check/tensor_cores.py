@@ -1,6 +1,8 @@
 """TTI002 older-mma-path: a Hopper/Blackwell target running `mma.sync` (Ampere's warp-level MMA) instead of
 wgmma (sm_90) / tcgen05 (sm_100+), and why. TTI007 no-tma: a Hopper/Blackwell kernel whose tensor-core
-dots get their tiles without the Tensor Memory Accelerator.
+dots get their tiles without the Tensor Memory Accelerator — except a tile whose rows are gathered through
+indices loaded from memory (a MoE kernel's `a_ptr + offs_token[:, None] // top_k * stride_am`): a TMA tile
+copy moves one dense box and cannot gather rows on sm_90; from sm_100 TMA has gather4 (`desc.gather`).
 
 When Triton picks the newer MMA (its AccelerateMatmul pass and `supportMMA`, Triton 3.x), read from the
 final TTGIR's dot: wgmma (version 3) needs num_warps a multiple of 4, a 2-D dot (no batch dimension),
@@ -13,14 +15,21 @@ environment), the finding says "reason unknown".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, fact_evidence, fact_value, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.ssa import Chains
+from ttinspect.dialects.mlir import DEFINITION_RE
 
 MMA_ID, MMA_SLUG = "TTI002", "older-mma-path"
 TMA_ID, TMA_SLUG = "TTI007", "no-tma"
 
 _NEWER_TYPES = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "i8", "f32")
+# TMA gather4 (`cp.async.bulk.tensor.2d.tile::gather4`, Triton's `desc.gather(rows, col)`): measured with
+# Triton 3.9 — emitted for sm_100 and sm_120, rejected by ptxas for sm_90.
+TMA_GATHER_FROM = 100
 
 
 def older_mma_path(report, build) -> list[Finding]:
@@ -125,6 +134,12 @@ def no_tma(report, build) -> list[Finding]:
     if module is None or any("tma" in op.name or "descriptor" in op.name or "tensormap" in op.name
                              for op in module.ops):
         return []
+    tiles = _dot_tile_loads(stages)
+    gathered = [tile for tile in tiles if tile.index_lines]
+    dense = [tile for tile in tiles if not tile.index_lines]
+    gather4 = build.target.capability >= TMA_GATHER_FROM
+    if gathered and not dense and not gather4:
+        return []  # every tile gathers rows: nothing TMA can do on this target
     parsed = stages.ptx
     evidence = [e for e in (fact_evidence(report, "tma_copies"), fact_evidence(report, "loop_cp_async"),
                             fact_evidence(report, "global_loads")) if e]
@@ -132,15 +147,73 @@ def no_tma(report, build) -> list[Finding]:
         _, view = parsed
         copies = [op for op in view.loop_ops if op.opcode in ("cp", "ld") and "global" in op.modifiers]
         evidence += [stages.evidence("ptx", op.line) for op in copies[:2]]
-    return [Finding(
-        TMA_ID, TMA_SLUG, "info",
-        f"{build.target.name} has the Tensor Memory Accelerator, but this {path} kernel loads its tiles without it",
-        tuple(evidence),
-        "With TMA one thread issues a whole tile copy (cp.async.bulk.tensor) that the hardware completes on an "
-        "mbarrier: no per-thread address arithmetic, no registers for addresses, and the copy engine works beside "
-        "the tensor cores. cp.async / ld.global make every thread compute and issue its own 16-byte pieces.",
-        "Load the tiles through tensor descriptors: on the host `TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])` "
-        "(triton.tools.tensor_descriptor), passed as the argument, then `a_desc.load([offs_m, offs_k])` in the "
-        "loop; or in the kernel `tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], "
-        "block_shape=[BLOCK_M, BLOCK_K])` (needs `triton.set_allocator`). The shipped opt_tma variant is an "
-        "example.")]
+    evidence += [stages.evidence("ttir", tile.line, f"gathered rows: {tile.text}") for tile in gathered[:2]]
+    name = build.target.name
+    why = ("With TMA one thread issues a whole tile copy (cp.async.bulk.tensor) that the hardware completes on an "
+           "mbarrier: no per-thread address arithmetic, no registers for addresses, and the copy engine works beside "
+           "the tensor cores. cp.async / ld.global make every thread compute and issue its own 16-byte pieces.")
+    descriptors = ("through tensor descriptors: on the host `TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])` "
+                   "(triton.tools.tensor_descriptor), passed as the argument, then `a_desc.load([offs_m, offs_k])` in "
+                   "the loop; or in the kernel `tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, "
+                   "1], block_shape=[BLOCK_M, BLOCK_K])` (needs `triton.set_allocator`). The shipped opt_tma variant "
+                   "is an example.")
+    title = f"{name} has the Tensor Memory Accelerator, but this {path} kernel loads its tiles without it"
+    if not gathered:
+        return [Finding(TMA_ID, TMA_SLUG, "info", title, tuple(evidence), why, "Load the tiles " + descriptors)]
+    where = _lines_text(gathered)
+    index = _lines_text(gathered, indices=True)
+    if gather4:
+        why += (f" The tile{where} gathers its rows through indices loaded from memory{index}: a plain TMA tile copy "
+                f"moves one dense box, but {name} has TMA gather4, which fetches rows by index.")
+        fix = ("For the gathered rows, a descriptor over the whole matrix with one-row blocks, `tl.make_tensor_"
+               "descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[1, BLOCK_K])`, and in the loop "
+               "`a_desc.gather(rows, k * BLOCK_K)` with `rows` the tile's row indices (1-D int32, at least 8)."
+               + (f" Load the dense tile{_lines_text(dense)} " + descriptors if dense else ""))
+    else:
+        title += f" (the gathered tile{where} excepted)"
+        why += (f" The tile{where} gathers its rows through indices loaded from memory{index}: a TMA copy moves one "
+                f"dense box and {name} cannot gather rows with it (TMA gather4 arrives with sm_100), so that load "
+                "rightly stays cp.async.")
+        fix = f"Keep the gathered load as it is; load the dense tile{_lines_text(dense)} " + descriptors
+    return [Finding(TMA_ID, TMA_SLUG, "info", title, tuple(evidence), why, fix)]
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """A tt.load that feeds a dot operand: its TTIR line, text and Python line, and the Python lines of the
+    per-row index loads its address comes from (none for a dense tile)."""
+
+    line: int
+    text: str
+    python_line: int | None
+    index_lines: tuple[int | None, ...]
+
+
+def _dot_tile_loads(stages) -> list[_Tile]:
+    module = stages.ttir
+    if module is None:
+        return []
+    chains = Chains(module)
+    op_at_line = {op.line: op for op in module.ops}
+    tiles: dict[int, _Tile] = {}
+    for op in module.ops:
+        match = DEFINITION_RE.match(module.text(op)) if op.name == "tt.dot" else None
+        value = chains.values.get(match[1]) if match else None
+        for operand in (value.operands[:2] if value is not None else ()):
+            for _, load in chains.data_loads(operand):
+                if load.line in tiles or not load.operands:
+                    continue
+                indices = {stages.python_line("ttir", v.line) for v in chains.index_loads(load.operands[0])}
+                tiles[load.line] = _Tile(load.line, module.text(op_at_line[load.line]).strip()[:120],
+                                         stages.python_line("ttir", load.line),
+                                         tuple(sorted(indices, key=lambda line: line or 0)))
+    return [tiles[line] for line in sorted(tiles)]
+
+
+def _lines_text(tiles: list[_Tile], indices: bool = False) -> str:
+    """" on line 24" / " on lines 24, 25" / "" when attribution cannot tell."""
+    found = sorted({line for tile in tiles for line in (tile.index_lines if indices else (tile.python_line,))
+                    if line is not None})
+    if not found:
+        return ""
+    return f" on line{'s' * (len(found) > 1)} {', '.join(map(str, found))}"

@@ -16,13 +16,17 @@ from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_opti
 @cli.command("list")
 @click.argument("file", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def list_command(file: str | None, as_json: bool) -> None:
-    """The kernel variants ttinspect ships, or with FILE the kernels and examples in your file."""
+@arch_option
+def list_command(file: str | None, as_json: bool, arch: str | None) -> None:
+    """The kernel variants ttinspect ships, or with FILE (or a module: pkg.mod) the kernels and examples in it,
+    imported as seen by --arch's virtual device."""
+    if file is None and arch is not None:
+        raise UsageError("--arch is for `list FILE` (the file is imported as that target's GPU would see it)")
     if file is not None:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.refs.listing import list_file
 
-        listing = list_file(file)
+        listing = list_file(file, arch)
         if as_json:
             emit_json(listing)
             return

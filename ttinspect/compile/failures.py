@@ -1,6 +1,7 @@
 """What a failed compile says: Triton's innermost reason, the line of the user's kernel it points at,
 the compiler's own diagnostic (captured from file descriptor 2), and what a known failure of an older
-release means. Also what an older Triton cannot compile at all (`check_supported`)."""
+release means. Also what cannot be compiled at all (`check_supported`): what an older Triton lacks, and a
+device function (a `@triton.jit` helper returning a value) asked for as if it were a kernel."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from triton.compiler.errors import CompilationError
 
 from ttinspect.compile.installed import VERSION
 from ttinspect.errors import CompileError
+from ttinspect.kernel.helpers import roles
 from ttinspect.kernel.specialize import Specialization
 from ttinspect.targets.nvidia import Target
 
@@ -26,7 +28,9 @@ _NEEDS = (("tensordesc", (3, 4), "host-side tensor descriptors (TensorDescriptor
 
 
 def check_supported(fn, spec: Specialization) -> None:
-    """One line naming what this Triton lacks, instead of Triton's internal KeyError."""
+    """One line naming what cannot be compiled, instead of Triton's internal error: a device function
+    (`refuse_device_function`), or what this Triton lacks (instead of its KeyError)."""
+    refuse_device_function(fn)
     for prefix, first, what in _NEEDS:
         if VERSION >= first:
             continue
@@ -35,6 +39,36 @@ def check_supported(fn, spec: Specialization) -> None:
             file, line = _kernel_location(fn)
             raise CompileError(f"{fn.__name__} takes {what} ({uses[0]}), which Triton {triton.__version__} "
                                f"cannot compile; Triton >= {first[0]}.{first[1]} can", file=file, line=line)
+
+
+def refuse_device_function(fn) -> None:
+    """A jit function that returns a value is a device helper, never a kernel: Triton would fail deep in
+    its lowering ("failed to legalize operation 'tt.return'"). Say so, and name the kernels of its module
+    that call it (kernel/helpers.py's rule)."""
+    sources = _module_sources(fn)
+    name = fn.__name__
+    sources.setdefault(name, getattr(fn, "src", "") or "")
+    role = roles(sources)[name]
+    if role.launchable:
+        return
+    file, line = _kernel_location(fn)
+    callers = role.called_by
+    called = f"called by {', '.join(callers)}" if callers else "called by no kernel of its file"
+    instead = (f": inspect a kernel that calls it, e.g. {os.path.basename(file)}:{callers[0]}" if callers
+               else ": inspect the kernel that calls it")
+    raise CompileError(f"{name} is a device function ({called}; it returns a value), not a kernel{instead}",
+                       file=file, line=line)
+
+
+def _module_sources(fn) -> dict[str, str]:
+    """Name → source of every jit function (under autotune / heuristics wrappers) in fn's module."""
+    out: dict[str, str] = {}
+    for name, obj in dict(getattr(getattr(fn, "fn", None), "__globals__", {}) or {}).items():
+        while not isinstance(obj, triton.runtime.JITFunction) and hasattr(obj, "fn"):
+            obj = obj.fn
+        if isinstance(obj, triton.runtime.JITFunction) and isinstance(getattr(obj, "src", None), str):
+            out[name] = obj.src
+    return out
 
 
 @contextlib.contextmanager

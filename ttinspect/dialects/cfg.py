@@ -271,9 +271,17 @@ class MainLoop:
         return self.loop.depth
 
 
+def unreachable_tensor_ops(cfg: CFG, tensor_ops_per_block: Sequence[int]) -> int:
+    """Tensor-core ops in blocks no path from the entry reaches: code behind an indirect branch whose
+    targets the text does not list. The loops holding them cannot be seen."""
+    return sum(n for b, n in enumerate(tensor_ops_per_block) if n and not cfg.reachable[b])
+
+
 def pick_main_loop(cfg: CFG, tensor_ops_per_block: Sequence[int], what: str) -> MainLoop | None:
     """The innermost loop holding tensor-core ops (most of them, then most instructions, then first in
-    the text); else the innermost non-trivial loop with the most instructions; else None."""
+    the text); else the innermost non-trivial loop with the most instructions; else None — also when
+    no loop holds tensor-core ops but unreachable code does (`unreachable_tensor_ops`): any loop picked
+    then would be some other loop (a warp-specialized kernel's register-retry spin, for one)."""
     if not cfg.loops:
         return None
     tensor = [sum(tensor_ops_per_block[b] for b in loop.blocks) for loop in cfg.loops]
@@ -290,6 +298,8 @@ def pick_main_loop(cfg: CFG, tensor_ops_per_block: Sequence[int], what: str) -> 
         reason = (f"innermost loop holding {what}: {tensor[best]} of them in {size[best]} instructions"
                   + (f" ({others} other such loop{'s' * (others > 1)} hold fewer)" if others else ""))
         rule = "tensor-core"
+    elif unreachable_tensor_ops(cfg, tensor_ops_per_block):
+        return None
     else:
         real = [i for i in range(len(cfg.loops)) if size[i] > TRIVIAL_LOOP]
         leaves = [i for i in real if not any(c in real for c in cfg.loops[i].children)]

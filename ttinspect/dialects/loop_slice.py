@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ttinspect.dialects.cfg import unreachable_tensor_ops
+
 if TYPE_CHECKING:  # only to name the types: slicing MLIR needs no CFG parser, and the reverse
     from ttinspect.dialects.cfg import MainLoop
     from ttinspect.dialects.mlir import MlirModule
@@ -63,6 +65,11 @@ def slice_of_function(stage: str, function: Any, strict: bool) -> LoopSlice | No
     if not loops:
         return NoMainLoop(f"{name} has no loop", stage)
     if main is None:
+        hidden = unreachable_tensor_ops(cfg, function.tensor_ops_per_block())
+        if hidden:
+            return NoMainLoop(f"{name}'s {hidden} tensor-core instruction{'s' * (hidden > 1)} lie in code the "
+                              "control-flow graph cannot reach (an indirect branch whose targets the text does not "
+                              "list): the loop holding them cannot be found", stage, len(loops))
         return NoMainLoop(f"{name} has {len(loops)} loop{'s' * (len(loops) > 1)}, all of them "
                           "spin-waits of a few instructions", stage, len(loops))
     if strict and main.rule != "tensor-core":

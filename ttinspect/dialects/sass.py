@@ -7,7 +7,10 @@ is the first function. Its blocks start at branch targets and after BRA / EXIT /
 guard (`@P0`, `@!UP1`; `@PT` is always true) or a predicate operand (`BRA.U !UP0, ...`) makes a branch
 conditional. ptxas moves the slow path of an mbarrier wait out of line after EXIT
 (`.L_x_9: SYNCS.PHASECHK.TRANS64.TRYWAIT P4, [UR18], R10; @!P4 BRA .L_x_9; BRA .L_x_16`): that block is
-part of the loop it returns into, so a Blackwell main loop is often not contiguous in the text.
+part of the loop it returns into, so a Blackwell main loop is often not contiguous in the text. An
+indirect branch (`BRX R2 ... (*"BRANCH_TARGETS .L_x_39,.L_x_40"*)`, a warp-specialized kernel's dispatch to
+its partitions) goes to every target of the jump table nvdisasm prints beside it, in table order; without
+the table (cuobjdump) its targets stay unknown and the code behind it unreachable.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ TRAILER_RE = re.compile(r"(?:\s+[?&]\S+)+\s*$")
 
 BRANCHES = frozenset({"BRA", "JMP"})
 STOPS = frozenset({"EXIT", "RET", "BRX", "JMX", "KILL"})
+# BRX R2 -0x1220 (*"BRANCH_TARGETS .L_x_39,.L_x_40,.L_x_41,.L_x_42"*) : the jump table nvdisasm prints for
+# an indirect branch (a warp-specialized kernel's dispatch to its partitions: Triton's switch over them)
+JUMP_TABLE_RE = re.compile(r'BRANCH_TARGETS\s+([^"*]+)')
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class SassInstruction:
     operands: tuple[str, ...]
     source: tuple[str, int] | None  # the `//## File` mark in effect: (file, line)
     target: str | None  # branch target: a label, or "0x1620" in cuobjdump output
+    jump_targets: tuple[str, ...] = ()  # an indirect branch's (BRX / JMX) table, in case order
 
     @property
     def mnemonic(self) -> str:
@@ -156,8 +163,10 @@ def _instruction(s: str, no: int, index: int, source: tuple[str, int] | None) ->
     if opcode in BRANCHES and operands:
         t = TARGET_RE.search(operands[-1])
         target = (t[1] or t[2]) if t else None
+    table = JUMP_TABLE_RE.search(s) if opcode in ("BRX", "JMX") else None
+    jump_targets = tuple(label.strip() for label in table[1].split(",") if label.strip()) if table else ()
     return SassInstruction(index, no, int(m[1], 16), m[3], m[2] == "!", opcode,
-                           tuple(x for x in m[5].split(".") if x), operands, source, target)
+                           tuple(x for x in m[5].split(".") if x), operands, source, target, jump_targets)
 
 
 def _conditional(ins: SassInstruction) -> bool:
@@ -188,12 +197,17 @@ def _build(f: _Open) -> SassFunction:
 
     leaders = {0}
     targets: dict[int, int | None] = {}
+    tables: dict[int, list[int]] = {}  # an indirect branch -> the instructions its jump table names
     for ins in instructions:
         if ins.opcode in BRANCHES or ins.opcode in STOPS:
             targets[ins.index] = resolve(ins) if ins.opcode in BRANCHES else None
             if targets[ins.index] is not None:
                 leaders.add(targets[ins.index])  # type: ignore[arg-type]
             leaders.add(ins.index + 1)
+        if ins.jump_targets:
+            tables[ins.index] = [labels[label] for label in ins.jump_targets
+                                 if label in labels and labels[label] < len(instructions)]
+            leaders.update(tables[ins.index])
     starts = sorted(x for x in leaders if x < len(instructions))
     block_at = {first: b for b, first in enumerate(starts)}
     last_line = instructions[-1].line if instructions else f.start
@@ -207,6 +221,8 @@ def _build(f: _Open) -> SassFunction:
                     if b + 1 < len(starts) else last_line)
         tail = instructions[last - 1]
         succ: list[int] = []
+        if tail.index in tables:
+            succ.extend(block_at[first] for first in tables[tail.index])
         if tail.index in targets:
             if targets[tail.index] is not None:
                 succ.append(block_at[targets[tail.index]])  # type: ignore[index]

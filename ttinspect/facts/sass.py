@@ -3,7 +3,10 @@
 Pure: a parsed SassModule in, Facts out. The kernel is the first function that is not one of the
 `$__internal_*` trap helpers sm_100 cubins carry. Per-iteration counts are the static instructions of
 the main loop's blocks (the innermost loop holding the tensor-core instructions, nested spin loops and
-out-of-line wait blocks included), i.e. one trip around it.
+out-of-line wait blocks included), i.e. one trip around it; in a warp-specialized kernel, one K step
+across the partitions (facts/sass_partitions.py). Tensor-core instructions in code the control-flow
+graph cannot reach (an indirect branch whose targets the SASS does not list) make every per-iteration
+fact unknown rather than facts of some other loop.
 
 Every count leaves out instructions guarded by `@!PT` (the predicate is constant false: ptxas pads with
 `@!PT LDS RZ, [RZ]`, which never executes); the total instruction counts keep them, like NOPs.
@@ -23,8 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ttinspect.dialects.cfg import unreachable_tensor_ops
 from ttinspect.dialects.sass import SassFunction, SassInstruction, SassModule
 from ttinspect.facts.model import Fact, counts, known, loop_fact, unknown
+from ttinspect.facts.sass_partitions import does_work, k_step
 
 # Bulk-copy / TMA engine opcodes (cp.async.bulk[.tensor], prefetch, reduce, and the bulk-group commit).
 _TMA_OPCODES = frozenset({"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH",
@@ -41,6 +46,8 @@ class SassView:
     after_loop: tuple[SassInstruction, ...]  # outside the loop, after its first instruction (the drain)
     has_loop: bool
     loop_reason: str
+    loop_unknown: bool = False  # True: there may be a main loop, but the SASS cannot show it (loop_reason)
+    partitions: str = ""  # warp-specialized: which partitions' loops make the K step counted
 
     @staticmethod
     def of(module: SassModule) -> "SassView":
@@ -49,13 +56,30 @@ class SassView:
             return SassView(None, (), (), (), False, "the SASS has no function")
         everything = kernel.instructions
         main = kernel.main_loop
+        hidden = unreachable_tensor_ops(kernel.cfg, kernel.tensor_ops_per_block())
+        if hidden and main is None:
+            return SassView(kernel.name, everything, (), (), False,
+                            f"{hidden} tensor-core instruction{'s' * (hidden > 1)} lie in code the control-flow graph "
+                            "cannot reach (an indirect branch whose targets the SASS does not list), so the loop "
+                            "holding them cannot be found", True)
         if main is None:
             return SassView(kernel.name, everything, (), (), False, "the kernel has no loop")
-        inside = sorted(kernel.cfg.loop_instructions(main.loop))
+        if main.rule != "tensor-core" and not any(does_work(i) for i in kernel.loop_instructions(main.loop)):
+            return SassView(kernel.name, everything, (), (), False,
+                            "no loop does memory or tensor-core work (spin, retry and dispatch loops only)")
+        step = k_step(kernel, main)
+        loops = step.loops if step is not None else (main.loop,)
+        inside = sorted({i for loop in loops for i in kernel.cfg.loop_instructions(loop)})
         if not inside:
             return SassView(kernel.name, everything, (), (), False, "the main loop has no instructions")
         members = set(inside)
         loop = tuple(everything[i] for i in inside)
+        if step is not None:  # the default partition's code runs the epilogue
+            blocks = kernel.cfg.blocks
+            after = tuple(everything[i] for b in sorted(step.default_blocks)
+                          for i in range(blocks[b].first, blocks[b].last) if i not in members)
+            return SassView(kernel.name, everything, loop, after, True, f"{main.reason}; {step.reason}",
+                            partitions=step.reason)
         after = tuple(i for i in everything if i.index not in members and i.index > inside[0])
         return SassView(kernel.name, everything, loop, after, True, main.reason)
 
@@ -191,6 +215,11 @@ def sass_facts(view: SassView) -> list[Fact]:
     whole, loop = view.executed, view.loop_executed
 
     def per_loop(key, title, group, value, explanation):
+        if view.loop_unknown:
+            facts.append(unknown(key, title, group, view.loop_reason, explanation, "sass main loop"))
+            return
+        if view.partitions:
+            explanation += f". Here: {view.partitions}"
         facts.append(loop_fact(key, title, group, value, explanation, "sass main loop", has_loop=view.has_loop,
                                loop_reason=view.loop_reason))
 
@@ -206,7 +235,8 @@ def sass_facts(view: SassView) -> list[Fact]:
                  "padding included; sm_100 trap helpers left out)")
     per_loop("sass_loop_instructions", "SASS instructions per iteration", "program order", len(view.loop),
              "static machine instructions in one trip around the main loop (its blocks, including "
-             "nested spin loops and out-of-line wait blocks)")
+             "nested spin loops and out-of-line wait blocks); warp-specialized: one K step, the loops of "
+             "every partition that runs it together")
 
     # --- tensor cores
     whole_kernel("sass_tensor_core_path", "tensor-core path (SASS)", "tensor cores", tensor_core_path(view),

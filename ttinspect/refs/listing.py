@@ -1,27 +1,50 @@
-"""`ttinspect list FILE`: the kernels a user's file defines and the examples it declares."""
+"""`ttinspect list FILE`: the kernels a user's file defines and the examples it declares, each jit
+function marked kernel or device helper (kernel/helpers.py), and the one to suggest inspecting."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ttinspect.errors import UsageError
-from ttinspect.refs.userfile import describe_kernel, examples_in, is_file_ref, kernels_in, load_module, parse_file_ref
+from ttinspect.kernel.helpers import first_kernel, roles
+from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.resolver import import_scope
+from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, load_module
 
 
-def list_file(text: str) -> dict[str, Any]:
-    if not is_file_ref(text):
-        raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /)")
-    ref = parse_file_ref(text)
-    module = load_module(ref.path)
-    kernels = [describe_kernel(name, obj) for name, obj in kernels_in(module).items()]
+def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
+    """`text`: a file (`my_mm.py`) or a module (`liger_kernel.ops.rms_norm`), imported as a report would
+    import it — under the virtual device of `arch` (the default target when None)."""
+    if kind_of(text) not in SOURCE_KINDS:
+        raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /) nor a module "
+                         "(package.module)")
+    ref = parse_source_ref(text)
+    module = load_module(ref.path, ref.package, import_scope(ref.arch or arch))
+    found = kernels_in(module)
+    kernels = [describe_kernel(name, obj) for name, obj in found.items()]
+    role_of = roles({name: _source(obj) for name, obj in found.items()})
     examples = examples_in(module, ref.path)
     return {
         "file": str(ref.path),
+        "module": ref.package.module if ref.package is not None else None,
+        "ref": ref.package.module if ref.package is not None else str(ref.path),  # what a reference starts with
         "kernels": [{"name": k.name, "kind": k.kind, "line": k.line, "params": list(k.params),
-                     "constexprs": list(k.constexprs), "autotune_configs": k.configs} for k in kernels],
+                     "constexprs": list(k.constexprs), "autotune_configs": k.configs,
+                     "helper": ({"called_by": list(role_of[k.name].called_by),
+                                 "returns_value": role_of[k.name].returns_value}
+                                if role_of[k.name].helper else None)} for k in kernels],
+        "suggested": first_kernel([k.name for k in kernels], role_of),
         "examples": [{"name": e.name, "kernel": e.kernel_name, "description": e.description,
                       "args": {k: repr(v) if not isinstance(v, (int, float, str, bool)) else v
                                for k, v in e.args.items()},
                       "signature": e.signature, "config": {k: getattr(v, "name", v) for k, v in e.config.items()},
                       "autotune_config": e.autotune_config, "arch": e.arch} for e in examples.values()],
     }
+
+
+def _source(obj: Any) -> str:
+    """The jit function's own source text (under any autotune / heuristics wrappers)."""
+    while not isinstance(getattr(obj, "src", None), str) and hasattr(obj, "fn"):
+        obj = obj.fn
+    source = getattr(obj, "src", None)
+    return source if isinstance(source, str) else ""

@@ -20,18 +20,22 @@ if TYPE_CHECKING:
 FACTS_FILE = "kernel.facts"
 
 
+def facts_code_files() -> list[Path]:
+    """The code facts are computed by: every module of the package but the commands, renderers, GPU tools
+    and what runs after the facts (the package's root, not this folder's: the facts live in facts/,
+    dialects/, backends/ ...)."""
+    root = Path(__file__).resolve().parent.parent
+    skip = {"cli", "render", "html", "gpu", "sweep", "check", "passes", "refs", "virtual"}
+    return [path for path in sorted(root.rglob("*.py")) if path.relative_to(root).parts[0] not in skip]
+
+
 @lru_cache(maxsize=1)
 def _facts_code_digest() -> str:
-    """The digest of the code facts are computed by (every module but the commands, renderers and
-    GPU tools): cached facts from other code are never read back."""
-    root = Path(__file__).parent
-    skip = {"cli", "render", "html", "gpu", "sweep", "check", "passes", "refs"}
+    """Cached facts from other code are never read back."""
+    root = Path(__file__).resolve().parent.parent
     sha = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] in skip:
-            continue
-        sha.update(str(rel).encode() + b"\0" + path.read_bytes())
+    for path in facts_code_files():
+        sha.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return sha.hexdigest()[:16]
 
 
