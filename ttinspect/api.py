@@ -19,6 +19,7 @@ from ttinspect.errors import UsageError
 from ttinspect.kernel.options import OPTION_KEYS
 from ttinspect.refs.reference import parse_ref
 from ttinspect.refs.kinds import kind_of
+from ttinspect.kernel.overrides import parse_value
 from ttinspect.refs.resolver import RefOptions, resolve_one
 from ttinspect.report.collect import report_from_build
 from ttinspect.report.model import Report
@@ -57,6 +58,9 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
         return report_from_build(resolve_one(kernel, RefOptions(settings, {}, None, None, arch)))
     settings = dict(config) if isinstance(config, Mapping) else {}
     settings.update(overrides)
+    # `"tl.bfloat16"` is a Triton dtype, as --set reads it (other text stays text: a constexpr may be a string)
+    settings = {k: parse_value(v) if isinstance(v, str) and v.strip().startswith("tl.") else v
+                for k, v in settings.items()}
     which = None if isinstance(config, Mapping) else config
     options = RefOptions(settings, dict(args or {}), signature, which, arch)
     return report_from_build(resolve_one(kernel, options))

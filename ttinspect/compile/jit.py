@@ -102,7 +102,20 @@ def kernel_kind(obj) -> str | None:
         return "heuristics"
     if type(obj).__name__ == "InterpretedFunction":
         return "interpreted"
+    if _passes_through(obj):
+        return kernel_kind(obj.fn)
     return None
+
+
+def _passes_through(obj) -> bool:
+    """A library's own launch wrapper (flag-gems' `LibEntry`: a `triton.KernelInterface` holding the next
+    layer in `.fn`, as Autotuner and Heuristics do): a launch through it runs `.fn`, so compiling does too."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+
+    interface = getattr(triton.runtime, "KernelInterface", None)
+    return (interface is not None and isinstance(obj, interface)
+            and not isinstance(obj, (triton.runtime.JITFunction, Autotuner, Heuristics))
+            and getattr(obj, "fn", None) is not None and getattr(obj, "fn", None) is not obj)
 
 
 def unwrap(obj) -> tuple[Any, Any, list]:
@@ -112,6 +125,9 @@ def unwrap(obj) -> tuple[Any, Any, list]:
     autotuner: Any = None
     heuristics: list[Any] = []
     while True:
+        if _passes_through(obj):
+            obj = obj.fn
+            continue
         kind = kernel_kind(obj)
         if kind == "jit":
             return obj, autotuner, heuristics

@@ -124,8 +124,14 @@ def _chosen(name: str, listed: list[tuple[int, dict[str, Any]]], kept: list[tupl
         raise UsageError(f"--config best is for the shipped variants timed by `ttinspect autotune`; {name} is "
                          f"@triton.autotune'd over {total} configs: pick one with --config N, or --config all")
     if isinstance(which, int):
+        made = [(n, c) for n, c in kept if n > total]  # configs the pruner made, numbered after the listed ones
+        if made and any(n == which for n, _ in made):
+            return [next((n, c) for n, c in made if n == which)]
         if not 1 <= which <= total:
-            raise UsageError(f"--config {which}: {name} has {total} autotune config(s), numbered from 1")
+            first = " (--config 1 is configs[0]: numbers are 1-based, as `--config all` lists them and as an " \
+                "example's autotune_config takes them)" if which == 0 else ""
+            raise UsageError(f"--config {which}: {name} has {total} autotune config(s), numbered from 1 to {total}"
+                             + first)
         return [listed[which - 1]]
     configs = [c for _, c in kept]
     keys = {k for c in configs for k in c if k not in _CONFIG_EXTRAS}
@@ -191,7 +197,12 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
             made += 1
             number = made
         kept.append((number, config))
-    text = f"early_config_prune kept config(s) {', '.join(str(n) for n, _ in kept)} of {len(listed)}"
+    from_list = [str(n) for n, _ in kept if n <= len(listed)]
+    new = [n for n, _ in kept if n > len(listed)]
+    text = (f"early_config_prune kept config(s) {', '.join(from_list)} of {len(listed)}" if from_list else
+            f"early_config_prune kept none of the {len(listed)} listed config(s)")
+    if new:
+        text += f" and made {len(new)} of its own (#{new[0]}-#{new[-1]}, numbered after the listed ones)"
     return Pruned(kept, text + (f"; {model}: every kept config is shown" if model else ""), True)
 
 

@@ -63,11 +63,13 @@ class RefOptions:
         """The options as command-line words, for a worker under another Triton."""
         if self.raw is not None:
             return self.raw
-        if self.args or any(not isinstance(v, (int, float, str, bool)) for v in self.settings.values()):
+        plain = (int, float, str, bool)
+        if any(not isinstance(v, plain) for v in [*self.args.values(), *self.settings.values()]):
             raise UsageError("under another Triton, give the arguments as text (--arg NAME=VALUE / signature=)")
         settings = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.settings.items())
+        args = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.args.items())
         config = None if self.config is None else str(self.config)
-        return (settings, (), self.signature, config, self.arch)
+        return (settings, args, self.signature, config, self.arch)
 
 
 TRITON_MARK = "@triton="
@@ -226,12 +228,13 @@ def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bo
             found = find(load_module(ref.path, ref.package, scope), ref.path, ref.name)
         return kernel_builds(
             found.kernel, f"{ref.shown}:{found.name}", found.kernel_name,
-            args=args, signature=signature, extra_args=options.args, extra_signature=options.signature,
+            args=args, signature=signature, extra_args=parse_arg_mapping(options.args, "argument"),
+            extra_signature=options.signature,
             settings={**found.config, **inline, **options.settings},
             which=options.config if options.config is not None else found.autotune_config,
             arch=arch or found.arch, keep_going=keep_going, scope=scope)
     return kernel_builds(found, f"{ref.shown}:{ref.name}", ref.name, args={}, signature=None,
-                         extra_args=options.args, extra_signature=options.signature,
+                         extra_args=parse_arg_mapping(options.args, "argument"), extra_signature=options.signature,
                          settings={**inline, **options.settings}, which=options.config, arch=arch,
                          keep_going=keep_going, scope=scope)
 
@@ -276,8 +279,11 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     from ttinspect.compile.jit import unwrap  # imports triton
 
     fn, autotuner, heuristics = unwrap(obj)
+    # a constexpr may come from the configs early_config_prune makes (gemlite adds NUM_STAGES there): with a
+    # pruner, constexprs are not demanded up front; a launch that still lacks one says so when it compiles
+    pruner = autotuner is not None and bool(getattr(autotuner, "early_config_prune", None))
     supplied = frozenset({p.name for p in fn.params if p.has_default}
-                         | {p.name for p in fn.params if p.is_constexpr and p.name in settings}  # --set BLOCK=
+                         | {p.name for p in fn.params if p.is_constexpr and (p.name in settings or pruner)}
                          | {k for h in heuristics for k in h.values}
                          | {k for c in (autotuner.configs if autotuner else ()) for k in c.kwargs})
     bound: dict[str, Any] = {}
