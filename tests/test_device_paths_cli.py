@@ -81,3 +81,32 @@ def test_outputs_name_the_virtual_device_only_when_the_code_asked_it():
 def test_list_imports_the_file_as_the_targets_gpu_sees_it(arch, configs):
     listing = json.loads(run_cli_ok("list", str(TUTORIAL), "--arch", arch, "--json"))
     assert [k["autotune_configs"] for k in listing["kernels"] if k["name"] == "matmul_kernel"] == [configs]
+
+
+def test_config_all_names_the_device_in_its_title_and_rows():
+    text = run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE, "--config", "all",
+                      "--arch", "sm_90", "--width", "120")
+    assert "virtual device: NVIDIA H100 80GB HBM3" in text.splitlines()[1]
+    rows = json.loads(run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE,
+                                 "--config", "all", "--arch", "sm_90", "--json"))
+    assert all(row["device"].startswith("virtual device: NVIDIA H100") for row in rows)
+
+
+def test_is_available_is_a_question_too(tmp_path):
+    """`torch.cuda.is_available()` choosing a branch is a device question: the output names the device."""
+    path = tmp_path / "avail.py"
+    path.write_text("import torch\nimport triton\nimport triton.language as tl\n\n"
+                    "BLOCK = 2048 if torch.cuda.is_available() else 1024\n\n\n@triton.jit\n"
+                    "def k(x_ptr, n, B: tl.constexpr = BLOCK):\n    o = tl.arange(0, B)\n"
+                    "    tl.store(x_ptr + o, 1.0, mask=o < n)\n")
+    report = json.loads(run_cli_ok("report", f"{path}:k", "--arg", "x_ptr=*fp32", "--arg", "n=4096",
+                                   "--arch", "sm_90", "--json"))
+    assert report["config"]["B"] == 2048 and report["device"].startswith("virtual device: NVIDIA H100")
+
+
+def test_the_api_takes_device_props():
+    import ttinspect
+
+    base = {"signature": "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16", "config": "all"}
+    with pytest.raises(ttinspect.UsageError, match="nonsense"):
+        ttinspect.inspect(f"{DATA / 'num_sms.py'}:persistent_matmul", "sm_90", device_props={"nonsense": 1}, **base)

@@ -151,3 +151,19 @@ def test_list_takes_a_module_and_names_where_it_lives(in_tmp):
     assert listing["suggested"] == "copy_kernel"  # not the helpers it imported
     text = run_cli_ok("list", f"{in_tmp}/{top}/ops/copy.py", "--width", "200")
     assert f"kernels in {top}.ops.copy (from " in text and f"report {top}.ops.copy:copy_kernel" in text
+
+
+def test_the_report_says_which_copy_of_a_module_it_read(in_tmp):
+    top = make_package(in_tmp)
+    text = run_cli_ok("report", f"{top}.ops.copy:copy_kernel", "--signature", SIGNATURE, "--arch", "sm_90",
+                      "--width", "300")
+    assert f"{top}.ops.copy from {in_tmp}/{top}/ops/copy.py" in text.splitlines()[1]
+
+
+@pytest.mark.parametrize("init", ["from . import _C  # a compiled extension, not built here\n",
+                                  "import a_plugin_nobody_has\n"])
+def test_an_init_missing_its_extension_or_a_plugin_does_not_block_the_kernel(in_tmp, init):
+    top = make_package(in_tmp, init=init)
+    result = run_cli("report", f"{top}.ops.copy:copy_kernel", "--signature", SIGNATURE, "--arch", "sm_90")
+    assert result.exit_code == 0, result.output
+    assert "ModuleNotFoundError" in result.stderr and "without running" in result.stderr

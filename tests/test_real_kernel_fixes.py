@@ -204,6 +204,8 @@ def test_hopper_keeps_the_gathered_tile_and_advises_the_dense_one():
     assert "cannot gather rows" in finding.why and "line 15" in finding.why  # offs_token, loaded from memory
     assert finding.fix.startswith("Keep the gathered load as it is; load the dense tile on line 25")
     assert ".gather(" not in finding.fix
+    # the template is the dense operand's (B, K x N), not the gathered A's
+    assert "TensorDescriptor.from_tensor(b, [BLOCK_K, BLOCK_N])" in finding.fix and "(a, [" not in finding.fix
     assert any(e.stage == "ttir" and e.text.startswith("gathered rows") for e in finding.evidence)
 
 
@@ -229,6 +231,16 @@ def test_spill_advice_counts_both_accumulators():
     assert "2 × 128×128/(32×4) = 2 × 128 = 256 fp32 registers per thread" in spill.fix
     assert "more than the 255 a thread may have" in spill.fix and "halves it to 128" in spill.fix
     assert "The dot's accumulator alone" not in spill.fix
+
+
+def test_spill_advice_asks_for_the_factor_it_takes():
+    """Two 128x256 accumulators over 4 warps: 512 per thread; halving leaves 256, still over 255."""
+    signature = "*fp16:16, *fp16:16, *fp16:16, *fp16:16, " + ", ".join(["i32:16"] * 6) + ", 128, 256, 64"
+    _, found = check_reference(f"{SHAPES / 'gate_up_projection.py'}:gate_up_matmul",
+                               RefOptions.from_cli(signature=signature, arch="sm_80"))
+    (spill,) = [f for f in found if f.id == "TTI003"]
+    assert "Halving it leaves 256, still not under the 255: it takes a quarter, 128" in spill.fix
+    assert "halves it to 256" not in spill.fix
 
 
 # --- 5. device helpers in `list` and `report` -----------------------------------------------------------------

@@ -21,6 +21,7 @@ from ttinspect.refs.reference import parse_ref
 from ttinspect.refs.kinds import kind_of
 from ttinspect.kernel.overrides import parse_value
 from ttinspect.refs.resolver import RefOptions, resolve_one
+from ttinspect.virtual.device import parse_device_props
 from ttinspect.report.collect import report_from_build
 from ttinspect.report.model import Report
 
@@ -28,7 +29,7 @@ __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Di
 
 def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | str | None = None, signature: str | None = None,
-            triton: str | None = None, **overrides: Any) -> Report:
+            triton: str | None = None, device_props: Mapping[str, Any] | None = None, **overrides: Any) -> Report:
     """Compile (or load from the cache) and reduce to facts. `kernel` is any reference ttinspect takes:
     a shipped variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"` or a declared example
     (`"my_mm.py:small"`), a Triton cache entry (`"cache:3fa9c2"`), or a kernel object — a @triton.jit
@@ -40,7 +41,10 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     or the number of an @triton.autotune config (1-based). Keyword overrides are the same as `config`
     entries and win over it. `triton`: compile with that Triton release instead of the installed one
     (`"3.5.1"`, in a toolchain of its own: `ttinspect toolchains`); `kernel` must then be a reference.
+    `device_props`: numbers of the target's virtual device that the kernel's code sees while it is imported
+    (`{"num_sms": 114}`, as `--device-props`; docs/virtual-device.md).
     """
+    props = tuple(f"{k}={v}" for k, v in (device_props or {}).items())
     if triton is not None:
         if not isinstance(kernel, str):
             raise UsageError("inspect(triton=...): give a reference (a variant, \"my.py:kern\"), "
@@ -49,7 +53,7 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
             raise UsageError(f"inspect({kernel!r}, triton={triton!r}): name the release once")
         kernel = f"{kernel}@triton={triton}"
     plain_variant = (kind_of(kernel) == "variant" and "@triton=" not in kernel and args is None
-                     and signature is None)
+                     and signature is None and not props)
     if triton is None and plain_variant and not isinstance(config, (int, str)):
         settings = {**(config or {}), **overrides}
         _check_variant_overrides(kernel, settings)
@@ -62,7 +66,8 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     settings = {k: parse_value(v) if isinstance(v, str) and v.strip().startswith("tl.") else v
                 for k, v in settings.items()}
     which = None if isinstance(config, Mapping) else config
-    options = RefOptions(settings, dict(args or {}), signature, which, arch)
+    parse_device_props(props)  # a wrong key is refused before anything is loaded
+    options = RefOptions(settings, dict(args or {}), signature, which, arch, props)
     return report_from_build(resolve_one(kernel, options))
 
 

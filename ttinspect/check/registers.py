@@ -121,6 +121,22 @@ def rank_spill_lines(stages, stage: str, spills, in_loop: set[int], head: str, s
     return summary, lines, labels
 
 
+def _shrink_text(m: int, n: int, per_thread: int, cap: int | None, more_warps: int | None) -> str:
+    """How to bring the accumulators' registers per thread under the cap: halving is enough, or the factor
+    it takes (two accumulators of 128x256 need a quarter, not a half)."""
+    factor = 2
+    while cap is not None and per_thread // factor >= cap and factor < 16:
+        factor *= 2
+    if factor == 2:
+        halves = f"num_warps={more_warps} halves it to {per_thread // 2}, and so does" if more_warps else \
+            "Halve it with"
+        return f"{halves} BLOCK_N={n // 2} (or BLOCK_M={m // 2})."
+    both = f"num_warps={more_warps} with BLOCK_N={n * 2 // factor}, or " if more_warps else ""
+    share = {4: "a quarter", 8: "an eighth", 16: "a sixteenth"}[factor]
+    return (f"Halving it leaves {per_thread // 2}, still not under the {cap}: it takes {share}, "
+            f"{per_thread // factor} — {both}BLOCK_N={n // factor} (or BLOCK_M={m // factor}).")
+
+
 def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
     warps = fact_value(report, "num_warps")
     depth = fact_value(report, "pipeline_depth")
@@ -140,10 +156,7 @@ def _spill_fix(report, build, below_cap: bool, cap: int | None) -> str:
             text = text[:-1] + f": more than the {cap} a thread may have, before any tile or address."
         parts.append(text)
         if not below_cap:
-            m, n = accumulators[0].m, accumulators[0].n
-            halves = f"num_warps={more_warps} halves it to {per_thread // 2}, and so does" if more_warps else \
-                "Halve it with"
-            parts.append(f"{halves} BLOCK_N={n // 2} (or BLOCK_M={m // 2}).")
+            parts.append(_shrink_text(accumulators[0].m, accumulators[0].n, per_thread, cap, more_warps))
         if pipelined and fact_value(report, "tensor_core_path") == "mma.sync":
             parts.append("Fewer stages shorten the live ranges of the prefetched tiles.")
     elif not below_cap:

@@ -152,11 +152,15 @@ def no_tma(report, build) -> list[Finding]:
     why = ("With TMA one thread issues a whole tile copy (cp.async.bulk.tensor) that the hardware completes on an "
            "mbarrier: no per-thread address arithmetic, no registers for addresses, and the copy engine works beside "
            "the tensor cores. cp.async / ld.global make every thread compute and issue its own 16-byte pieces.")
-    descriptors = ("through tensor descriptors: on the host `TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])` "
-                   "(triton.tools.tensor_descriptor), passed as the argument, then `a_desc.load([offs_m, offs_k])` in "
-                   "the loop; or in the kernel `tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, "
-                   "1], block_shape=[BLOCK_M, BLOCK_K])` (needs `triton.set_allocator`). The shipped opt_tma variant "
-                   "is an example.")
+    # the template names the operand the advice is about: the dense one where the other gathers its rows
+    b_only = bool(gathered) and all(tile.operand == 1 for tile in dense)
+    x, rows, cols, stride = ("b", "K", "N", "stride_bk") if b_only else ("a", "M", "K", "stride_am")
+    descriptors = (f"through tensor descriptors: on the host `TensorDescriptor.from_tensor({x}, [BLOCK_{rows}, "
+                   f"BLOCK_{cols}])` (triton.tools.tensor_descriptor), passed as the argument, then "
+                   f"`{x}_desc.load([offs_{rows.lower()}, offs_{cols.lower()}])` in the loop; or in the kernel "
+                   f"`tl.make_tensor_descriptor({x}_ptr, shape=[{rows}, {cols}], strides=[{stride}, 1], "
+                   f"block_shape=[BLOCK_{rows}, BLOCK_{cols}])` (needs `triton.set_allocator`). The shipped opt_tma "
+                   "variant is an example.")
     title = f"{name} has the Tensor Memory Accelerator, but this {path} kernel loads its tiles without it"
     if not gathered:
         return [Finding(TMA_ID, TMA_SLUG, "info", title, tuple(evidence), why, "Load the tiles " + descriptors)]
@@ -187,6 +191,7 @@ class _Tile:
     text: str
     python_line: int | None
     index_lines: tuple[int | None, ...]
+    operand: int = 0  # which operand of the dot it feeds: 0 (A, M x K) or 1 (B, K x N)
 
 
 def _dot_tile_loads(stages) -> list[_Tile]:
@@ -199,14 +204,14 @@ def _dot_tile_loads(stages) -> list[_Tile]:
     for op in module.ops:
         match = DEFINITION_RE.match(module.text(op)) if op.name == "tt.dot" else None
         value = chains.values.get(match[1]) if match else None
-        for operand in (value.operands[:2] if value is not None else ()):
+        for position, operand in enumerate(value.operands[:2] if value is not None else ()):
             for _, load in chains.data_loads(operand):
                 if load.line in tiles or not load.operands:
                     continue
                 indices = {stages.python_line("ttir", v.line) for v in chains.index_loads(load.operands[0])}
                 tiles[load.line] = _Tile(load.line, module.text(op_at_line[load.line]).strip()[:120],
                                          stages.python_line("ttir", load.line),
-                                         tuple(sorted(indices, key=lambda line: line or 0)))
+                                         tuple(sorted(indices, key=lambda line: line or 0)), position)
     return [tiles[line] for line in sorted(tiles)]
 
 

@@ -46,6 +46,14 @@ class ImportScope:
 
 NO_SCOPE = ImportScope()
 
+# In another Triton's toolchain a missing dependency is installed and the request run again
+# (toolchains/packages.py): a parent __init__ missing one must fail with it, not be skipped.
+_dependencies_installable = [False]
+
+
+def install_missing_dependencies(on: bool = True) -> None:
+    _dependencies_installable[0] = on
+
 # (scope, file) whose import asked the device something: its outputs name the device
 _ASKED_AT_IMPORT: set[tuple[str, str]] = set()
 
@@ -170,9 +178,12 @@ def import_package_module(package: PackageModule, path: Path) -> ModuleType:
         for depth in range(1, len(parents) + 1):
             importlib.import_module(".".join(parents[:depth]))
     except ModuleNotFoundError as error:
-        if error.name and package.top == error.name.partition(".")[0]:  # the package itself is not here
+        name = error.name or ""
+        if name == package.top:  # the package itself is not here (another Triton's toolchain: installed there)
             raise
-        _skip_inits(package, parents, depth, error)
+        if not name.startswith(package.top + ".") and _dependencies_installable[0]:
+            raise  # a dependency its __init__ imports: the toolchain installs it and runs again
+        _skip_inits(package, parents, depth, error)  # its own compiled extension (eng._C), or a plugin
     except Exception as error:  # the package's own __init__ needs what this machine lacks
         _skip_inits(package, parents, depth, error)
     module = importlib.import_module(package.module)

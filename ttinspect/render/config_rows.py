@@ -23,9 +23,11 @@ class ConfigRow:
     reasons: Mapping[str, str]  # why a fact is unknown
     error: str | None = None  # the config did not compile
     exit_code: int = 0  # the error's (errors.EXIT_*)
+    device: str | None = None  # the virtual device the kernel's code asked (docs/virtual-device.md)
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "note": self.note, "target": self.target,
+                **({"device": self.device} if self.device else {}),
                 "config": {k: config_value_json(v) for k, v in self.config.items()},
                 "facts": dict(self.facts), "unknown_reasons": dict(self.reasons), "error": self.error}
 
@@ -60,5 +62,6 @@ def config_rows(builds: list) -> list[ConfigRow]:
             facts[key] = fact.value
             if fact.value is None:
                 reasons[key] = fact.unknown or ""
-        rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, facts, reasons))
+        rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, facts, reasons,
+                              device=built.device))
     return rows

@@ -13,7 +13,7 @@ from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNO
                                      group_line,
                      heading, row)
 from ttinspect.render import term
-from ttinspect.render.glance import device_lines, print_lines
+from ttinspect.render.glance import device_lines, origin_lines, print_lines
 from ttinspect.render.names import side_names
 
 
@@ -54,7 +54,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
     versions = a.triton_version if a.triton_version == b.triton_version else f"{a.triton_version} / {b.triton_version}"
     subject = names.title() if short else f"{_label(a)} vs {_label(b)}"
     lines = heading(f"{subject} · Triton {versions} · {len(changed)} of {len(order)} facts differ", width)
-    lines += device_lines([a, b], width)
+    lines += origin_lines([a, b], width) + device_lines([a, b], width)
     if not changed:
         return lines + [Text("No fact differs.")] + (_shared_lines(names.shared, width) if short else [])
     lines += row(cols, "", [(la, "bold"), (lb, "bold")])

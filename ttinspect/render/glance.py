@@ -189,3 +189,18 @@ def device_lines(reports, width: int) -> list[Text]:
     devices = list(dict.fromkeys(r.build.device for r in reports if r.build is not None and r.build.device))
     return [Text(piece, style="dim") for device in devices
             for piece in textwrap.wrap(f"{device}: answered the code's GPU questions", width=width)]
+
+
+def origin_lines(reports, width: int) -> list[Text]:
+    """Where a package module's kernel was read from (`liger_kernel.ops.rms_norm from .../rms_norm.py`): a
+    checkout beside an installed copy gives the same name and other facts."""
+    seen = []
+    for report in reports:
+        build = report.build
+        module = report.label.partition(":")[0]
+        if build is None or not build.source_file or module.endswith(".py") or "." not in module:
+            continue
+        line = f"{module} from {build.source_file}"
+        if line not in seen:
+            seen.append(line)
+    return [Text(piece, style="dim") for line in seen for piece in textwrap.wrap(line, width=width)]

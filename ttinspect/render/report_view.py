@@ -11,12 +11,12 @@ from ttinspect.render.glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEAN
                                      group_line, is_nothing,
                      not_applicable, row)
 from ttinspect.render import term
-from ttinspect.render.glance import device_lines, print_lines
+from ttinspect.render.glance import device_lines, origin_lines, print_lines
 
 
 def title_lines(report, width: int) -> list[Text]:
     lines = heading(f"{report.label} · {report.target} · Triton {report.triton_version}", width)
-    return lines + device_lines([report], width)
+    return lines + origin_lines([report], width) + device_lines([report], width)
 
 
 

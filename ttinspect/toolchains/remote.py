@@ -8,6 +8,8 @@ refs/other_triton.py.
 
 from __future__ import annotations
 
+import sys
+
 import importlib.util
 import json
 import subprocess
@@ -49,6 +51,8 @@ def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, ext
         provided.add(missing)
     if "error" in result:
         kind = {"UsageError": UsageError, "CompileError": CompileError}.get(str(result.get("type")), TTInspectError)
+        if result.get("traceback"):  # TTINSPECT_DEBUG=1: what the user's code raised there, in full
+            sys.stderr.write(result["traceback"].rstrip() + "\n")
         raise kind(f"Triton {toolchain.version}: {result['error']}")
     return result
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import os
 import traceback
 from pathlib import Path
 
@@ -36,6 +37,9 @@ def run(request: dict) -> dict:
     from ttinspect.refs.failed import Failed  # as above
     from ttinspect.refs.resolver import RefOptions, resolve  # as above
 
+    from ttinspect.refs.loading import install_missing_dependencies  # as above
+
+    install_missing_dependencies()  # a dependency a package's __init__ lacks here is installed, not skipped
     settings, args, signature, config, arch = request["options"]
     absent = _absent_module(request)
     if absent:
@@ -53,8 +57,10 @@ def run(request: dict) -> dict:
         else:
             builds = resolve(request["ref"], options, keep_going=request.get("keep_going", False))
     except TTInspectError as error:
+        debug = {"traceback": "".join(traceback.format_exception(error.__cause__))} \
+            if os.environ.get("TTINSPECT_DEBUG") and error.__cause__ is not None else {}
         return {"error": str(error), "type": type(error).__name__, "exit_code": error.exit_code,
-                **missing_module(error)}
+                **missing_module(error), **debug}
     files = {}
     from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref  # in run(): see the module docstring
 

@@ -98,12 +98,14 @@ class TorchFace:
 
     def answers(self) -> dict[str, Callable[..., Any]]:
         def is_available() -> bool:
+            state.current()  # a question the code asked: outputs name the device that answered it
             return True
 
         def device_count() -> int:
             return state.current().get("device_count", "torch.cuda.device_count()")
 
         def current_device() -> int:
+            state.current()  # as above
             return state.selected()
 
         def set_device(device: Any) -> None:

@@ -84,6 +84,7 @@ class VirtualUtils(_Refuses):
         return device_properties(device)
 
     def get_current_device(self) -> int:
+        state.current()  # a question the code asked: outputs name the device that answered it
         return state.selected()
 
     def set_current_device(self, device: Any) -> None:
@@ -123,6 +124,7 @@ class VirtualDriver(_Refuses):
         return GPUTarget("hip" if numbers.amd else "cuda", arch, target.warp_size)
 
     def get_current_device(self) -> int:
+        state.current()  # a question the code asked: outputs name the device that answered it
         return state.selected()
 
     def set_current_device(self, device: Any) -> None:
