@@ -23,7 +23,7 @@ from ttinspect.files.outputs import not_a_regular_file
 
 _SHARD = re.compile(r"^[0-9a-f]{2}$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-RECOMPUTABLE = ("derived", "refs", "tritoncache-index", "rendered", "examples-index")
+RECOMPUTABLE = ("derived", "refs", "tritoncache-index", "rendered", "examples-index", "captured-sources")
 
 
 @dataclass

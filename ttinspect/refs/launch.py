@@ -172,8 +172,12 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
                       "no prune_configs_by declared: every config a launch would time is shown", False)
     if len(listed) <= 1:
         return Pruned(listed, "one config: early_config_prune has nothing to choose from", False)
-    named = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in runtime.items()}
-    keywords = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in given.items()}
+    # Triton's `nargs` holds what a launch passes by position and `kwargs` what it passes by keyword — which
+    # is which is the call site's choice (gemlite passes constexprs by position and reads a runtime flag from
+    # kwargs): every argument given is offered in both
+    offered = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v
+               for k, v in {**runtime, **given}.items()}
+    named, keywords = dict(offered), {k: v for k, v in offered.items() if k not in ("configs", "named_args", "nargs")}
     try:
         result = list(prune(list(autotuner.configs), named, **keywords) or ())
     except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
@@ -202,7 +206,8 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
     text = (f"early_config_prune kept config(s) {', '.join(from_list)} of {len(listed)}" if from_list else
             f"early_config_prune kept none of the {len(listed)} listed config(s)")
     if new:
-        text += f" and made {len(new)} of its own (#{new[0]}-#{new[-1]}, numbered after the listed ones)"
+        span = f"#{new[0]}" if len(new) == 1 else f"#{new[0]}-#{new[-1]}"
+        text += f" and made {len(new)} of its own ({span}, numbered after the listed ones)"
     return Pruned(kept, text + (f"; {model}: every kept config is shown" if model else ""), True)
 
 
