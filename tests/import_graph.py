@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dialects", "targets"),
     ("kernel",),
     ("virtual",),
+    ("capture",),
     ("caches",),
     ("compile",),
     ("toolchains",),

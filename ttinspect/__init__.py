@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Diff", "Change", "Fact", "build",
            "build_jit", "Build", "Artifacts", "Pointer", "TensorDesc", "all_variants", "get_variant",
-           "TTInspectError", "CompileError", "UsageError", "offline_imports"]
+           "TTInspectError", "CompileError", "UsageError", "offline_imports", "capture"]
 
 _EXPORTS = {
     "inspect": "api", "Report": "api", "report_from_build": "api", "diff_reports": "api", "diff": "api",
@@ -24,13 +24,14 @@ _EXPORTS = {
     "TensorDesc": "kernel.argument_types", "build": "engine.builds", "build_jit": "engine.builds",
     "Build": "engine.builds", "Artifacts": "engine.artifacts", "all_variants": "kernel.catalog",
     "get_variant": "kernel.catalog", "TTInspectError": "errors", "CompileError": "errors", "UsageError": "errors",
-    "offline_imports": "compile.jit",
+    "offline_imports": "compile.jit", "capture": "capture",
 }
 
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports each name on first use
     from ttinspect.engine.artifacts import Artifacts
     from ttinspect.api import Diff, Report, diff, diff_reports, inspect, report_from_build
+    from ttinspect.capture import capture
     from ttinspect.compare.facts_diff import Change
     from ttinspect.compile.jit import offline_imports
     from ttinspect.engine.builds import Build, build, build_jit

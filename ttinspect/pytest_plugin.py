@@ -317,3 +317,45 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     if dict(left.config) != dict(right.config):
         lines.append(f"config: {dict(left.config)!r} != {dict(right.config)!r}")
     return lines
+
+
+# --- --ttinspect-capture=FILE: record the kernels the tests compile and launch ---------------------------
+
+_CAPTURE = pytest.StashKey[Any]()  # the Recording (in the controller) or True (in an xdist worker)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("ttinspect").addoption(
+        "--ttinspect-capture", metavar="FILE", default=None,
+        help="Record every Triton kernel the tests compile and launch into the capture FILE (docs/capture.md); "
+             "xdist workers are recorded too.")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("ttinspect_capture", None)
+    if not path:
+        return
+    from ttinspect.capture import api  # on use: the plugin loads in every pytest session
+    from ttinspect.errors import TTInspectError  # on use: the plugin loads in every pytest session
+
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's run records it
+        config.stash[_CAPTURE] = api.join_as_worker()
+        return
+    try:
+        config.stash[_CAPTURE] = api.start_with_workers(path)
+    except TTInspectError as error:
+        raise pytest.UsageError(f"--ttinspect-capture: {error}") from None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    recording = config.stash.get(_CAPTURE, None)
+    if recording is None or recording is False:
+        return
+    from ttinspect.capture import api  # on use: the plugin loads in every pytest session
+
+    if recording is True:
+        api.leave_as_worker()
+        return
+    merged = recording.finish()
+    config.get_terminal_writer().line(f"ttinspect: captured {merged.compiles} compile(s) and {merged.launches} "
+                                      f"launch(es) into {merged.path}")

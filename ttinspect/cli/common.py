@@ -10,7 +10,9 @@ from ttinspect.errors import UsageError
 STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
 
 REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel or declared example in your
-file (my_mm.py:matmul, path/to/file.py:small), or a Triton cache entry (cache:3fa9c2, from `ttinspect cache`).
+file (my_mm.py:matmul, path/to/file.py:small) or in a module (liger_kernel.ops.rms_norm:_rms_norm_forward_kernel),
+a Triton cache entry (cache:3fa9c2, from `ttinspect cache`), or a compile a run captured (step.ttcap:matmul_kernel#2,
+from `ttinspect capture`).
 Add @triton=X.Y.Z to compile it with another Triton release (opt@triton=3.5.1; `ttinspect toolchains`)."""
 
 
@@ -120,9 +122,26 @@ def device_props_option(f):
                               "imported (repeatable): --device-props num_sms=114 (docs/virtual-device.md).")(f)
 
 
+def _keep_source(ctx, param, value):
+    ctx.meta["ttinspect.source"] = value
+    return value
+
+
+def source_option(f):
+    """As --device-props: kept in the click context, read by `options_from`. A command with a `--source`
+    of its own (dump's interleaved Python lines) keeps its own."""
+    if any("--source" in getattr(p, "opts", ()) for p in getattr(f, "__click_params__", ())):
+        return f
+    return click.option("--source", "source", default=None, expose_value=False, callback=_keep_source,
+                        type=click.Choice(("captured", "current")),
+                        help="A captured kernel (FILE.ttcap:KERNEL) whose file changed since the run: compile "
+                             "the text the capture kept, or the file as it is now (default: refuse).")(f)
+
+
 def ref_options(f):
-    """--arch, --set, --arg, --signature, --config, --device-props: everything `refs.RefOptions` takes."""
-    for option in (config_option, args_options, settings_option, arch_option, device_props_option):
+    """--arch, --set, --arg, --signature, --config, --device-props, --source: everything `refs.RefOptions`
+    takes."""
+    for option in (config_option, args_options, settings_option, arch_option, device_props_option, source_option):
         f = option(f)
     return f
 
@@ -132,8 +151,9 @@ def options_from(arch, settings, args, signature, config):
     from ttinspect.refs.resolver import RefOptions
 
     context = click.get_current_context(silent=True)
-    device_props = context.meta.get("ttinspect.device_props", ()) if context is not None else ()
-    return RefOptions.from_cli(settings, args, signature, config, arch, device_props)
+    meta = context.meta if context is not None else {}
+    return RefOptions.from_cli(settings, args, signature, config, arch, meta.get("ttinspect.device_props", ()),
+                               meta.get("ttinspect.source"))
 
 
 def kernel_source(built) -> tuple[str, str]:

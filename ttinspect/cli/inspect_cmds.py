@@ -11,7 +11,7 @@ from ttinspect.errors import UsageError
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_option, args_options, check_stage,
                                   device_props_option, emit_json, kernel_source, options_from, ref_options,
-                                  settings_option, stage_for)
+                                  settings_option, source_option, stage_for)
 
 @cli.command("list")
 @click.argument("file", required=False)
@@ -210,6 +210,7 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @settings_option
 @args_options
 @device_props_option
+@source_option
 @click.option("--config", "configs", multiple=True, metavar="N|best", type=VALUE,
               help="An @triton.autotune kernel's N-th config (1-based; a shipped variant's also `best`): once for "
                    "both sides, or twice for A's then B's; with one REF, twice: `diff REF --config 2 --config 4` "

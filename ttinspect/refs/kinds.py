@@ -1,6 +1,6 @@
 """What kind of reference a command names: a shipped variant, a user's file, a module (`pkg.mod:kernel`),
-an entry of Triton's cache (`cache:ID`), or (from the API) a kernel object — told from the text alone,
-without running anything."""
+an entry of Triton's cache (`cache:ID`), a compile a run captured (`step.ttcap:kernel#2`), or (from the API)
+a kernel object — told from the text alone (and a capture's first line), without running anything."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.kernel.catalog import get_variant
+from ttinspect.refs.captured import is_capture_ref
 from ttinspect.refs.packages import findable, is_dotted_name, module_head
 from ttinspect.refs.userfile import FileRef, is_file_ref, parse_file_ref, parse_module_ref
 
@@ -20,6 +21,8 @@ def kind_of(ref: Any) -> str:
         return "object"
     if ref.startswith(CACHE_PREFIX):
         return "cache"
+    if is_capture_ref(ref):
+        return "capture"
     if is_file_ref(ref):
         return "file"
     return "module" if is_module_ref(ref) else "variant"

@@ -1,5 +1,6 @@
 """`ttinspect list FILE`: the kernels a user's file defines and the examples it declares, each jit
-function marked kernel or device helper (kernel/helpers.py), and the one to suggest inspecting."""
+function marked kernel or device helper (kernel/helpers.py), and the one to suggest inspecting; for a
+capture (FILE.ttcap), what the run compiled (capture_listing.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.kernel.helpers import first_kernel, roles
+from ttinspect.refs.capture_listing import list_capture
 from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.refs.resolver import import_scope
 from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, load_module
@@ -15,9 +17,13 @@ from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, lo
 def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
     """`text`: a file (`my_mm.py`) or a module (`liger_kernel.ops.rms_norm`), imported as a report would
     import it — under the virtual device of `arch` (the default target when None)."""
+    if kind_of(text) == "capture":
+        if arch is not None:
+            raise UsageError("--arch does not apply to a capture's listing: it lists the targets the run compiled for")
+        return list_capture(text)
     if kind_of(text) not in SOURCE_KINDS:
-        raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /) nor a module "
-                         "(package.module)")
+        raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /), a module "
+                         "(package.module) nor a capture (FILE.ttcap)")
     ref = parse_source_ref(text)
     module = load_module(ref.path, ref.package, import_scope(ref.arch or arch))
     found = kernels_in(module)

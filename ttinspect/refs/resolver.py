@@ -4,6 +4,7 @@
     opt, opt:num_stages=3@sm_90     a shipped variant (variants.py)
     my_mm.py:matmul, dir/f.py:small a kernel or a declared example in a user's file (userfile.py)
     cache:3fa9c2                    a kernel a real run left in Triton's cache (tritoncache.py)
+    step.ttcap:attn_fwd#2           a compile a run captured (captured.py: built as its file's kernel)
     REF@triton=3.5.1                any of the above (but cache:) compiled by another Triton release,
                                     in a toolchain of its own (ttinspect/toolchains/)
     a JIT function / autotuned kernel object   (the API and the pytest plugin)
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.refs.captured import captured_kernel, translate
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
@@ -50,14 +52,15 @@ class RefOptions:
     # the command line's own words (settings, args, signature, config, arch): what a toolchain's worker
     # parses again under its Triton (parsed values may hold that Triton's objects, e.g. tl.float16)
     raw: tuple | None = field(default=None, compare=False)
+    source: str | None = None  # --source captured|current: a captured kernel whose file changed since the run
 
     @classmethod
     def from_cli(cls, settings: tuple[str, ...] = (), args: tuple[str, ...] = (), signature: str | None = None,
                  config: str | None = None, arch: str | None = None,
-                 device_props: tuple[str, ...] = ()) -> RefOptions:
+                 device_props: tuple[str, ...] = (), source: str | None = None) -> RefOptions:
         parse_device_props(device_props)  # a wrong key is refused before anything is loaded
         return cls(parse_settings(list(settings)), parse_arg_items(list(args)), signature, config, arch,
-                   tuple(device_props), raw=(tuple(settings), tuple(args), signature, config, arch))
+                   tuple(device_props), raw=(tuple(settings), tuple(args), signature, config, arch), source=source)
 
     def words(self) -> tuple:
         """The options as command-line words, for a worker under another Triton."""
@@ -111,6 +114,8 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
         return _variant_builds(ref, options, keep_going)
     if kind in SOURCE_KINDS:
         return _file_builds(ref, options, keep_going)
+    if kind == "capture":
+        return _captured_builds(ref, options, keep_going)
     if kind == "cache":
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
         return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
@@ -171,7 +176,18 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
     return [build(ref.resolved, arch=ref.arch, check=not keep_going)]
 
 
-def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
+def _captured_builds(text: str, options: RefOptions, keep_going: bool) -> list:
+    """The file's kernel with the captured signature, constexprs, options and target (--set on top)."""
+    _refuse(options, "a captured kernel is launched as the run launched it (change it with --set)", args=True,
+            config=True)
+    found = translate(text, options)
+    as_file = dataclasses.replace(options, settings=found.settings, signature=found.signature, arch=found.arch)
+    return [dataclasses.replace(b, label=found.label, note=found.note)
+            for b in _file_builds(found.file_ref, as_file, keep_going, captured=True)]
+
+
+def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captured: bool = False) -> list:
+    """`captured`: the @triton.jit function itself is compiled (a capture holds what its decorators chose)."""
     ref = parse_source_ref(text)
     if ref.name is None:
         raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
@@ -185,21 +201,21 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False) -> li
             "module": ref.package.module if ref.package else None,
             "settings": for_cache_key(options.settings), "args": for_cache_key(options.args),
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going,
-            "device_props": list(options.device_props)})
+            "device_props": list(options.device_props), **({"captured": True} if captured else {})})
         found = memo.load(memo_key)
         if found is not None:
             for index, build in enumerate(found):  # a damaged entry is compiled again, from the file
-                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index)
+                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index, captured)
             return found
-    builds = _file_builds_cold(ref, options, arch, keep_going)
+    builds = _file_builds_cold(ref, options, arch, keep_going, captured)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
         memo.save(memo_key, builds, user_files(ref.path, ref.own_folder))
     return builds
 
 
-def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int):
+def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int, captured: bool):
     def rebuild():
-        return _file_builds_cold(ref, options, arch, keep_going)[index].artifacts.directory
+        return _file_builds_cold(ref, options, arch, keep_going, captured)[index].artifacts.directory
     return rebuild
 
 
@@ -215,10 +231,10 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
                        lambda: describe_device(target, overrides), questions_asked)
 
 
-def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
+def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool, captured: bool = False) -> list:
     scope = import_scope(arch, options.device_props)
     module = load_module(ref.path, ref.package, scope)
-    found = find(module, ref.path, ref.name)
+    found = captured_kernel(module, ref.path, ref.name) if captured else find(module, ref.path, ref.name)
     inline = parse_settings(list(ref.inline))
     if isinstance(found, Example):
         args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")

@@ -1,4 +1,4 @@
-"""`ttinspect list FILE` on a terminal."""
+"""`ttinspect list FILE` on a terminal (a user's file, or a capture: one row per compile of the run)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,15 @@ from typing import Any, Mapping
 
 from ttinspect.render import term
 
+MAX_GRIDS = 3  # per row; `--json` has every grid the capture recorded
+
 
 def file_listing_table(listing: Mapping[str, Any]) -> None:
     from rich.table import Table
 
+    if "compiles" in listing:
+        capture_listing_table(listing)
+        return
     console = term.console()
     where = f"{listing['module']} (from {listing['file']})" if listing.get("module") else listing["file"]
     table = Table(title=f"kernels in {where}", title_justify="left")
@@ -39,3 +44,54 @@ def file_listing_table(listing: Mapping[str, Any]) -> None:
     name = listing.get("suggested") or "NAME"  # a kernel, never a device helper (kernel/helpers.py)
     ref = listing.get("ref", listing["file"])
     console.print(f"[dim]inspect one: ttinspect report {ref}:{name} --arg ... | --signature ...[/dim]")
+
+
+def capture_listing_table(listing: Mapping[str, Any]) -> None:
+    """refs/capture_listing.py's rows, the most launched first."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = term.console()
+    run = listing["run"]
+    device = (run.get("device") or {}).get("name") or ("Triton's interpreter" if run["interpreter"] else "no GPU")
+    said = [" ".join(run["argv"]) or "?", device, f"Triton {run['triton'] or '?'}"]
+    if not run["complete"]:
+        said.append("the run stopped before the capture ended")
+    table = Table(title=escape(f"compiles in {listing['capture']} ({'; '.join(said)})"), title_justify="left")
+    table.add_column("kernel / defined at", overflow="fold", ratio=3)
+    table.add_column("launches", justify="right", no_wrap=True)
+    table.add_column("grids", overflow="fold", ratio=1)
+    table.add_column("config / autotune", overflow="fold", ratio=4)
+    table.add_column("target", no_wrap=True)
+    table.add_column("source", no_wrap=True)
+    for row in listing["compiles"]:
+        where = f"{(row['file'] or '?').rsplit('/', 1)[-1]}:{row['line'] or '?'}"
+        where += " (inductor)" if row["inductor"] else ""
+        grids = ", ".join("x".join(map(str, g)) for g in row["grids"][:MAX_GRIDS])
+        grids += f" +{len(row['grids']) - MAX_GRIDS}" if len(row["grids"]) > MAX_GRIDS else ""
+        config = escape(" ".join(f"{k}={v}" for k, v in row["config"].items()) or "(none)")
+        tuned = _tuned(row["autotune"])
+        source = row["source"] if row["source"] == "same" else f"[bold]{row['source']}[/bold]"
+        name = row["kernel"] + (f"#{row['number']}" if row["of"] > 1 else "")  # as FILE.ttcap:NAME#N takes it
+        table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(row["launches"]), grids or "-",
+                      config + (f"\n[dim]{escape(tuned)}[/dim]" if tuned else ""), row["target"] or "-", source)
+    console.print(table)
+    if not listing["compiles"]:
+        console.print("[dim]the run compiled no Triton kernel[/dim]")
+        return
+    first = listing["compiles"][0]["ref"]
+    console.print(f"[dim]inspect one: ttinspect report {escape(first)}; every one: ttinspect check "
+                  f"{escape(listing['capture'])}[/dim]")
+
+
+def _tuned(results: list[Mapping[str, Any]]) -> str:
+    """`best of 8 (0.120 ms)` / `#3 of 8: 0.250 ms, best 0.120`, per autotuning that compiled the config."""
+    out = []
+    for result in results:
+        ms = f"{result['ms']:.3f} ms" if result["ms"] is not None else "not timed"
+        if result["winner"]:
+            out.append(f"best of {result['configs']} ({ms})")
+        else:
+            best = f", best {result['best_ms']:.3f}" if result["best_ms"] is not None else ""
+            out.append(f"#{result['config']} of {result['configs']}: {ms}{best}")
+    return "; ".join(out)

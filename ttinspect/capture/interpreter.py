@@ -1,0 +1,156 @@
+"""Capture under TRITON_INTERPRET=1: the kernels run in Triton's interpreter on CPU tensors and nothing is
+compiled, so each launch is turned into the compile a GPU launch of the same arguments would have made.
+
+The specialization is ttinspect's (kernel/specialize.py: the JIT's rules, checked against Triton's own
+native specializer in tests/test_specialize.py): a tensor is `*dtype`, 16-byte aligned when its data pointer
+is (a view at an odd offset is not); an int is i32/i64, divisible by 16 or not, folded when it is 1; floats
+fp32; bools u1 (i1 on Triton 3.3); `do_not_specialize` and annotations as the JIT reads them (the jit
+decorator's arguments, kept by the interpreter in `rewriter.kwargs`). One compile record per distinct
+specialization x constexprs x options. The target is the GPU torch sees, if any; else none (the reader then
+uses --arch or ttinspect's default) and the options recorded are those the launch passed. An autotuner's
+timings under the interpreter are not recorded (tuning.py): they time the interpreter, not a GPU.
+
+Triton 3.6 and later launch through `InterpretedFunction.run`; 3.3-3.5 set `run` on each instance in
+`__init__` and launch `obj[grid](...)` through `__getitem__` (triton_hooks.py): instances made while the
+capture is on keep a wrapper that, once the capture is off, only passes the launch on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import weakref
+from typing import Any, Callable
+
+from ttinspect.capture import counting, launches, triton_hooks, tuning
+from ttinspect.capture.compile_record import compile_record
+from ttinspect.capture.hook_errors import guarded
+from ttinspect.kernel.specialize import specialize
+
+_MAX_KNOWN = 20_000
+_params: dict[int, tuple[weakref.ref, list[Any]]] = {}
+_known: dict[tuple[Any, ...], str] = {}  # (function, specialization, constexprs, options) -> compile id
+_target: list[dict[str, Any] | None] = []  # [the GPU's target, or None], found once
+
+
+def wrapper(attr: str, original: Callable[..., Any], current: Callable[[], Any]) -> Callable[..., Any]:
+    """The replacement for InterpretedFunction.<attr> (see triton_hooks.interpreter_patch_points)."""
+    if attr == "run":
+        def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+            if warmup:
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            return launch(current(), self, args, kwargs, grid,
+                          lambda g: original(self, *args, grid=g, warmup=warmup, **kwargs))
+        return run
+    if attr == "__init__":
+        def init(self: Any, *args: Any, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            instance_run = vars(self).get("run")
+            if callable(instance_run):
+                self.run = _instance_run(self, instance_run, current)
+        return init
+
+    def getitem(self: Any, grid: Any) -> Any:
+        return lambda *args, **kwargs: launch(current(), self, args, kwargs, grid,
+                                              lambda g: original(self, g)(*args, **kwargs))
+    return getitem
+
+
+def _instance_run(obj: Any, instance_run: Callable[..., Any], current: Callable[[], Any]) -> Callable[..., Any]:
+    """3.3-3.5: `run(*args, grid=..., warmup=..., **kwargs)` as the autotuner and heuristics call it."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("warmup"):
+            return instance_run(*args, **kwargs)
+        grid = kwargs.get("grid")
+        return launch(current(), obj, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}, grid,
+                      lambda g: instance_run(*args, **{**kwargs, "grid": g}))
+    return run
+
+
+def launch(session: Any, obj: Any, args: tuple, kwargs: dict, grid: Any, call: Callable[[Any], Any]) -> Any:
+    """One interpreted launch: its compile recorded, the launch run (`call(grid)`), then counted."""
+    if session is None:
+        return call(grid)
+    compile_id = guarded(record_compile, session, obj, args, kwargs)
+    spy = launches.GridSpy(grid) if callable(grid) else None
+    result = call(spy if spy is not None else grid)
+    if compile_id is not None:
+        params = params_of(obj)
+        names = tuple(p.name for p in params)
+        constexprs = frozenset(p.name for p in params if p.is_constexpr)
+        guarded(counting.launched, session, (compile_id, names, constexprs), obj,
+                spy.shape if spy is not None else grid, args, kwargs, sys._getframe(1))
+    return result
+
+
+def params_of(obj: Any) -> list[Any]:
+    entry = _params.get(id(obj))
+    if entry is not None and entry[0]() is obj:
+        return entry[1]
+    params = triton_hooks.interpreted_params(obj)
+    try:
+        _params[id(obj)] = (weakref.ref(obj), params)
+    except TypeError:  # not weakly referable: made again next time
+        pass
+    return params
+
+
+def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:
+    """The compile record a GPU launch of these arguments would make; its id (None: the launch is one the
+    interpreter will refuse, e.g. a parameter without a value)."""
+    params = params_of(obj)
+    names = [p.name for p in params]
+    try:
+        bound = inspect.signature(obj.fn).bind(*args, **{k: v for k, v in kwargs.items() if k in names})
+    except TypeError:  # the interpreter raises its own error for this launch
+        return None
+    bound.apply_defaults()
+    values = bound.arguments
+    constexpr_values = {p.name: values[p.name] for p in params if p.is_constexpr}
+    runtime = {p.name: values[p.name] for p in params if not p.is_constexpr}
+    annotations = {p.name: p.annotation_type for p in params
+                   if not p.is_constexpr and isinstance(getattr(p, "annotation_type", None), str) and p.annotation_type}
+    spec = specialize(names, runtime, constexpr_values,
+                      do_not_specialize=frozenset(p.name for p in params if p.do_not_specialize),
+                      do_not_specialize_on_alignment=frozenset(p.name for p in params
+                                                               if p.do_not_specialize_on_alignment),
+                      bool_type=triton_hooks.bool_type(), annotations=annotations)
+    target = gpu_target(session)
+    given = {k: v for k, v in kwargs.items() if k not in names}
+    defaults = triton_hooks.option_defaults(target) or {}
+    options = {**{k: v for k, v in defaults.items() if k in triton_hooks.ALWAYS_RECORDED}, **given}
+    autotuned = tuning.autotuned()
+    known = (id(obj), tuple(spec.signature.items()), repr(spec.constexprs), repr(sorted(options.items())),
+             repr(spec.attrs), repr(autotuned))
+    if known in _known:
+        return _known[known]
+    constants = {(names.index(name),): value for name, value in spec.constexprs.items()}
+    record = compile_record(obj.fn, session, params=params, signature=spec.signature, constants=constants,
+                            attrs=spec.attrs, options=options, target=target, cache_key=None, cache_dir=None,
+                            inductor=False, autotuned=autotuned)
+    compile_id = session.add_compile(record)
+    if compile_id is not None and len(_known) < _MAX_KNOWN:
+        _known[known] = compile_id
+    return compile_id
+
+
+def gpu_target(session: Any) -> dict[str, Any] | None:
+    """The NVIDIA GPU torch sees ({"backend", "arch", "warp_size"}), named in the header once; None without one."""
+    if not _target:
+        target = None
+        torch = sys.modules.get("torch")
+        try:
+            if torch is not None and torch.cuda.is_available() and not getattr(torch.version, "hip", None):
+                major, minor = torch.cuda.get_device_capability()
+                target = {"backend": "cuda", "arch": major * 10 + minor, "warp_size": 32}
+                session.set_device({"name": torch.cuda.get_device_name(), **target})
+        except Exception:  # a torch that cannot ask its device: no target
+            target = None
+        _target.append(target)
+    return _target[0]
+
+
+def reset() -> None:
+    _params.clear()
+    _known.clear()
+    _target.clear()

@@ -1,0 +1,118 @@
+"""`ttinspect list FILE.ttcap`: what a run compiled, one row per distinct compile — the reference that names
+it, where the kernel is, how often and from where it was launched and with which grids, its config (and
+how it fared in the autotuner), the target, and whether its source is still the one that ran. The most
+launched first: what the run spent its launches on. Nothing is compiled or imported."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ttinspect.kernel.variants import config_value_text
+from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.captured import load, named, parse_capture_ref, pick, target_arch
+from ttinspect.refs.captured_source import refuse_changed, status
+
+if TYPE_CHECKING:
+    from ttinspect.capture.format import Autotune, Capture, Compile
+
+# an autotune config's compile options, beside its kwargs (the constexprs)
+_CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, Any]:
+    """`text`: FILE.ttcap, or FILE.ttcap:KERNEL for that kernel's compiles only. `refuse_changed_sources`: the
+    compiles are compiled next, without a `--source` choice: a file changed since the run is one line."""
+    ref = parse_capture_ref(text)
+    capture = load(ref.path)
+    chosen = capture.compiles
+    if ref.name is not None:
+        chosen = (pick(capture, ref, text),) if ref.number is not None else tuple(named(capture, ref.name))
+    if refuse_changed_sources:
+        refuse_changed(chosen, str(ref.path))
+    rows = [compile_row(capture, record) for record in chosen]
+    rows.sort(key=lambda row: -row["launches"])  # stable: file order among equals
+    header = capture.header
+    return {
+        "capture": str(ref.path),
+        "run": {"argv": list(header.argv), "cwd": header.cwd, "created": header.created, "triton": header.triton,
+                "torch": header.torch, "python": header.python, "interpreter": header.interpreter,
+                "device": header.device, "complete": capture.complete,
+                "exit_code": capture.end.exit_code if capture.end is not None else None},
+        "compiles": rows,
+    }
+
+
+def names_several(text: str) -> bool:
+    """Whether a capture reference names more than one compile: the whole capture (FILE.ttcap), or a kernel
+    the run compiled several times without its #N (what `check` and `html` then take one by one)."""
+    if kind_of(text) != "capture":
+        return False
+    ref = parse_capture_ref(text)
+    if ref.name is None:
+        return True
+    return ref.number is None and len(load(ref.path).named(ref.name)) > 1
+
+
+def compile_row(capture: Capture, record: Compile) -> dict[str, Any]:
+    count = len(capture.named(record.name))
+    entries = sorted(capture.launches_of(record.id), key=lambda e: -e.count)
+    grids: list[list[int]] = []
+    args: list[dict[str, Any]] = []  # the argument shapes the run launched it with (never tensor data)
+    for entry in entries:
+        grids += [list(g) for g in entry.grids if list(g) not in grids]
+        args += [a for a in entry.args if a not in args]
+    return {
+        "ref": f"{capture.path}:{record.name}" + (f"#{record.number}" if count > 1 else ""),  # as given
+        "kernel": record.name, "number": record.number, "of": count, "id": record.id,
+        "file": record.file, "line": record.def_line, "module": record.module, "inductor": record.inductor,
+        "launches": sum(e.count for e in entries),
+        "sites": [{"site": e.site, "count": e.count} for e in entries],
+        "grids": grids,
+        "args": args,
+        "config": config_of(record),
+        "autotune": autotune_results(capture, record),
+        "target": target_arch(record.target),
+        "source": status(record),
+        "triton_cache_key": record.triton_cache_key,
+        "triton_cache_dir": record.triton_cache_dir,  # the run's entry: its PTX, to compare with ours
+    }
+
+
+def config_of(record: Compile) -> dict[str, Any]:
+    """The constexprs and the options the run gave (those left at their default are not shown)."""
+    values = {**record.constexprs, **{k: v for k, v in record.options.items() if v is not None}}
+    return {k: config_value_text(v) if not isinstance(v, (bool, int, float)) else v for k, v in values.items()}
+
+
+def autotune_results(capture: Capture, record: Compile) -> list[dict[str, Any]]:
+    """For each autotuning that compiled this config: its key, the config's number, its time, the winner's."""
+    out = []
+    for tuning in capture.autotune:
+        index = _config_index(tuning, record)
+        if index is None:
+            continue
+        timings = tuning.timings_ms
+        out.append({"key": tuning.key, "config": index + 1, "configs": len(tuning.configs),
+                    "winner": index == tuning.best,
+                    "ms": timings[index] if timings is not None and index < len(timings) else None,
+                    "best_ms": timings[tuning.best] if timings is not None and tuning.best is not None
+                    and tuning.best < len(timings) else None})
+    return out
+
+
+def _config_index(tuning: Autotune, record: Compile) -> int | None:
+    """Which of the autotuner's configs this compile is: its kwargs are the compile's constexprs and its
+    options the compile's (an option the config leaves unset is not compared)."""
+    if tuning.name != record.name and record.id not in tuning.compiles:
+        return None
+    for index, config in enumerate(tuning.configs):
+        if _matches(config, record):
+            return index
+    return None
+
+
+def _matches(config: Mapping[str, Any], record: Compile) -> bool:
+    kwargs = config.get("kwargs") or {}
+    if any(record.constexprs.get(k) != v for k, v in kwargs.items()):
+        return False
+    return all(record.options.get(k) == config[k] for k in _CONFIG_OPTIONS if config.get(k) is not None)

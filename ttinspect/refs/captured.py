@@ -1,0 +1,191 @@
+"""A kernel a run compiled, named in its capture: `step.ttcap:matmul_kernel#2:num_stages=4@sm_100`.
+
+`ttinspect capture` (ttinspect/capture/) records every distinct compile of a run: the kernel's file and
+name, the signature as the JIT specialized it, its constexprs and options, the target. A reference to one
+of them is turned here into what makes ttinspect compile the same specialization — the kernel's file, the
+captured signature as `--signature`, the constexprs and options as settings, the captured target as the
+default `--arch` — and refs/resolver.py builds that as it builds a file reference, so every command takes
+it. `#N` counts the compiles of that kernel's name in the capture's order, from 1 (needed only when there
+are several); `:k=v,...` and `--set` change the captured values, `@ARCH` and `--arch` the target.
+
+    step.ttcap:attn_fwd#2       step.ttcap.gz:matmul_kernel:num_stages=4@sm_100     ./run.log:k (sniffed)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ttinspect.caches.store import warn
+from ttinspect.errors import UsageError
+from ttinspect.files.source_files import is_regular_file
+from ttinspect.kernel.argument_types import TlDtype
+from ttinspect.kernel.overrides import parse_settings
+from ttinspect.kernel.variants import config_value_text
+from ttinspect.refs.captured_source import kernel_file
+from ttinspect.refs.userfile import find, kernels_in
+
+if TYPE_CHECKING:
+    from ttinspect.capture.format import Capture, Compile
+
+# the path: a name ending in .ttcap or .ttcap.gz, followed by the kernel part or nothing
+_SUFFIX = re.compile(r"\.ttcap(?:\.gz)?(?=[:@]|$)")
+# What follows the path: [:NAME[#N]][:KEY=VALUE,...][@ARCH]
+_TAIL = re.compile(r"^(?::(?P<name>[A-Za-z_]\w*)(?:#(?P<number>[^:@]*))?)?(?::(?P<inline>[^@]*))?"
+                   r"(?:@(?P<arch>[^@]+))?$")
+
+
+@dataclass(frozen=True)
+class CaptureRef:
+    path: Path
+    name: str | None  # None: the whole capture (list, check, html)
+    number: int | None  # the N of NAME#N, 1-based
+    inline: tuple[str, ...] = ()
+    arch: str | None = None
+
+
+def capture_path(text: str) -> str | None:
+    """The capture file `text` names (a path ending in .ttcap or .ttcap.gz, or an existing file that starts
+    with a capture's header line), else None. Reads at most the file's first line."""
+    match = _SUFFIX.search(text)
+    if match is not None:
+        return text[:match.end()]
+    head = re.split(r"[:@]", text, maxsplit=1)[0]
+    if head and not head.endswith(".py") and is_regular_file(Path(head)):
+        from ttinspect.capture.format import looks_like_capture  # the capture reader: kept off every other kind
+
+        return head if looks_like_capture(head) else None
+    return None
+
+
+def parse_capture_ref(text: str) -> CaptureRef:
+    path = capture_path(text)
+    if path is None:
+        raise UsageError(f"{text!r} is not a capture reference (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH])")
+    rest = _TAIL.match(text[len(path):])
+    if rest is None:
+        raise UsageError(f"{text!r}: a capture reference is FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH], "
+                         "e.g. step.ttcap:matmul_kernel#2@sm_90")
+    number = None
+    if rest["number"] is not None:
+        digits = rest["number"]
+        if not digits.isdigit() or int(digits) == 0:
+            raise UsageError(f"{text!r}: #{digits} is not a compile number; #1 is the first compile of "
+                             f"{rest['name']} in the capture (numbers are 1-based)")
+        number = int(digits)
+    inline = tuple(item for item in (rest["inline"] or "").split(",") if item.strip())
+    return CaptureRef(Path(path).expanduser(), rest["name"], number, inline, rest["arch"])
+
+
+def load(path: Path) -> Capture:
+    """The capture, its reader's warnings (a torn last line) said once each."""
+    from ttinspect.capture.format import read  # as in capture_path
+
+    capture = read(path)
+    for message in capture.warnings:
+        warn(message)
+    return capture
+
+
+def named(capture: Capture, name: str) -> list[Compile]:
+    """The compiles of kernel `name`, in the capture's order; none is one line listing the kernels there."""
+    found = capture.named(name)
+    if not found:
+        names = ", ".join(sorted({c.name for c in capture.compiles})) or "none"
+        raise UsageError(f"{capture.path}: no kernel {name!r} in the capture (kernels: {names})")
+    return found
+
+
+def pick(capture: Capture, ref: CaptureRef, text: str) -> Compile:
+    """The compile record `ref` names: one line listing the kernels, or the compiles of one, when it is
+    not there or is not one."""
+    if ref.name is None:
+        raise UsageError(f"{text}: name a kernel, as {text}:NAME (`ttinspect list {ref.path}` shows its "
+                         f"{len(capture.compiles)} compiles)")
+    found = named(capture, ref.name)
+    count = len(found)
+    if ref.number is None:
+        if count == 1:
+            return found[0]
+        raise UsageError(f"{ref.path}: {ref.name} was compiled {count} times in the run: name one, "
+                         f"{ref.name}#1 to {ref.name}#{count} (`ttinspect list {ref.path}` shows them)")
+    if ref.number > count:
+        raise UsageError(f"{text}: the capture holds {count} compile(s) of {ref.name}, numbered from 1 to {count}")
+    return found[ref.number - 1]
+
+
+def target_arch(target: Mapping[str, Any] | None) -> str | None:
+    """ttinspect's name of a captured target: sm_90 for CUDA's 90, gfx942 as HIP names it; None unknown."""
+    if not target or target.get("arch") in (None, ""):
+        return None
+    arch = target["arch"]
+    if str(target.get("backend", "cuda")) == "cuda" and isinstance(arch, int):
+        return f"sm_{arch}"
+    return str(arch)
+
+
+def captured_settings(record: Compile) -> dict[str, Any]:
+    """The record's constexprs and compile options as `--set` values (a dtype as `tl.float16`: a TlDtype)."""
+    out: dict[str, Any] = {}
+    for key, value in {**record.constexprs, **record.options}.items():
+        if value is None:  # an option the run left at its default
+            continue
+        out[key] = TlDtype(value[3:]) if isinstance(value, str) and value.startswith("tl.") else value
+    return out
+
+
+@dataclass(frozen=True)
+class Translated:
+    """What a capture reference means as a file reference."""
+
+    file_ref: str  # PATH:NAME, with the path of the file to compile
+    signature: str
+    settings: dict[str, Any]  # captured constexprs and options, then the reference's own and --set
+    arch: str | None
+    label: str  # step.ttcap:matmul_kernel#2, and the settings given on top
+    note: str  # where it ran: launches and sites
+
+
+def translate(text: str, options: Any) -> Translated:
+    """`options`: the command's RefOptions (its settings, arch and source choice)."""
+    ref = parse_capture_ref(text)
+    capture = load(ref.path)
+    record = pick(capture, ref, text)
+    count = len(capture.named(ref.name or record.name))
+    shown = f"{ref.path.name}:{record.name}" + (f"#{record.number}" if count > 1 else "")
+    path = kernel_file(capture, record, shown, getattr(options, "source", None))
+    given = {**parse_settings(list(ref.inline), ref=text), **dict(options.settings)}
+    label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")
+    arch = ref.arch or options.arch or target_arch(record.target)
+    return Translated(f"{path}:{record.name}", record.signature, {**captured_settings(record), **given}, arch,
+                      label, _note(capture, record))
+
+
+def _note(capture: Capture, record: Compile) -> str:
+    entries = sorted(capture.launches_of(record.id), key=lambda e: -e.count)
+    if not entries:
+        return "captured: compiled, never launched"
+    sites = ", ".join(e.site for e in entries[:2]) + (f" (+{len(entries) - 2} sites)" if len(entries) > 2 else "")
+    return f"captured: {sum(e.count for e in entries)} launch(es) from {sites}"
+
+
+def captured_kernel(module: ModuleType, path: Path, name: str) -> Any:
+    """The @triton.jit function `name` of a loaded module, under any @triton.autotune or @triton.heuristics
+    (the capture holds the values they chose), bound at the top level by its own name or inside a kernel
+    bound under another."""
+    from ttinspect.compile.jit import unwrap  # imports triton
+
+    for obj in kernels_in(module).values():
+        function = unwrap(obj)[0]
+        if function.__name__ == name:
+            return function
+    find(module, path, name)  # the usual one line: not in the file, not a kernel, made under the interpreter
+    raise UsageError(f"{path}: {name!r} is bound to a kernel whose @triton.jit function has another name; the "
+                     "capture names the function the run compiled")
+
+
+def is_capture_ref(text: str) -> bool:
+    return capture_path(text) is not None
