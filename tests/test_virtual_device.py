@@ -368,3 +368,16 @@ def test_a_device_index_selects_among_the_virtual_gpus():
         assert torch.cuda.current_device() == 0
         with pytest.raises(AssertionError, match="the virtual device has 2 GPU"):
             torch.cuda.get_device_properties(2)
+
+
+def test_the_drivers_proxy_object_is_the_virtual_driver():
+    """Triton's driver.active is a lazy proxy; code that reaches for its `_obj` (Inductor's generated files)
+    gets the virtual driver, not a refusal."""
+    import triton
+
+    from ttinspect.targets.lookup import parse_arch
+    from ttinspect.virtual.device import virtual_device
+
+    with virtual_device(parse_arch("sm_90")):
+        active = triton.runtime.driver.active
+        assert active._obj is active and active._obj.get_current_target().arch == 90

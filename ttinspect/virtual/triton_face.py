@@ -111,6 +111,12 @@ class VirtualDriver(_Refuses):
     def __init__(self) -> None:
         self.utils = VirtualUtils()
 
+    @property
+    def _obj(self) -> "VirtualDriver":
+        """Triton's `driver.active` is a lazy proxy whose `_obj` is the driver itself (Inductor's generated
+        files reach for it): here the virtual driver is both."""
+        return self
+
     @staticmethod
     def is_active() -> bool:
         return True
