@@ -110,3 +110,10 @@ def test_the_api_takes_device_props():
     base = {"signature": "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16", "config": "all"}
     with pytest.raises(ttinspect.UsageError, match="nonsense"):
         ttinspect.inspect(f"{DATA / 'num_sms.py'}:persistent_matmul", "sm_90", device_props={"nonsense": 1}, **base)
+
+
+def test_check_names_the_virtual_device_too():
+    common = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--arch", "sm_90"]
+    assert "virtual device: NVIDIA H100" in run_cli_ok("check", f"{TUTORIAL}:matmul_kernel", *common).splitlines()[1]
+    data = json.loads(run_cli_ok("check", f"{TUTORIAL}:matmul_kernel", *common, "--format", "json"))
+    assert data["device"].startswith("virtual device: NVIDIA H100")
