@@ -21,7 +21,7 @@ from ttinspect.refs.reference import parse_ref
 from ttinspect.refs.kinds import kind_of
 from ttinspect.kernel.overrides import parse_value
 from ttinspect.refs.resolver import RefOptions, resolve_one
-from ttinspect.virtual.device import parse_device_props
+from ttinspect.virtual.overrides import parse_device_props
 from ttinspect.report.collect import report_from_build
 from ttinspect.report.model import Report
 

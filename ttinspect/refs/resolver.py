@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
-from ttinspect.refs.captured import captured_kernel, translate
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
@@ -36,7 +35,7 @@ from ttinspect.refs.launch import plan
 from ttinspect.refs.tritoncache import resolve_entry
 from ttinspect.refs.loading import ImportScope, asked_at_import
 from ttinspect.targets.nvidia import Target
-from ttinspect.virtual.device import describe_device, parse_device_props, questions_asked, virtual_device
+from ttinspect.virtual.overrides import parse_device_props
 
 
 @dataclass(frozen=True)
@@ -180,6 +179,8 @@ def _captured_builds(text: str, options: RefOptions, keep_going: bool) -> list:
     """The file's kernel with the captured signature, constexprs, options and target (--set on top)."""
     _refuse(options, "a captured kernel is launched as the run launched it (change it with --set)", args=True,
             config=True)
+    from ttinspect.refs.captured import translate  # reads the capture format: only for a capture reference
+
     found = translate(text, options)
     as_file = dataclasses.replace(options, settings=found.settings, signature=found.signature, arch=found.arch)
     return [dataclasses.replace(b, label=found.label, note=found.note)
@@ -226,6 +227,9 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
         return ImportScope("native")
     target = resolve_target(arch)
     overrides = parse_device_props(device_props)
+    # the virtual device's faces: only when a user's code is imported or planned (a cold path)
+    from ttinspect.virtual.device import describe_device, questions_asked, virtual_device
+
     key = f"{target.name} {sorted((k, str(v)) for k, v in overrides.items())}"
     return ImportScope(key, lambda: virtual_device(target, overrides),
                        lambda: describe_device(target, overrides), questions_asked)
@@ -234,7 +238,12 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool, captured: bool = False) -> list:
     scope = import_scope(arch, options.device_props)
     module = load_module(ref.path, ref.package, scope)
-    found = captured_kernel(module, ref.path, ref.name) if captured else find(module, ref.path, ref.name)
+    if captured:
+        from ttinspect.refs.captured import captured_kernel  # only for a capture reference (cold path)
+
+        found = captured_kernel(module, ref.path, ref.name)
+    else:
+        found = find(module, ref.path, ref.name)
     inline = parse_settings(list(ref.inline))
     if isinstance(found, Example):
         args = parse_arg_mapping(found.args, f"{ref.path}: example {found.name!r} arg")
