@@ -18,6 +18,7 @@ SHORT = {
     "targets": "NVIDIA targets, their limits, which Tritons compile them",
     "toolchains": "Other Triton releases to compile with (@triton=X.Y.Z)",
     "capture": "Record every Triton kernel a program compiles and launches",
+    "repro": "A standalone script replaying one captured launch",
     "versions": "One kernel under several Tritons: a row of facts each",
     "cache": "The kernels in Triton's cache (torch.compile's too)",
     "cache-info": "ttinspect's own cache: where, how big, --clear",
@@ -42,6 +43,7 @@ EXAMPLES = {
     "snapshot": [],  # its epilog has them (cli/snapshot_cmd.py)
     "targets": ["ttinspect targets", "ttinspect targets --json"],
     "capture": [],  # its epilog has them (cli/capture_cmd.py)
+    "repro": [],  # its epilog has them (cli/repro_cmd.py)
     "toolchains": ["ttinspect toolchains", "ttinspect toolchains --add 3.5.1",
                    "ttinspect toolchains --add 3.6.0 --python /opt/venv-3.6/bin/python"],
     "versions": ["ttinspect versions opt --arch sm_90", "ttinspect versions opt --triton 3.5.1,3.9.0 --arch sm_90"],

@@ -16,6 +16,7 @@ from ttinspect.cli import (  # noqa: F401
     cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, snapshot_cmd, sweep_cmd, targets_cmd,
         toolchains_cmd)
 from ttinspect.cli import capture_cmd  # noqa: F401
+from ttinspect.cli import repro_cmd  # noqa: F401
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import terminal_options
 from ttinspect.cli.completion import install as _install_completion

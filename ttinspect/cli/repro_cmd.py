@@ -1,0 +1,41 @@
+"""`ttinspect repro FILE.ttcap:KERNEL[#N] -o repro.py`: a standalone script replaying one captured launch."""
+
+from __future__ import annotations
+
+import click
+
+from ttinspect.cli.app import cli
+
+REPRO_HELP = """\b
+Examples:
+  ttinspect repro step.ttcap:matmul_kernel -o repro.py
+  ttinspect repro step.ttcap:attn_fwd#2 -o attn.py --force
+  TRITON_INTERPRET=1 python repro.py      # on the CPU, through Triton's interpreter
+
+\b
+Exit status:
+  0    the script was written
+  2    the capture lacks what a replay needs (a launch, a grid, an argument summary), or -o exists"""
+
+
+@cli.command("repro", epilog=REPRO_HELP)
+@click.argument("ref", metavar="FILE.ttcap:KERNEL[#N]")
+@click.option("-o", "--output", "output", required=True, metavar="FILE", help="The Python script to write.")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+def repro_command(ref: str, output: str, force: bool) -> None:
+    """Write a Python script that replays a captured launch: it imports the kernel from the file the capture
+    names, makes fresh random tensors of the captured shapes, strides and dtypes, passes the captured
+    scalars, constexprs and options, launches on the first captured grid ('cuda', or the CPU under
+    TRITON_INTERPRET=1) and times it with triton.testing.do_bench on a GPU."""
+    from ttinspect.capture.repro import script  # loaded when the command runs, not at every start-up
+    from ttinspect.files.outputs import check_output, write_atomically  # as above
+    from ttinspect.refs.captured import load, parse_capture_ref, pick  # as above
+
+    out = check_output(output, force=force, option="-o")
+    parsed = parse_capture_ref(ref)
+    capture = load(parsed.path)
+    record = pick(capture, parsed, ref)
+    several = len(capture.named(record.name)) > 1
+    label = f"{parsed.path.name}:{record.name}" + (f"#{record.number}" if several else "")
+    write_atomically(out, script(capture, record, label), force=force)
+    click.echo(f"ttinspect: wrote {output}: replays {label} (run: python {output})", err=True)
