@@ -96,11 +96,19 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 def load_kernel():
     """The @triton.jit function named KERNEL in KERNEL_FILE, under any autotune/heuristics wrapper (the
     captured constexprs and options are passed below)."""
-    sys.path.insert(0, os.path.dirname(KERNEL_FILE))  # the kernel file's own imports of its neighbours
-    spec = importlib.util.spec_from_file_location(MODULE, KERNEL_FILE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE] = module
-    spec.loader.exec_module(module)
+    module = None
+    try:  # a package's module is imported as Python would (its package's __init__ may import it back)
+        found = importlib.import_module(MODULE)
+        if os.path.realpath(getattr(found, "__file__", "") or "") == os.path.realpath(KERNEL_FILE):
+            module = found
+    except Exception:  # not importable by that name here: the file itself is loaded below
+        pass
+    if module is None:
+        sys.path.insert(0, os.path.dirname(KERNEL_FILE))  # the kernel file's own imports of its neighbours
+        spec = importlib.util.spec_from_file_location(MODULE, KERNEL_FILE)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE] = module
+        spec.loader.exec_module(module)
     wrappers = (triton.runtime.Autotuner, triton.runtime.Heuristics)
     for value in vars(module).values():
         while isinstance(value, wrappers):
