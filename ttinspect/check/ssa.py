@@ -6,6 +6,7 @@ initial value and to what the loop yields for them, so a pointer advanced in the
 from __future__ import annotations
 
 import re
+from typing import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -91,41 +92,13 @@ class Chains:
 
     def loads_feeding(self, name: str) -> list[Value]:
         """The tt.load values `name` is computed from, transitively (with their lines)."""
-        found: list[Value] = []
-        seen: set[str] = set()
-        todo = [name.split("#")[0]]
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            value = self.values.get(current)
-            if value is None or value.op == "arg":
-                continue
-            if value.op == "tt.load":
-                found.append(value)
-            todo.extend(value.operands)
-        return found
+        return [value for _, value in self._upstream(name) if value.op == "tt.load"]
 
     def data_loads(self, name: str) -> list[tuple[str, Value]]:
         """The tt.loads whose data `name` is computed from — (result name, value) — not following their
         addresses: a dot operand's tile loads, without the index loads that address them."""
-        found: list[tuple[str, Value]] = []
-        seen: set[str] = set()
-        todo = [name.split("#")[0]]
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            value = self.values.get(current)
-            if value is None or value.op == "arg":
-                continue
-            if value.op == "tt.load":
-                found.append((current, value))
-                continue
-            todo.extend(value.operands)
-        return found
+        return [(current, value) for current, value in self._upstream(name, through_loads=False)
+                if value.op == "tt.load"]
 
     def index_loads(self, pointer: str) -> list[Value]:
         """The loads of whole tensors (not scalars) an address is computed from: per-row indices read from
@@ -137,23 +110,13 @@ class Chains:
         stride_ak` gives (1, 64), a scalar `row * stride` gives (). The dimensions that are not 1 are the
         ones the argument is a stride of."""
         found: dict[str, set[tuple[int, ...]]] = {}
-        seen: set[str] = set()
-        todo = [name.split("#")[0]]
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            value = self.values.get(current)
-            if value is None or value.op == "arg":
-                continue
+        for _, value in self._upstream(name):
             if value.op == "arith.muli":
                 shape = shape_of(value.type)
                 for operand in value.operands:
                     argument = self._argument_of(operand)
                     if argument is not None and shape is not None:
                         found.setdefault(argument, set()).add(shape)
-            todo.extend(value.operands)
         return found
 
     def _argument_of(self, name: str) -> str | None:
@@ -172,8 +135,14 @@ class Chains:
 
     def sources(self, name: str) -> tuple[set[str], set[str]]:
         """(kernel arguments, defining ops) that `name` is computed from, transitively."""
-        arguments: set[str] = set()
-        ops: set[str] = set()
+        upstream = list(self._upstream(name))
+        return ({current for current, value in upstream if value.op == "arg"},
+                {value.op for _, value in upstream if value.op != "arg"})
+
+    def _upstream(self, name: str, through_loads: bool = True) -> Iterator[tuple[str, Value]]:
+        """Every value `name` is computed from, transitively and once each, with its result name: the one walk
+        of the SSA graph the questions above share. A kernel argument ends a path (it is yielded); with
+        `through_loads=False` a tt.load does too (its address is not followed)."""
         seen: set[str] = set()
         todo = [name.split("#")[0]]
         while todo:
@@ -184,12 +153,9 @@ class Chains:
             value = self.values.get(current)
             if value is None:
                 continue
-            if value.op == "arg":
-                arguments.add(current)
-                continue
-            ops.add(value.op)
-            todo.extend(value.operands)
-        return arguments, ops
+            yield current, value
+            if value.op != "arg" and (through_loads or value.op != "tt.load"):
+                todo.extend(value.operands)
 
     def load_operands(self, op) -> tuple[str, ...]:
         """A tt.load's (pointer, mask, other) / a tt.store's (pointer, value, mask)."""
