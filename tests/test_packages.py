@@ -167,3 +167,63 @@ def test_an_init_missing_its_extension_or_a_plugin_does_not_block_the_kernel(in_
     result = run_cli("report", f"{top}.ops.copy:copy_kernel", "--signature", SIGNATURE, "--arch", "sm_90")
     assert result.exit_code == 0, result.output
     assert "Error" in result.stderr and "without running" in result.stderr
+
+
+TORCH_OPS = """
+import torch
+import torch._decomp
+from torch.library import triton_op, wrap_triton
+from .copy import copy_kernel
+
+lib = torch.library.Library("{top}", "FRAGMENT")
+lib.define("twice(Tensor a) -> Tensor")
+
+
+@torch.library.impl(lib, "twice", "CPU")
+def twice_cpu(a):
+    return a * 2
+
+
+@torch.library.custom_op("{top}::thrice", mutates_args=())
+def thrice(a: torch.Tensor) -> torch.Tensor:
+    return a * 3
+
+
+@torch.library.register_fake("{top}::thrice")
+def _(a):
+    return torch.empty_like(a)
+
+
+@torch._decomp.register_decomposition([torch.ops.{top}.twice])
+def twice_decomposed(a):
+    return a + a
+
+
+@triton_op("{top}::copy", mutates_args={{}})
+def copy(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    wrap_triton(copy_kernel)[(1,)](x, y, x.numel(), BLOCK=128)
+    return y
+{extra}"""
+
+
+@pytest.mark.parametrize("second", ["sm_100", "gfx942"])
+def test_a_module_registering_torch_ops_is_imported_for_a_second_target(in_tmp, second):
+    """Each target imports the code again in one process; torch keeps operators process-wide, so the
+    second import's registrations of the same lines would raise — as a fresh process would not."""
+    pytest.importorskip("torch")
+    top = make_package(in_tmp)
+    (in_tmp / top / "ops" / "registered.py").write_text(TORCH_OPS.format(top=top, extra=""))
+    ref = f"{top}.ops.registered:copy_kernel"
+    result = run_cli("diff", f"{ref}@sm_90", f"{ref}@{second}", "--signature", SIGNATURE)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr and "Overriding" not in result.stderr, result.stderr
+
+
+def test_a_module_that_registers_one_op_twice_still_fails_as_it_would_alone(in_tmp):
+    pytest.importorskip("torch")
+    top = make_package(in_tmp)
+    again = '\nlib.define("twice(Tensor a) -> Tensor")\n'
+    (in_tmp / top / "ops" / "registered.py").write_text(TORCH_OPS.format(top=top, extra=again))
+    result = run_cli("report", f"{top}.ops.registered:copy_kernel", "--signature", SIGNATURE, "--arch", "sm_90")
+    assert_one_line_error(result, EXIT_USAGE, "registered.py:", "multiple times")

@@ -31,6 +31,7 @@ from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
 from ttinspect.refs.packages import PackageModule
+from ttinspect.refs.reregistration import repeated_registrations_skipped
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         # without it, and offline_imports answers the driver questions an import asks without a GPU.
         from ttinspect.compile.jit import offline_imports
 
-        with contained(), offline_imports(), scope.enter():
+        with contained(), offline_imports(), scope.enter(), repeated_registrations_skipped(folders):
             return action()
     except SyntaxError as error:
         forget_on_error()
