@@ -69,7 +69,8 @@ def test_a_real_interpreter_capture_replays(tmp_path):
                 check=True)
     run_cli_ok("repro", f"{tmp_path / 'run.ttcap'}:gather_rows", "-o", tmp_path / "repro.py")
     text = (tmp_path / "repro.py").read_text()
-    assert "fresh([16, 20], [40, 2], 'float32')" in text and "fresh([8], [1], 'int64')" in text
+    assert "src_ptr=fresh([16, 20], [40, 2], 'float32', DEVICE)," in text
+    assert "idx_ptr=fresh([8], [1], 'int64', DEVICE)," in text and "scale=0.5," in text
     assert "BLOCK=16," in text and "GRID = (8, 2, 1)" in text
     done = run_script(tmp_path / "repro.py")
     assert done.returncode == 0, done.stderr
@@ -117,3 +118,39 @@ def test_output_is_replaced_only_with_force(tmp_path, example):
 def test_an_ambiguous_kernel_is_one_line(tmp_path, example):
     result = run_cli("repro", f"{example}:scale_add", "-o", tmp_path / "repro.py")
     assert_one_line_error(result, 2, "scale_add#1 to scale_add#2")
+
+
+# A constexpr between runtime arguments (as Liger's RMSNorm backward has X_dtype): every argument is passed by
+# name, so none is given twice.
+CONSTEXPR_FIRST = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scaled_copy(x_ptr, X_DTYPE: tl.constexpr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(y_ptr + offs, (tl.load(x_ptr + offs, mask=mask) * 2).to(X_DTYPE), mask=mask)
+
+    x = torch.randn(100)
+    y = torch.empty(100)
+    scaled_copy[(4,)](x, tl.float32, y, 100, BLOCK=32)
+""")
+
+
+def test_a_constexpr_between_runtime_arguments_replays_and_takes_changes(tmp_path):
+    (tmp_path / "prog.py").write_text(CONSTEXPR_FIRST)
+    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path, env=INTERPRET,
+                check=True)
+    run_cli_ok("repro", f"{tmp_path / 'run.ttcap'}:scaled_copy:BLOCK=64,num_warps=2", "-o", tmp_path / "repro.py")
+    text = (tmp_path / "repro.py").read_text()
+    assert "X_DTYPE=tl.float32," in text and "BLOCK=64," in text and "num_warps=2," in text
+    done = run_script(tmp_path / "repro.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "scaled_copy grid=(4, 1, 1): ran under the interpreter\n"
+
+
+def test_a_change_that_is_neither_a_constexpr_nor_an_option_is_one_line(tmp_path, example):
+    result = run_cli("repro", f"{example}:scale_add#1:BLOCKK=4", "-o", tmp_path / "repro.py")
+    assert_one_line_error(result, 2, "BLOCKK is not a constexpr or launch option of scale_add", "settable:")

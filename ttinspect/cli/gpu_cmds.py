@@ -23,7 +23,38 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-@cli.command()
+def _captured(variants: tuple[str, ...], command: str) -> bool:
+    """Whether VARIANTS are captured kernels (all of them), not shipped matmul variants (none of them)."""
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.refs.captured import is_capture_ref
+
+    captured = [v for v in variants if is_capture_ref(v)]
+    if captured and len(captured) != len(variants):
+        other = next(v for v in variants if not is_capture_ref(v))
+        raise UsageError(f"{command} times either matmul variants or captured kernels (FILE.ttcap:KERNEL), not both "
+                         f"in one run: {other!r} is not a capture reference")
+    return bool(captured)
+
+
+def _matmul_only(ctx: click.Context, names: tuple[str, ...], command: str) -> None:
+    """Options that size a matmul mean nothing to a captured launch (its shapes are the captured ones)."""
+    from click.core import ParameterSource
+
+    for name in names:
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            option = "--" + name.replace("_path", "").replace("_", "-")
+            raise UsageError(f"{command}: {option} sizes a matmul variant; a captured kernel replays with the "
+                             "captured shapes, strides and grid")
+
+
+BENCH_HELP = """\b
+Examples:
+  ttinspect bench opt naive --sizes 4096               # shipped matmuls, beside cuBLAS
+  ttinspect bench step.ttcap:fused_moe_kernel step.ttcap:fused_moe_kernel:num_stages=4
+                                                        # any captured kernel, replayed, and a change of it"""
+
+
+@cli.command(epilog=BENCH_HELP)
 @click.argument("variants", nargs=-1, required=True)
 @click.option("--sizes", default="1024,2048,4096,8192", show_default=True, help="M=N=K values.")
 @click.option("--dtype", default="fp16", show_default=True, type=click.Choice(["fp16", "bf16"]), help="fp16 or bf16.")
@@ -32,9 +63,26 @@ def _sizes(text: str) -> list[int]:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
 @click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_path: str | None, force: bool,
-          as_json: bool) -> None:
-    """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench)."""
+@click.pass_context
+def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str, rounds: int,
+          plot_path: str | None, force: bool, as_json: bool) -> None:
+    """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench); or the time of
+    captured kernels (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]), each launch replayed with fresh tensors of the
+    captured shapes, beside the first and checked against it."""
+    if _captured(variants, "bench"):
+        _matmul_only(ctx, ("sizes", "dtype", "plot_path"), "bench")
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.gpu.replay import bench_captured
+
+        replayed = bench_captured(variants, rounds)
+        if as_json:
+            emit_json(replayed.as_dict())
+            return
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.render.gpu_tables import replay_table
+
+        replay_table(replayed)
+        return
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import bench as run_bench, plot, require_gpu
     # loaded when the command runs: every command module is imported at start-up
@@ -65,9 +113,18 @@ def bench(variants: tuple[str, ...], sizes: str, dtype: str, rounds: int, plot_p
 @click.option("--size", default=4096, show_default=True, type=SIZE, help="M=N=K.")
 @click.option("--no-cublas", is_flag=True, help="Do not profile torch.matmul beside them.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
+@click.pass_context
+def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
     """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
-    achieved occupancy."""
+    achieved occupancy. A captured kernel (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]) is its captured launch,
+    replayed."""
+    captured = _captured(variants, "profile")
+    if captured:
+        _matmul_only(ctx, ("size",), "profile")
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.gpu.replay import plans
+
+        plans(variants)  # what a capture lacks for a replay is said before anything looks for a GPU
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import require_gpu
     # loaded when the command runs: every command module is imported at start-up
@@ -75,14 +132,14 @@ def profile(variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool
 
     require_gpu()
     find_ncu()
-    profiles = run_profile(list(variants), size, cublas=not no_cublas)
+    profiles = run_profile(list(variants), size, cublas=not (no_cublas or captured))
     if as_json:
         emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
         return
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.gpu_tables import profile_table
 
-    profile_table(profiles, size)
+    profile_table(profiles, None if captured else size)
 
 
 @cli.command()

@@ -10,6 +10,7 @@ REPRO_HELP = """\b
 Examples:
   ttinspect repro step.ttcap:matmul_kernel -o repro.py
   ttinspect repro step.ttcap:attn_fwd#2 -o attn.py --force
+  ttinspect repro step.ttcap:matmul_kernel:num_stages=4 -o stages4.py   # a change on top
   TRITON_INTERPRET=1 python repro.py      # on the CPU, through Triton's interpreter
 
 \b
@@ -19,7 +20,7 @@ Exit status:
 
 
 @cli.command("repro", epilog=REPRO_HELP)
-@click.argument("ref", metavar="FILE.ttcap:KERNEL[#N]")
+@click.argument("ref", metavar="FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]")
 @click.option("-o", "--output", "output", required=True, metavar="FILE", help="The Python script to write.")
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 def repro_command(ref: str, output: str, force: bool) -> None:
@@ -29,6 +30,7 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     TRITON_INTERPRET=1) and times it with triton.testing.do_bench on a GPU."""
     from ttinspect.capture.repro import script  # loaded when the command runs, not at every start-up
     from ttinspect.files.outputs import check_output, write_atomically  # as above
+    from ttinspect.kernel.overrides import parse_settings  # as above
     from ttinspect.refs.captured import load, parse_capture_ref, pick  # as above
 
     out = check_output(output, force=force, option="-o")
@@ -37,5 +39,7 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     record = pick(capture, parsed, ref)
     several = len(capture.named(record.name)) > 1
     label = f"{parsed.path.name}:{record.name}" + (f"#{record.number}" if several else "")
-    write_atomically(out, script(capture, record, label), force=force)
+    changes = parse_settings(list(parsed.inline), ref=ref)
+    label += ":" + ",".join(parsed.inline) if changes else ""
+    write_atomically(out, script(capture, record, label, changes), force=force)
     click.echo(f"ttinspect: wrote {output}: replays {label} (run: python {output})", err=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ttinspect.errors import NoGPUError, ToolError, UsageError
+from ttinspect.refs.captured import is_capture_ref
 from ttinspect.refs.reference import parse_ref
 
 # name shown -> candidate ncu metrics (the first one this GPU/ncu knows is used)
@@ -103,6 +105,13 @@ def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True) -
 
     out = []
     for text in variants:
+        if is_capture_ref(text):
+            # loaded here: a capture's replay plan is needed only for captured kernels
+            from ttinspect.gpu.replay import plans
+
+            replay = plans([text])[0]
+            out.append(profile_one(text, 0, f"^{re.escape(replay.name)}$", replay.label))
+            continue
         ref = parse_ref(text)
         if not {"M", "N", "K"} <= set(ref.resolved.problem):
             raise UsageError(f"{ref.resolved.variant.name} is not a matmul; profile measures matmul variants")

@@ -26,14 +26,34 @@ def bench_table(result) -> None:
     term.console().print(table)
 
 
+def replay_table(result) -> None:
+    """Captured kernels replayed: time, speed against the first reference, and whether each computes what
+    the first did from the same data."""
+    from rich.table import Table
+
+    table = Table(title=f"{result.device} · Triton {result.triton_version} · torch {result.torch_version} · "
+                        f"captured launches replayed, median of {result.rounds} rounds of do_bench",
+                  title_justify="left")
+    for column in ("replay", "grid", "ms", "× first", "max |Δ| vs first"):
+        table.add_column(column, justify="left" if column == "replay" else "right")
+    for row in result.rows:
+        diff = "—" if row.max_abs_diff is None else f"{row.max_abs_diff:.3g}"
+        table.add_row(row.label, "×".join(str(n) for n in row.grid), f"{row.ms:.4f}", f"{row.ratio_to_first:.2f}×",
+                      diff)
+    term.console().print(table)
+    term.console().print(f"replayed from: {result.rows[0].site}" if result.rows else "")
+
+
 def _fmt(value: float | None, scale: float = 1.0, digits: int = 1, unit: str = "") -> str:
     return "n/a" if value is None else f"{value / scale:.{digits}f}{unit}"
 
 
-def profile_table(profiles, size: int) -> None:
+def profile_table(profiles, size: int | None) -> None:
+    """size: M=N=K of the matmuls; None for captured launches (their own shapes)."""
     from rich.table import Table
 
-    table = Table(title=f"Nsight Compute, one launch each, M=N=K={size} (--clock-control none)",
+    what = f"M=N=K={size}" if size is not None else "captured launches replayed"
+    table = Table(title=f"Nsight Compute, one launch each, {what} (--clock-control none)",
                   title_justify="left")
     for column in ("kernel", "duration", "L2 hit rate", "DRAM read", "DRAM write", "tensor pipe",
                    "achieved occupancy"):

@@ -1,0 +1,128 @@
+"""`bench` and `profile` of captured kernels (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]): the captured launch
+replayed (gpu/replay.py). Here, without a GPU: what a capture lacks, a mixed list, an option that sizes a matmul,
+are each one line before anything looks for a GPU; a good reference says in one line that it needs one; and the
+replay itself (the plan, its launch, the comparison with the first) runs under Triton's interpreter on CPU
+tensors. On a GPU: tests/gpu/test_capture_replay_gpu.py times it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_one_line_error, run_cli, run_process
+
+sys.path.insert(0, str(Path(__file__).parent / "data" / "captures"))
+from make_example import write_example  # noqa: E402  (the synthetic capture's writer, beside its data)
+
+HAS_CUDA = False
+try:
+    import torch
+
+    HAS_CUDA = torch.cuda.is_available()
+except ImportError:
+    pass
+
+PROGRAM = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def row_scale(x_ptr, y_ptr, n_cols, stride, scale, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        for start in range(0, n_cols, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            mask = cols < n_cols
+            tl.store(y_ptr + row * stride + cols, tl.load(x_ptr + row * stride + cols, mask=mask) * scale, mask=mask)
+
+    x = torch.randn(6, 50)
+    y = torch.empty(6, 50)
+    row_scale[(6,)](x, y, 50, x.stride(0), 3.0, BLOCK=16)
+""")
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory) -> Path:
+    """A capture of PROGRAM's launch, run under the interpreter."""
+    folder = tmp_path_factory.mktemp("replay")
+    (folder / "prog.py").write_text(PROGRAM)
+    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=folder,
+                env={"TRITON_INTERPRET": "1"}, check=True)
+    return folder / "run.ttcap"
+
+
+def test_the_replay_of_a_change_computes_what_the_captured_launch_computed(captured):
+    """Two replays from the same seed — the captured BLOCK and another — give the same tensors; a change of
+    the scalar gives others (the comparison can fail)."""
+    code = textwrap.dedent(f"""\
+        from ttinspect.gpu.replay import _Launch, compared, plans
+        refs = ["{captured}:row_scale", "{captured}:row_scale:BLOCK=64,num_warps=2"]
+        launches = [_Launch(p, "cpu") for p in plans(refs)]
+        finals = [launch.result() for launch in launches]
+        print(compared(launches, finals, 0), compared(launches, finals, 1))
+        print(launches[1].keywords)
+        print(launches[0].replay.args["scale"], launches[0].replay.grid)
+        again = _Launch(plans([refs[0]])[0], "cpu")
+        again.args["scale"] = 4.0
+        print(compared([launches[0], again], [finals[0], again.result()], 1))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "None 0.0"
+    assert lines[1] == "{'BLOCK': 64, 'num_warps': 2}"
+    assert lines[2] == "3.0 (6, 1, 1)"
+    assert float(lines[3]) > 0.1  # scale 4 against 3 on normal data: the check sees a wrong result
+
+
+def test_each_replay_starts_from_the_same_data(captured):
+    code = textwrap.dedent(f"""\
+        from ttinspect.gpu.replay import _Launch, plans
+        a, b = (_Launch(plans(["{captured}:row_scale"])[0], "cpu") for _ in range(2))
+        print(bool((a.args["x_ptr"] == b.args["x_ptr"]).all()), a.args["x_ptr"].stride())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "(50,", "1)"]
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="a GPU is here: tests/gpu/test_capture_replay_gpu.py times the replay")
+@pytest.mark.parametrize("command", ["bench", "profile"])
+def test_a_good_reference_without_a_gpu_is_one_line(captured, command):
+    result = run_cli(command, f"{captured}:row_scale", f"{captured}:row_scale:BLOCK=32")
+    assert_one_line_error(result, 5, "needs a CUDA GPU")
+
+
+@pytest.mark.parametrize("command", ["bench", "profile"])
+def test_what_the_capture_lacks_is_said_before_looking_for_a_gpu(tmp_path, command):
+    example = write_example(tmp_path)
+    lines = [json.loads(line) for line in example.read_text().splitlines()]
+    for record in lines:
+        if record.get("type") == "launches":
+            record["grids"] = []
+    example.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert_one_line_error(run_cli(command, f"{example}:scale_add#1"), 2, "no grid", "scale_add#1")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["{cap}:row_scale", "opt"], "not both in one run: 'opt' is not a capture reference"),
+    (["{cap}:row_scale", "--sizes", "1024"], "--sizes sizes a matmul variant"),
+    (["{cap}:row_scale", "--plot", "x.png"], "--plot sizes a matmul variant"),
+    (["{cap}:row_scale:BLOK=3"], "BLOK is not a constexpr or launch option of row_scale"),
+    (["{cap}:row_scale@sm_90"], "a replay runs on this GPU"),
+    (["{cap}:nope"], "no kernel 'nope' in the capture"),
+])
+def test_bench_refuses_in_one_line(captured, args, fragment):
+    result = run_cli("bench", *[a.format(cap=captured) for a in args])
+    assert_one_line_error(result, 2, fragment)
+
+
+def test_profile_refuses_a_matmul_size_for_a_captured_kernel(captured):
+    assert_one_line_error(run_cli("profile", f"{captured}:row_scale", "--size", "1024"), 2, "--size sizes a matmul")

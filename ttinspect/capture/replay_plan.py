@@ -1,0 +1,104 @@
+"""What replaying a captured launch takes, as plain data: the kernel's file, module and name, the captured grid,
+every runtime argument by name (a tensor as its shape, strides and dtype — a capture holds no tensor data),
+and the constexprs and launch options, with a reference's own changes (`step.ttcap:k:num_stages=4`) on top.
+
+One plan serves `ttinspect repro` (written out as a script, repro.py) and `bench` / `profile` of a captured
+kernel (run in-process, gpu/replay.py). Built from the record alone: nothing here imports triton or torch,
+so a refusal (no launch, no grid, no summary of a pointer) costs nothing and needs no GPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ttinspect.capture.format import Capture, Compile
+from ttinspect.errors import UsageError
+from ttinspect.kernel.argument_types import TlDtype
+
+# launch options Triton's JIT takes as keywords (others a record may hold are the backend's own)
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: str  # torch's name: "float16"
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    label: str
+    site: str  # the launch replayed: the site launching this compile most often
+    count: int  # its launches there
+    capture_name: str
+    file: str
+    module: str  # the kernel module's name to import it by (a package's), or a name of the replay's own
+    name: str
+    grid: tuple[int, ...]
+    args: dict[str, TensorSpec | Any]  # every runtime argument, in the kernel's order
+    keywords: dict[str, Any] = field(default_factory=dict)  # constexprs and launch options; a dtype as "tl.X"
+    changed_since_capture: bool = False  # the kernel's file is not the one the run compiled
+
+
+def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
+    if isinstance(value, dict):
+        if "descriptor" in value:
+            raise UsageError(f"{where}: {name} is a tensor descriptor; a replay makes tensors and scalars only")
+        if not {"dtype", "shape", "strides"} <= value.keys() or value["strides"] is None:
+            kind = value.get("type", "an object without shape and strides")
+            raise UsageError(f"{where}: the capture has no tensor summary for {name} (it recorded {kind})")
+        return TensorSpec(tuple(value["shape"]), tuple(value["strides"]), str(value["dtype"]))
+    return value
+
+
+def _keyword_value(value: Any) -> Any:
+    """A `--set`/inline value as the plan keeps it: a dtype (kernel.argument_types.TlDtype) as "tl.X"."""
+    return f"tl.{value.name}" if isinstance(value, TlDtype) else value
+
+
+def _changed(path: str, sha256: str | None) -> bool:
+    if sha256 is None or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest() != sha256
+
+
+def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, Any] | None = None) -> ReplayPlan:
+    """The replay of `record`'s most frequent captured launch; UsageError naming what the capture lacks, or
+    a change that names neither a constexpr nor a launch option."""
+    where = f"{capture.path}: {label}"
+    entries = sorted(capture.launches_of(record.id), key=lambda entry: -entry.count)
+    if not entries:
+        raise UsageError(f"{where}: no launch record (the run compiled it and never launched it)")
+    with_grid = [entry for entry in entries if entry.grids]
+    if not with_grid:
+        raise UsageError(f"{where}: no grid in its launch records (its launcher computed the grid itself)")
+    launch = with_grid[0]
+    if not launch.args:
+        raise UsageError(f"{where}: no argument summary in its launch record at {launch.site}")
+    if record.file is None:
+        raise UsageError(f"{where}: the compile record names no file to import the kernel from")
+    summary = launch.args[0]
+    args: dict[str, TensorSpec | Any] = {}
+    for name in record.params:
+        if name in record.constexprs:
+            continue
+        if name not in summary:
+            raise UsageError(f"{where}: no argument summary for {name!r} in the launch record at {launch.site}")
+        args[name] = _argument(name, summary[name], where)
+    keywords = dict(record.constexprs)
+    keywords.update({name: record.options[name] for name in LAUNCH_OPTIONS if record.options.get(name) is not None})
+    for key, value in (changes or {}).items():
+        if key not in record.constexprs and key not in LAUNCH_OPTIONS:
+            settable = ", ".join([*record.constexprs, *LAUNCH_OPTIONS])
+            raise UsageError(f"{where}: {key} is not a constexpr or launch option of {record.name} "
+                             f"(settable: {settable})")
+        keywords[key] = _keyword_value(value)
+    module = record.module if record.module not in (None, "__main__") else "ttcap_replayed_kernel"
+    return ReplayPlan(label=label, site=launch.site, count=launch.count, capture_name=capture.path.name,
+                      file=record.file, module=module, name=record.name, grid=tuple(launch.grids[0]),
+                      args=args, keywords=keywords, changed_since_capture=_changed(record.file, record.sha256))
