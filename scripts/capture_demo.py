@@ -1,7 +1,8 @@
 """A small real program for `ttinspect capture` on a GPU (scripts/device_issue29.sh): an autotuned matmul written
-like Triton's tutorial 03 (its configs chosen by the driver at import, timed by the autotuner), a public kernel
-library's ops (Liger-Kernel's RMSNorm forward and backward, SwiGLU), and a torch.compile'd function (Inductor
-generates and launches its own Triton kernels). Every launch a few times, as a training step would.
+like Triton's tutorial 03 (its configs chosen by the driver at import, timed by the autotuner), two public kernel
+libraries' ops (Liger-Kernel's RMSNorm forward and backward, SwiGLU; flag-gems' var_mean and softmax), and
+a torch.compile'd function (Inductor generates and launches its own Triton kernels). Every launch a few
+times, as a training step would.
 
     ttinspect capture -o run.ttcap -- python scripts/capture_demo.py
 """
@@ -48,6 +49,19 @@ def liger_ops() -> None:
         LigerSiLUMulFunction.apply(gate, up)
 
 
+def flag_gems_ops() -> None:
+    """flag-gems' ATen operators called directly (its var_mean is autotuned over 24 configs on the GPU)."""
+    import os
+
+    os.environ.setdefault("GEMS_VENDOR", "nvidia")
+    from flag_gems.ops import softmax, var_mean
+
+    x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):
+        var_mean(x, [-1])
+        softmax(x, -1)
+
+
 def compiled() -> None:
     @torch.compile
     def step(x, w):
@@ -62,6 +76,7 @@ def compiled() -> None:
 if __name__ == "__main__":
     tutorial_matmul()
     liger_ops()
+    flag_gems_ops()
     compiled()
     torch.cuda.synchronize()
     print("capture_demo: done")

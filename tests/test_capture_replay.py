@@ -126,3 +126,44 @@ def test_bench_refuses_in_one_line(captured, args, fragment):
 
 def test_profile_refuses_a_matmul_size_for_a_captured_kernel(captured):
     assert_one_line_error(run_cli("profile", f"{captured}:row_scale", "--size", "1024"), 2, "--size sizes a matmul")
+
+
+WRAPPED = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+    class LaunchWrapper(triton.runtime.KernelInterface):
+        '''A library's own launch wrapper (as flag-gems' LibEntry): a KernelInterface holding the kernel as fn.'''
+        def __init__(self, fn):
+            self.fn = fn
+
+        def run(self, *args, **kwargs):
+            return self.fn.run(*args, **kwargs)
+
+    @LaunchWrapper
+    @triton.jit
+    def doubled(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = torch.randn(40)
+    y = torch.empty(40)
+    doubled[(3,)](x, y, 40, BLOCK=16)
+""")
+
+
+def test_a_kernel_under_a_librarys_own_launch_wrapper_replays(tmp_path):
+    (tmp_path / "prog.py").write_text(WRAPPED)
+    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path,
+                env={"TRITON_INTERPRET": "1"}, check=True)
+    code = textwrap.dedent(f"""\
+        from ttinspect.gpu.replay import _Launch, plans
+        launch = _Launch(plans(["{tmp_path / 'run.ttcap'}:doubled"])[0], "cpu")
+        x, y = launch.result()[:2]
+        print(bool((y == 2 * x).all()))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

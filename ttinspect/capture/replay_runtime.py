@@ -37,11 +37,20 @@ def load_kernel(kernel_file, module_name, kernel_name):
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
-    wrappers = (triton.runtime.Autotuner, triton.runtime.Heuristics)
+    leaves: tuple[type, ...] = (triton.runtime.JITFunction,)
+    try:  # under TRITON_INTERPRET=1 @triton.jit makes an InterpretedFunction
+        from triton.runtime.interpreter import InterpretedFunction
+        leaves += (InterpretedFunction,)
+    except ImportError:
+        pass
     for value in vars(module).values():
-        while isinstance(value, wrappers):
-            value = value.fn
-        if isinstance(value, triton.runtime.KernelInterface) and getattr(value, "__name__", None) == kernel_name:
+        # through @triton.autotune, @triton.heuristics and a library's own launch wrapper (flag-gems' LibEntry):
+        # each is a KernelInterface holding the next as `.fn`, down to the JITFunction
+        for _ in range(8):
+            if not isinstance(value, triton.runtime.KernelInterface) or isinstance(value, leaves):
+                break
+            value = getattr(value, "fn", None)
+        if isinstance(value, leaves) and getattr(value, "__name__", None) == kernel_name:
             return value
     raise LookupError(f"{kernel_file}: no @triton.jit function named {kernel_name}")
 
