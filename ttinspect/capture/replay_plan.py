@@ -70,7 +70,7 @@ def _changed(path: str, sha256: str | None) -> bool:
 def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, Any] | None = None) -> ReplayPlan:
     """The replay of `record`'s most frequent captured launch; UsageError naming what the capture lacks, or
     a change that names neither a constexpr nor a launch option."""
-    where = f"{capture.path}: {label}"
+    where = str(capture.path.with_name(label))  # /runs/step.ttcap:matmul_kernel#2
     entries = sorted(capture.launches_of(record.id), key=lambda entry: -entry.count)
     if not entries:
         raise UsageError(f"{where}: no launch record (the run compiled it and never launched it)")
