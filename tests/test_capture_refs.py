@@ -229,3 +229,14 @@ def test_a_warm_capture_reference_imports_neither_triton_nor_the_kernel_file(run
             "any(m.startswith('ttinspect_user_') or m == 'example_kernels' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, ref], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] False", out.stderr
+
+
+def test_sweep_and_versions_take_a_capture_reference(run):
+    """The captured launch as the base point of a sweep, and of a row per Triton release."""
+    points = json.loads(run_cli_ok("sweep", f"{run}:scale_add#2", "--grid", "num_warps=2,4", "--arch", "sm_90",
+                                   "--json"))
+    assert points["failed"] == 0 and [row["config"]["num_warps"] for row in points["rows"]] == [2, 4]
+    assert {row["config"]["BLOCK"] for row in points["rows"]} == {1024}  # the captured constexpr kept
+    releases = json.loads(run_cli_ok("versions", f"{run}:scale_add#2", "--arch", "sm_90", "--json"))
+    installed = [row for row in releases if row["installed"]]
+    assert len(installed) == 1 and installed[0]["error"] is None and installed[0]["facts"]["registers"] > 0
