@@ -49,9 +49,8 @@ def _matmul_only(ctx: click.Context, names: tuple[str, ...], command: str) -> No
 
 BENCH_HELP = """\b
 Examples:
-  ttinspect bench opt naive --sizes 4096               # shipped matmuls, beside cuBLAS
-  ttinspect bench step.ttcap:fused_moe_kernel step.ttcap:fused_moe_kernel:num_stages=4
-                                                        # any captured kernel, replayed, and a change of it"""
+  ttinspect bench opt naive --sizes 4096
+  ttinspect bench step.ttcap:fused_moe_kernel step.ttcap:fused_moe_kernel:num_stages=4"""
 
 
 @cli.command(epilog=BENCH_HELP)

@@ -10,7 +10,7 @@ REPRO_HELP = """\b
 Examples:
   ttinspect repro step.ttcap:matmul_kernel -o repro.py
   ttinspect repro step.ttcap:attn_fwd#2 -o attn.py --force
-  ttinspect repro step.ttcap:matmul_kernel:num_stages=4 -o stages4.py   # a change on top
+  ttinspect repro step.ttcap:matmul_kernel:num_stages=4 -o stages4.py
   TRITON_INTERPRET=1 python repro.py      # on the CPU, through Triton's interpreter
 
 \b
