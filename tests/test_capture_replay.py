@@ -167,3 +167,65 @@ def test_a_kernel_under_a_librarys_own_launch_wrapper_replays(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+KERNEL_MODULE = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def col_sum(x_ptr, out_ptr, n_rows, stride, BLOCK: tl.constexpr):
+        cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for row in range(0, n_rows):
+            acc += tl.load(x_ptr + row * stride + cols)
+        tl.store(out_ptr + cols, acc)
+""")
+
+KERNEL_USER = textwrap.dedent("""\
+    import torch
+    from colsum import col_sum
+
+    x = torch.randn(64, 32)
+    out = torch.empty(32)
+    col_sum[(2,)](x, out, 64, x.stride(0), BLOCK=16)
+""")
+
+
+@pytest.fixture
+def edited(tmp_path) -> Path:
+    """A capture of a kernel module, whose loop was then rewritten as check's TTI001 fix says (tl.range)."""
+    (tmp_path / "colsum.py").write_text(KERNEL_MODULE)
+    (tmp_path / "prog.py").write_text(KERNEL_USER)
+    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path,
+                env={"TRITON_INTERPRET": "1"}, check=True)
+    (tmp_path / "colsum.py").write_text(KERNEL_MODULE.replace("range(0, n_rows)", "tl.range(0, n_rows, num_stages=3)"))
+    return tmp_path / "run.ttcap"
+
+
+def test_a_fix_made_in_the_file_replays_beside_the_captured_text(edited):
+    code = textwrap.dedent(f"""\
+        from ttinspect.gpu.replay import _Launch, compared, plans
+        replays = plans(["{edited}:col_sum"], "both")
+        print([r.label for r in replays])
+        print(["tl.range" in open(r.file).read() for r in replays])
+        launches = [_Launch(r, "cpu") for r in replays]
+        finals = [launch.result() for launch in launches]
+        print(compared(launches, finals, 1))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
+                          capture_output=True, text=True, timeout=300, cwd=edited.parent)
+    assert done.returncode == 0, done.stderr
+    labels, sources, diff = done.stdout.splitlines()
+    assert labels == "['run.ttcap:col_sum (captured)', 'run.ttcap:col_sum (current)']"
+    assert sources == "[False, True]"  # the text the run compiled, then the file as it is now
+    assert diff == "0.0"  # the fix computes the same sums
+
+
+def test_a_changed_file_without_a_source_choice_is_one_line(edited):
+    result = run_cli("bench", f"{edited}:col_sum")
+    assert_one_line_error(result, 2, "changed since the capture", "--source captured")
+
+
+def test_source_is_for_captured_kernels_only():
+    assert_one_line_error(run_cli("bench", "opt", "--source", "both"), 2, "--source chooses a captured kernel's file")

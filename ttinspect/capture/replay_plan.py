@@ -9,8 +9,6 @@ so a refusal (no launch, no grid, no summary of a pointer) costs nothing and nee
 
 from __future__ import annotations
 
-import hashlib
-import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -41,7 +39,6 @@ class ReplayPlan:
     grid: tuple[int, ...]
     args: dict[str, TensorSpec | Any]  # every runtime argument, in the kernel's order
     keywords: dict[str, Any] = field(default_factory=dict)  # constexprs and launch options; a dtype as "tl.X"
-    changed_since_capture: bool = False  # the kernel's file is not the one the run compiled
 
 
 def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
@@ -58,13 +55,6 @@ def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
 def _keyword_value(value: Any) -> Any:
     """A `--set`/inline value as the plan keeps it: a dtype (kernel.argument_types.TlDtype) as "tl.X"."""
     return f"tl.{value.name}" if isinstance(value, TlDtype) else value
-
-
-def _changed(path: str, sha256: str | None) -> bool:
-    if sha256 is None or not os.path.isfile(path):
-        return False
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest() != sha256
 
 
 def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, Any] | None = None) -> ReplayPlan:
@@ -101,4 +91,4 @@ def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, An
     module = record.module if record.module not in (None, "__main__") else "ttcap_replayed_kernel"
     return ReplayPlan(label=label, site=launch.site, count=launch.count, capture_name=capture.path.name,
                       file=record.file, module=module, name=record.name, grid=tuple(launch.grids[0]),
-                      args=args, keywords=keywords, changed_since_capture=_changed(record.file, record.sha256))
+                      args=args, keywords=keywords)

@@ -30,13 +30,21 @@ def load_kernel(kernel_file, module_name, kernel_name):
     except Exception:  # not importable by that name here: the file itself is loaded below
         pass
     if module is None:
-        sys.path.insert(0, os.path.dirname(kernel_file))
+        if os.path.dirname(kernel_file) not in sys.path:
+            sys.path.insert(0, os.path.dirname(kernel_file))
         spec = importlib.util.spec_from_file_location(module_name, kernel_file)
         if spec is None or spec.loader is None:
             raise LookupError(f"{kernel_file}: cannot be loaded as a Python module")
         module = importlib.util.module_from_spec(spec)
+        # while it runs it is that module (its relative imports, dataclasses); then the name is given back to
+        # the module Python had for it, if any (another copy of the same kernel, replayed beside this one)
+        previous = sys.modules.get(module_name)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            if previous is not None:
+                sys.modules[module_name] = previous
     leaves: tuple[type, ...] = (triton.runtime.JITFunction,)
     try:  # under TRITON_INTERPRET=1 @triton.jit makes an InterpretedFunction
         from triton.runtime.interpreter import InterpretedFunction

@@ -62,9 +62,12 @@ Examples:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a matplotlib plot here.")
 @click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--source", "source", type=click.Choice(["captured", "current", "both"]), default=None,
+              help="A captured kernel whose file changed since the run: replay the text the run compiled, the "
+                   "file now, or both side by side (a fix measured).")
 @click.pass_context
 def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str, rounds: int,
-          plot_path: str | None, force: bool, as_json: bool) -> None:
+          plot_path: str | None, force: bool, as_json: bool, source: str | None) -> None:
     """TFLOP/s of matmul VARIANTS on this GPU beside cuBLAS (median of triton.testing.do_bench); or the time of
     captured kernels (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]), each launch replayed with fresh tensors of the
     captured shapes, beside the first and checked against it."""
@@ -73,7 +76,7 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.gpu.replay import bench_captured
 
-        replayed = bench_captured(variants, rounds)
+        replayed = bench_captured(variants, rounds, source)
         if as_json:
             emit_json(replayed.as_dict())
             return
@@ -90,6 +93,8 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.files.outputs import IMAGE_SUFFIXES, check_output
 
+    if source is not None:
+        raise UsageError("--source chooses a captured kernel's file (FILE.ttcap:KERNEL); matmul variants have one")
     sizes_list = _sizes(sizes)  # bad values are refused before anything looks for a GPU
     refs = [parse_ref(v).resolved for v in variants]
     out = check_output(plot_path, force=force, option="--plot", suffixes=IMAGE_SUFFIXES) \
@@ -112,8 +117,11 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
 @click.option("--size", default=4096, show_default=True, type=SIZE, help="M=N=K.")
 @click.option("--no-cublas", is_flag=True, help="Do not profile torch.matmul beside them.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--source", "source", type=click.Choice(["captured", "current"]), default=None,
+              help="A captured kernel whose file changed since the run: the text the run compiled, or the file now.")
 @click.pass_context
-def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool) -> None:
+def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas: bool, as_json: bool,
+            source: str | None) -> None:
     """One launch of each variant under Nsight Compute: duration, L2 hit rate, DRAM bytes, tensor pipe,
     achieved occupancy. A captured kernel (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...]) is its captured launch,
     replayed."""
@@ -123,7 +131,9 @@ def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.gpu.replay import plans
 
-        plans(variants)  # what a capture lacks for a replay is said before anything looks for a GPU
+        plans(variants, source)  # what a capture lacks for a replay is said before anything looks for a GPU
+    elif source is not None:
+        raise UsageError("--source chooses a captured kernel's file (FILE.ttcap:KERNEL); matmul variants have one")
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.bench import require_gpu
     # loaded when the command runs: every command module is imported at start-up
@@ -131,7 +141,7 @@ def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas:
 
     require_gpu()
     find_ncu()
-    profiles = run_profile(list(variants), size, cublas=not (no_cublas or captured))
+    profiles = run_profile(list(variants), size, cublas=not (no_cublas or captured), source=source)
     if as_json:
         emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
         return

@@ -32,6 +32,8 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     from ttinspect.files.outputs import check_output, write_atomically  # as above
     from ttinspect.kernel.overrides import parse_settings  # as above
     from ttinspect.refs.captured import load, parse_capture_ref, pick  # as above
+    from ttinspect.refs.captured_source import status  # as above
+    from ttinspect.caches.store import warn  # as above
 
     out = check_output(output, force=force, option="-o")
     parsed = parse_capture_ref(ref)
@@ -41,5 +43,8 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     label = f"{parsed.path.name}:{record.name}" + (f"#{record.number}" if several else "")
     changes = parse_settings(list(parsed.inline), ref=ref)
     label += ":" + ",".join(parsed.inline) if changes else ""
-    write_atomically(out, script(capture, record, label, changes), force=force)
+    text = script(capture, record, label, changes)
+    if record.file and status(record) == "changed":
+        warn(f"{label}: {record.file} changed since the capture; the script replays the file as it is then")
+    write_atomically(out, text, force=force)
     click.echo(f"ttinspect: wrote {output}: replays {label} (run: python {output})", err=True)

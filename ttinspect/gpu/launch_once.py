@@ -21,7 +21,7 @@ def main(argv: list[str]) -> None:
     if is_capture_ref(ref_text):
         from ttinspect.gpu.replay import replay_once  # the capture's replay: only for a captured kernel
 
-        replay_once(ref_text)
+        replay_once(ref_text, argv[2] if len(argv) > 2 else None)
         return
     gen = torch.Generator(device="cuda").manual_seed(size)
     a = torch.randn(size, size, device="cuda", dtype=torch.float16, generator=gen)

@@ -78,12 +78,12 @@ def _value(metric: str, unit: str, raw: str) -> float | None:
     return value
 
 
-def profile_one(target: str, size: int, kernel_regex: str, label: str) -> Profile:
+def profile_one(target: str, size: int, kernel_regex: str, label: str, source: str | None = None) -> Profile:
     ncu = find_ncu()
     metrics = sorted({m for candidates in METRICS.values() for m in candidates})
     cmd = [ncu, "--clock-control", "none", "--csv", "--metrics", ",".join(metrics),
            "--kernel-name", f"regex:{kernel_regex}", "--launch-count", "1",
-           sys.executable, "-m", "ttinspect.gpu.launch_once", target, str(size)]
+           sys.executable, "-m", "ttinspect.gpu.launch_once", target, str(size), *([source] if source else [])]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise ToolError(f"ncu failed ({done.returncode}): {(done.stderr or done.stdout)[-800:]}")
@@ -95,7 +95,8 @@ def profile_one(target: str, size: int, kernel_regex: str, label: str) -> Profil
     return Profile(label, kernel_regex, values)
 
 
-def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True) -> list[Profile]:
+def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True,
+            source: str | None = None) -> list[Profile]:
     try:
         import torch
     except ImportError as exc:
@@ -109,8 +110,8 @@ def profile(variants: Sequence[str], size: int = 4096, *, cublas: bool = True) -
             # loaded here: a capture's replay plan is needed only for captured kernels
             from ttinspect.gpu.replay import plans
 
-            replay = plans([text])[0]
-            out.append(profile_one(text, 0, f"^{re.escape(replay.name)}$", replay.label))
+            replay = plans([text], source)[0]
+            out.append(profile_one(text, 0, f"^{re.escape(replay.name)}$", replay.label, source))
             continue
         ref = parse_ref(text)
         if not {"M", "N", "K"} <= set(ref.resolved.problem):

@@ -14,15 +14,15 @@ own changes on top. Every reference gets the same data (one seed). The first ref
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from ttinspect.caches.store import warn
 from ttinspect.capture.replay_plan import ReplayPlan, plan
 from ttinspect.errors import UsageError
 from ttinspect.gpu.bench import require_gpu, time_ms
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.captured import load, parse_capture_ref, pick
+from ttinspect.refs.captured_source import SOURCE_CHOICES, kernel_file
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,14 @@ class ReplayBench:
                             for r in self.rows]}
 
 
-def plans(texts: Sequence[str]) -> list[ReplayPlan]:
+def plans(texts: Sequence[str], source: str | None = None) -> list[ReplayPlan]:
     """Each captured reference as a replay plan (no GPU needed: a capture lacking what a replay needs is
-    refused before anything looks for one)."""
+    refused before anything looks for one). The kernel's file is the one the run compiled; if it changed since,
+    `source` chooses (refs/captured_source.py): `captured` replays the text the run compiled, `current` the
+    file as it is now, `both` each reference twice, captured then current — a fix made in the file, measured
+    on the launch the program made. Without a choice a changed file is refused in one line naming both."""
+    if source is not None and source not in (*SOURCE_CHOICES, "both"):
+        raise UsageError(f"--source takes captured, current or both, got {source!r}")
     out = []
     for text in texts:
         ref = parse_capture_ref(text)
@@ -67,10 +72,12 @@ def plans(texts: Sequence[str]) -> list[ReplayPlan]:
         several = len(capture.named(record.name)) > 1
         label = f"{ref.path.name}:{record.name}" + (f"#{record.number}" if several else "")
         changes = parse_settings(list(ref.inline), ref=text)
-        out.append(plan(capture, record, label + (":" + ",".join(ref.inline) if changes else ""), changes))
-    for replay in out:
-        if replay.changed_since_capture:
-            warn(f"{replay.label}: {replay.file} changed since the capture; the replay runs the code there now")
+        replay = plan(capture, record, label + (":" + ",".join(ref.inline) if changes else ""), changes)
+        where = str(ref.path.with_name(replay.label))
+        for choice in (("captured", "current") if source == "both" else (source,)):
+            path = kernel_file(capture, record, where, choice)
+            named = f"{replay.label} ({choice})" if source == "both" else replay.label
+            out.append(replace(replay, file=str(path), label=named))
     return out
 
 
@@ -127,8 +134,8 @@ def max_abs_diff(mine: list[Any], first: list[Any]) -> float:
     return worst
 
 
-def bench_captured(texts: Sequence[str], rounds: int = 3) -> ReplayBench:
-    replays = plans(texts)
+def bench_captured(texts: Sequence[str], rounds: int = 3, source: str | None = None) -> ReplayBench:
+    replays = plans(texts, source)
     torch = require_gpu()
     import triton
 
@@ -145,7 +152,7 @@ def bench_captured(texts: Sequence[str], rounds: int = 3) -> ReplayBench:
     return ReplayBench(torch.cuda.get_device_name(), triton.__version__, torch.__version__, rows, rounds)
 
 
-def replay_once(text: str) -> None:
+def replay_once(text: str, source: str | None = None) -> None:
     """One launch of a captured kernel, the kernel compiled and its tensors made before it (for ncu)."""
-    launch = _Launch(plans([text])[0])
+    launch = _Launch(plans([text], source)[0])
     launch.result()  # compiles, and launches once: ncu's --launch-count 1 takes this one
