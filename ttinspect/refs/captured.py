@@ -147,6 +147,7 @@ class Translated:
     arch: str | None
     label: str  # step.ttcap:matmul_kernel#2, and the settings given on top
     note: str  # where it ran: launches and sites
+    script: bool = False  # the kernel is in the program's own script (`__main__`): loaded for its definitions
 
 
 def translate(text: str, options: Any) -> Translated:
@@ -161,7 +162,7 @@ def translate(text: str, options: Any) -> Translated:
     label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")
     arch = ref.arch or options.arch or target_arch(record.target)
     return Translated(f"{path}:{record.name}", record.signature, {**captured_settings(record), **given}, arch,
-                      label, _note(capture, record))
+                      label, _note(capture, record), script=record.module == "__main__")
 
 
 def _note(capture: Capture, record: Compile) -> str:

@@ -31,6 +31,7 @@ from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
 from ttinspect.refs.packages import PackageModule
+from ttinspect.refs.program_script import run_definitions
 from ttinspect.refs.reregistration import repeated_registrations_skipped
 
 
@@ -244,8 +245,9 @@ def _stub_parents(package: PackageModule, parents: list[str]) -> None:
             setattr(sys.modules[".".join(parents[:depth - 1])], parents[depth - 1], module)
 
 
-def exec_loose_file(name: str, path: Path) -> ModuleType:
-    """Execute a file that belongs to no package as module `name`, its folder first on sys.path."""
+def exec_loose_file(name: str, path: Path, definitions_only: bool = False) -> ModuleType:
+    """Execute a file that belongs to no package as module `name`, its folder first on sys.path;
+    `definitions_only`: a program's own script, its definitions without its actions (program_script.py)."""
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UsageError(f"{path}: cannot be loaded as a Python module")
@@ -255,5 +257,8 @@ def exec_loose_file(name: str, path: Path) -> ModuleType:
     if folder not in sys.path:
         sys.path.insert(0, folder)
     sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
-    spec.loader.exec_module(module)
+    if definitions_only:
+        run_definitions(module, path)
+    else:
+        spec.loader.exec_module(module)
     return module

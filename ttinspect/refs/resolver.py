@@ -184,11 +184,13 @@ def _captured_builds(text: str, options: RefOptions, keep_going: bool) -> list:
     found = translate(text, options)
     as_file = dataclasses.replace(options, settings=found.settings, signature=found.signature, arch=found.arch)
     return [dataclasses.replace(b, label=found.label, note=found.note)
-            for b in _file_builds(found.file_ref, as_file, keep_going, captured=True)]
+            for b in _file_builds(found.file_ref, as_file, keep_going, captured=True, script=found.script)]
 
 
-def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captured: bool = False) -> list:
-    """`captured`: the @triton.jit function itself is compiled (a capture holds what its decorators chose)."""
+def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captured: bool = False,
+                 script: bool = False) -> list:
+    """`captured`: the @triton.jit function itself is compiled (a capture holds what its decorators chose);
+    `script`: the file is the captured program's own script, loaded for its definitions (program_script.py)."""
     ref = parse_source_ref(text)
     if ref.name is None:
         raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
@@ -202,21 +204,23 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captu
             "module": ref.package.module if ref.package else None,
             "settings": for_cache_key(options.settings), "args": for_cache_key(options.args),
             "signature": options.signature, "config": str(options.config), "arch": arch, "keep_going": keep_going,
-            "device_props": list(options.device_props), **({"captured": True} if captured else {})})
+            "device_props": list(options.device_props), **({"captured": True} if captured else {}),
+            **({"script": True} if script else {})})
         found = memo.load(memo_key)
         if found is not None:
             for index, build in enumerate(found):  # a damaged entry is compiled again, from the file
-                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index, captured)
+                build.artifacts.rebuild = _rebuilder(ref, options, arch, keep_going, index, captured, script)
             return found
-    builds = _file_builds_cold(ref, options, arch, keep_going, captured)
+    builds = _file_builds_cold(ref, options, arch, keep_going, captured, script)
     if memo_key is not None and not any(isinstance(b, Failed) for b in builds):
         memo.save(memo_key, builds, user_files(ref.path, ref.own_folder))
     return builds
 
 
-def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int, captured: bool):
+def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int, captured: bool,
+               script: bool):
     def rebuild():
-        return _file_builds_cold(ref, options, arch, keep_going, captured)[index].artifacts.directory
+        return _file_builds_cold(ref, options, arch, keep_going, captured, script)[index].artifacts.directory
     return rebuild
 
 
@@ -235,9 +239,10 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
                        lambda: describe_device(target, overrides), questions_asked)
 
 
-def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool, captured: bool = False) -> list:
+def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool, captured: bool = False,
+                      script: bool = False) -> list:
     scope = import_scope(arch, options.device_props)
-    module = load_module(ref.path, ref.package, scope)
+    module = load_module(ref.path, ref.package, scope, definitions_only=script)
     if captured:
         from ttinspect.refs.captured import captured_kernel  # only for a capture reference (cold path)
 

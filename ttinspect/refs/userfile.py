@@ -146,24 +146,28 @@ def module_name(path: Path) -> str:
     return USER_MODULE_PREFIX + digest[:16]
 
 
-def load_module(path: Path, package: PackageModule | None = None, scope: ImportScope = NO_SCOPE) -> ModuleType:
+def load_module(path: Path, package: PackageModule | None = None, scope: ImportScope = NO_SCOPE,
+                definitions_only: bool = False) -> ModuleType:
     """Run the user's code once per process and scope (as `import` would): a loose file as a module of its
-    own, a file of a package as that package's module (`package`; found by `package_of` when not given)."""
+    own, a file of a package as that package's module (`package`; found by `package_of` when not given).
+    `definitions_only`: the file is a program's own script, loaded without running the program
+    (program_script.py)."""
     package = package if package is not None else package_of(path)
-    if package is not None:
+    if package is not None and not definitions_only:
         def forget() -> None:
             sys.modules.pop(package.module, None)
 
         return run_user_code(path, [package.package_folder], scope,
                              lambda: import_package_module(package, path), forget)
-    name = module_name(path)
+    name = module_name(path) + ("_definitions" if definitions_only else "")
     if name in sys.modules and scope.key == current_scope():
         return sys.modules[name]
 
     def forget_file() -> None:
         sys.modules.pop(name, None)
 
-    return run_user_code(path, [path.parent], scope, lambda: exec_loose_file(name, path), forget_file)
+    return run_user_code(path, [path.parent], scope, lambda: exec_loose_file(name, path, definitions_only),
+                         forget_file)
 
 
 @dataclass(frozen=True)
