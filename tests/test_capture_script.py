@@ -90,3 +90,16 @@ def test_sweep_of_a_scripts_kernel(captured):
     points = json.loads(run_cli_ok("sweep", f"{captured}:add_kernel", "--grid", "num_warps=1,2", "--arch", "sm_90",
                                    "--json"))
     assert points["failed"] == 0 and len(points["rows"]) == 2
+
+
+def test_a_replay_of_a_scripts_kernel_does_not_run_the_program(captured, tmp_path):
+    """repro's script (and bench's in-process replay, through the same loader) load the script's definitions."""
+    import os
+    import subprocess
+
+    run_cli_ok("repro", f"{captured}:add_kernel", "-o", tmp_path / "repro.py")
+    assert "PROGRAM_SCRIPT = True" in (tmp_path / "repro.py").read_text()
+    done = subprocess.run([sys.executable, str(tmp_path / "repro.py")], env={**os.environ, "TRITON_INTERPRET": "1"},
+                          cwd=captured.parent, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "add_kernel grid=(16, 1, 1): ran under the interpreter\n"  # no "max difference"

@@ -39,6 +39,7 @@ class ReplayPlan:
     grid: tuple[int, ...]
     args: dict[str, TensorSpec | Any]  # every runtime argument, in the kernel's order
     keywords: dict[str, Any] = field(default_factory=dict)  # constexprs and launch options; a dtype as "tl.X"
+    script: bool = False  # the kernel is in the program's own script (__main__): loaded for its definitions
 
 
 def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
@@ -91,4 +92,4 @@ def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, An
     module = record.module if record.module not in (None, "__main__") else "ttcap_replayed_kernel"
     return ReplayPlan(label=label, site=launch.site, count=launch.count, capture_name=capture.path.name,
                       file=record.file, module=module, name=record.name, grid=tuple(launch.grids[0]),
-                      args=args, keywords=keywords)
+                      args=args, keywords=keywords, script=record.module == "__main__")

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 
-def load_kernel(kernel_file, module_name, kernel_name):
+def load_kernel(kernel_file, module_name, kernel_name, definitions_only=False):
     """The @triton.jit function `kernel_name` of `kernel_file`, under any autotune/heuristics wrapper (a
     replay passes the captured constexprs and options itself). A package's module is imported by its name,
     as Python would (its package's __init__ may import it back); otherwise the file is loaded, its folder
-    first on sys.path for its imports of its neighbours."""
+    first on sys.path for its imports of its neighbours. `definitions_only`: the file is the program's own
+    script (its module was __main__): its definitions are loaded without running the program."""
     import importlib
     import importlib.util
     import os
@@ -24,6 +25,8 @@ def load_kernel(kernel_file, module_name, kernel_name):
 
     module = None
     try:
+        if definitions_only:
+            raise ImportError("a program's script is not imported: it would run the program")
         found = importlib.import_module(module_name)
         if os.path.realpath(getattr(found, "__file__", "") or "") == os.path.realpath(kernel_file):
             module = found
@@ -41,7 +44,10 @@ def load_kernel(kernel_file, module_name, kernel_name):
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module
         try:
-            spec.loader.exec_module(module)
+            if definitions_only:
+                run_definitions(module, kernel_file)
+            else:
+                spec.loader.exec_module(module)
         finally:
             if previous is not None:
                 sys.modules[module_name] = previous
@@ -103,3 +109,43 @@ def synchronize(values: dict[str, Any]) -> None:
 
     if any(getattr(getattr(v, "device", None), "type", "cpu") == "cuda" for v in values.values()):
         torch.cuda.synchronize()
+
+
+def script_definitions(path):
+    """The syntax tree of a program's own script with only its definitions (refs/program_script.py says which)."""
+    import ast
+
+    defines = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+               ast.AnnAssign, ast.AugAssign, ast.If, ast.Try, ast.Global)
+
+    def kept(body):
+        out = []
+        for index, node in enumerate(body):
+            docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            if docstring or isinstance(node, defines):
+                if isinstance(node, ast.If):  # a choice among definitions: its branches are filtered alike
+                    node.body = kept(node.body) or [ast.Pass(lineno=node.lineno, col_offset=node.col_offset)]
+                    node.orelse = kept(node.orelse)
+                out.append(node)
+        return out
+
+    with open(path, "rb") as handle:
+        tree = ast.parse(handle.read(), filename=str(path))
+    tree.body = kept(tree.body)
+    return tree
+
+
+def run_definitions(module, path):
+    """Execute the definitions of `path` in `module`; a kernel launched meanwhile is not run."""
+    import sys
+
+    code = compile(script_definitions(path), str(path), "exec")
+    interface = getattr(sys.modules.get("triton.runtime.jit"), "KernelInterface", None)
+    original = interface.__getitem__ if interface is not None else None
+    if interface is not None:
+        interface.__getitem__ = lambda self, grid: (lambda *args, **kwargs: None)
+    try:
+        exec(code, vars(module))  # noqa: S102 - the user's own file, as importing it would
+    finally:
+        if interface is not None:
+            interface.__getitem__ = original

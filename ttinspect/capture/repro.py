@@ -38,10 +38,13 @@ def script(capture: Capture, record: Compile, label: str, changes: Mapping[str, 
     replay = plan(capture, record, label, changes)
     arguments = [f"    {name}={_expression(value)}," for name, value in replay.args.items()]
     keywords = [f"    {name}={literal(value)}," for name, value in replay.keywords.items()]
-    helpers = "\n\n".join(inspect.getsource(f) for f in (replay_runtime.load_kernel, replay_runtime.fresh))
+    helpers = "\n\n".join(inspect.getsource(f) for f in (replay_runtime.load_kernel, replay_runtime.fresh,
+                                                         replay_runtime.script_definitions,
+                                                         replay_runtime.run_definitions))
     return _TEMPLATE.format(
         label=label, site=replay.site, count=replay.count, capture=replay.capture_name, helpers=helpers,
         file=repr(replay.file), module=repr(replay.module), name=repr(replay.name), grid=repr(replay.grid),
+        script=repr(replay.script),
         arguments="\n".join(arguments) or "    # (no runtime arguments)",
         keywords="\n".join(keywords) or "    # (no constexprs or options)")
 
@@ -60,6 +63,7 @@ import triton.language as tl  # noqa: F401  (captured dtype constexprs are writt
 KERNEL_FILE = {file}
 MODULE = {module}
 KERNEL = {name}
+PROGRAM_SCRIPT = {script}  # the kernel is in the program's own script: its definitions, not the program, are run
 GRID = {grid}
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 
@@ -67,7 +71,7 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 {helpers}
 
 torch.manual_seed(0)
-kernel = load_kernel(KERNEL_FILE, MODULE, KERNEL)
+kernel = load_kernel(KERNEL_FILE, MODULE, KERNEL, PROGRAM_SCRIPT)
 ARGS = dict(  # every runtime argument by name, in the kernel's order
 {arguments}
 )

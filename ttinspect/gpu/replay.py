@@ -89,7 +89,7 @@ class _Launch:
 
         self.replay, self.device = replay, device
         try:
-            self.kernel = load_kernel(replay.file, replay.module, replay.name)
+            self.kernel = load_kernel(replay.file, replay.module, replay.name, replay.script)
         except LookupError as error:
             raise UsageError(f"{replay.label}: {error}") from None
         self.args = arguments(replay.args, device)
