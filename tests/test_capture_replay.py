@@ -7,14 +7,13 @@ tensors. On a GPU: tests/gpu/test_capture_replay_gpu.py times it."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_one_line_error, run_cli, run_process
+from capture_programs import ROW_SCALE_KERNEL, capture_interpreted, run_interpreted
+from cli_helpers import assert_one_line_error, run_cli
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "captures"))
 from make_example import write_example  # noqa: E402  (the synthetic capture's writer, beside its data)
@@ -27,19 +26,7 @@ try:
 except ImportError:
     pass
 
-PROGRAM = textwrap.dedent("""\
-    import torch
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def row_scale(x_ptr, y_ptr, n_cols, stride, scale, BLOCK: tl.constexpr):
-        row = tl.program_id(0)
-        for start in range(0, n_cols, BLOCK):
-            cols = start + tl.arange(0, BLOCK)
-            mask = cols < n_cols
-            tl.store(y_ptr + row * stride + cols, tl.load(x_ptr + row * stride + cols, mask=mask) * scale, mask=mask)
-
+PROGRAM = ROW_SCALE_KERNEL + textwrap.dedent("""\
     x = torch.randn(6, 50)
     y = torch.empty(6, 50)
     row_scale[(6,)](x, y, 50, x.stride(0), 3.0, BLOCK=16)
@@ -49,11 +36,7 @@ PROGRAM = textwrap.dedent("""\
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory) -> Path:
     """A capture of PROGRAM's launch, run under the interpreter."""
-    folder = tmp_path_factory.mktemp("replay")
-    (folder / "prog.py").write_text(PROGRAM)
-    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=folder,
-                env={"TRITON_INTERPRET": "1"}, check=True)
-    return folder / "run.ttcap"
+    return capture_interpreted(tmp_path_factory.mktemp("replay"), PROGRAM)
 
 
 def test_the_replay_of_a_change_computes_what_the_captured_launch_computed(captured):
@@ -71,10 +54,8 @@ def test_the_replay_of_a_change_computes_what_the_captured_launch_computed(captu
         again.args["scale"] = 4.0
         print(compared([launches[0], again], [finals[0], again.result()], 1))
     """)
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    stdout = run_interpreted(code)
+    lines = stdout.splitlines()
     assert lines[0] == "None 0.0"
     assert lines[1] == "{'BLOCK': 64, 'num_warps': 2}"
     assert lines[2] == "3.0 (6, 1, 1)"
@@ -87,10 +68,8 @@ def test_each_replay_starts_from_the_same_data(captured):
         a, b = (_Launch(plans(["{captured}:row_scale"])[0], "cpu") for _ in range(2))
         print(bool((a.args["x_ptr"] == b.args["x_ptr"]).all()), a.args["x_ptr"].stride())
     """)
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "(50,", "1)"]
+    stdout = run_interpreted(code)
+    assert stdout.split() == ["True", "(50,", "1)"]
 
 
 @pytest.mark.skipif(HAS_CUDA, reason="a GPU is here: tests/gpu/test_capture_replay_gpu.py times the replay")
@@ -154,19 +133,15 @@ WRAPPED = textwrap.dedent("""\
 
 
 def test_a_kernel_under_a_librarys_own_launch_wrapper_replays(tmp_path):
-    (tmp_path / "prog.py").write_text(WRAPPED)
-    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path,
-                env={"TRITON_INTERPRET": "1"}, check=True)
+    capture = capture_interpreted(tmp_path, WRAPPED)
     code = textwrap.dedent(f"""\
         from ttinspect.gpu.replay import _Launch, plans
-        launch = _Launch(plans(["{tmp_path / 'run.ttcap'}:doubled"])[0], "cpu")
+        launch = _Launch(plans(["{capture}:doubled"])[0], "cpu")
         x, y = launch.result()[:2]
         print(bool((y == 2 * x).all()))
     """)
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "True"
+    stdout = run_interpreted(code)
+    assert stdout.strip() == "True"
 
 
 KERNEL_MODULE = textwrap.dedent("""\
@@ -195,12 +170,9 @@ KERNEL_USER = textwrap.dedent("""\
 @pytest.fixture
 def edited(tmp_path) -> Path:
     """A capture of a kernel module, whose loop was then rewritten as check's TTI001 fix says (tl.range)."""
-    (tmp_path / "colsum.py").write_text(KERNEL_MODULE)
-    (tmp_path / "prog.py").write_text(KERNEL_USER)
-    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path,
-                env={"TRITON_INTERPRET": "1"}, check=True)
+    capture = capture_interpreted(tmp_path, KERNEL_USER, {"colsum.py": KERNEL_MODULE})
     (tmp_path / "colsum.py").write_text(KERNEL_MODULE.replace("range(0, n_rows)", "tl.range(0, n_rows, num_stages=3)"))
-    return tmp_path / "run.ttcap"
+    return capture
 
 
 def test_a_fix_made_in_the_file_replays_beside_the_captured_text(edited):
@@ -213,10 +185,8 @@ def test_a_fix_made_in_the_file_replays_beside_the_captured_text(edited):
         finals = [launch.result() for launch in launches]
         print(compared(launches, finals, 1))
     """)
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TRITON_INTERPRET": "1"},
-                          capture_output=True, text=True, timeout=300, cwd=edited.parent)
-    assert done.returncode == 0, done.stderr
-    labels, sources, diff = done.stdout.splitlines()
+    stdout = run_interpreted(code, cwd=edited.parent)
+    labels, sources, diff = stdout.splitlines()
     assert labels == "['run.ttcap:col_sum (captured)', 'run.ttcap:col_sum (current)']"
     assert sources == "[False, True]"  # the text the run compiled, then the file as it is now
     assert diff == "0.0"  # the fix computes the same sums

@@ -13,7 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_one_line_error, run_cli, run_cli_ok, run_process
+from capture_programs import capture_interpreted
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "captures"))
 from make_example import write_example  # noqa: E402  (the synthetic capture's writer, beside its data)
@@ -64,10 +65,8 @@ def test_a_synthetic_capture_replays_under_the_interpreter(tmp_path, example, re
 
 
 def test_a_real_interpreter_capture_replays(tmp_path):
-    (tmp_path / "prog.py").write_text(PROGRAM)
-    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path, env=INTERPRET,
-                check=True)
-    run_cli_ok("repro", f"{tmp_path / 'run.ttcap'}:gather_rows", "-o", tmp_path / "repro.py")
+    capture = capture_interpreted(tmp_path, PROGRAM)
+    run_cli_ok("repro", f"{capture}:gather_rows", "-o", tmp_path / "repro.py")
     text = (tmp_path / "repro.py").read_text()
     assert "src_ptr=fresh([16, 20], [40, 2], 'float32', DEVICE)," in text
     assert "idx_ptr=fresh([8], [1], 'int64', DEVICE)," in text and "scale=0.5," in text
@@ -140,10 +139,8 @@ CONSTEXPR_FIRST = textwrap.dedent("""\
 
 
 def test_a_constexpr_between_runtime_arguments_replays_and_takes_changes(tmp_path):
-    (tmp_path / "prog.py").write_text(CONSTEXPR_FIRST)
-    run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path, env=INTERPRET,
-                check=True)
-    run_cli_ok("repro", f"{tmp_path / 'run.ttcap'}:scaled_copy:BLOCK=64,num_warps=2", "-o", tmp_path / "repro.py")
+    capture = capture_interpreted(tmp_path, CONSTEXPR_FIRST)
+    run_cli_ok("repro", f"{capture}:scaled_copy:BLOCK=64,num_warps=2", "-o", tmp_path / "repro.py")
     text = (tmp_path / "repro.py").read_text()
     assert "X_DTYPE=tl.float32," in text and "BLOCK=64," in text and "num_warps=2," in text
     done = run_script(tmp_path / "repro.py")

@@ -10,22 +10,11 @@ import sys
 import textwrap
 
 import pytest
+from capture_programs import ROW_SCALE_KERNEL
 
 pytestmark = pytest.mark.gpu
 
-PROGRAM = textwrap.dedent("""\
-    import torch
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def row_scale(x_ptr, y_ptr, n_cols, stride, scale, BLOCK: tl.constexpr):
-        row = tl.program_id(0)
-        for start in range(0, n_cols, BLOCK):
-            cols = start + tl.arange(0, BLOCK)
-            mask = cols < n_cols
-            tl.store(y_ptr + row * stride + cols, tl.load(x_ptr + row * stride + cols, mask=mask) * scale, mask=mask)
-
+PROGRAM = ROW_SCALE_KERNEL + textwrap.dedent("""\
     x = torch.randn(4096, 4096, device="cuda")
     y = torch.empty_like(x)
     row_scale[(4096,)](x, y, 4096, x.stride(0), 3.0, BLOCK=256)
