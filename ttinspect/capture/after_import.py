@@ -4,51 +4,24 @@ before its own code runs)."""
 
 from __future__ import annotations
 
-import importlib.abc
-import sys
 import types
-from typing import Any, Callable
+from typing import Callable
 
 from ttinspect.capture.hook_errors import guarded
+from ttinspect.files import after_import
 
 
-class AfterImport(importlib.abc.MetaPathFinder):
-    """First on sys.meta_path: lets the other finders find the modules named and runs the patch once the
-    module's own code has run."""
+class AfterImport(after_import.AfterImport):
+    """Each module named in `waiting` patched once, after its own code has run, while `active()` (a capture
+    session is open); a patch that fails is reported, never raised into the program (hook_errors.py)."""
 
     def __init__(self, waiting: dict[str, Callable[[types.ModuleType], None]], active: Callable[[], bool]):
         self.waiting, self.active = waiting, active
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        found = self.waiting.get(fullname)
-        if found is None:
-            return None
-        patch: Callable[[types.ModuleType], None] = found
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(fullname, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        loader = spec.loader
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        waiting, active = self.waiting, self.active
+    def wanted(self, fullname: str) -> bool:
+        return fullname in self.waiting
 
-        class Then(importlib.abc.Loader):
-            def create_module(self, spec: Any) -> Any:
-                return loader.create_module(spec)
-
-            def exec_module(self, module: types.ModuleType) -> None:
-                loader.exec_module(module)
-                module.__loader__ = loader  # as if this finder had never been there
-                if module.__spec__ is not None:
-                    module.__spec__.loader = loader
-                if waiting.pop(fullname, None) is not None and active():
-                    guarded(patch, module)
-
-        spec.loader = Then()
-        return spec
+    def loaded(self, fullname: str, module: types.ModuleType) -> None:
+        patch = self.waiting.pop(fullname, None)
+        if patch is not None and self.active():
+            guarded(patch, module)

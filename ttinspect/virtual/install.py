@@ -8,12 +8,11 @@ restored as they were, whatever happened in the block.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import types
 from typing import Any, Callable
 
+from ttinspect.files import after_import
 from ttinspect.virtual import state, tensors, torch_face, triton_face
 
 _MISSING = object()
@@ -84,47 +83,17 @@ def _leave_mode(torch: types.ModuleType, mode: Any) -> None:
         _push_mode(other)
 
 
-class PatchOnImport(importlib.abc.MetaPathFinder):
-    """A finder first on sys.meta_path that lets the others find torch / Triton's driver module and has
-    the module patched as soon as it has run."""
+class PatchOnImport(after_import.AfterImport):
+    """torch / Triton's driver module patched as soon as the user's code has imported it."""
 
     def __init__(self, patches: dict[str, Callable[[types.ModuleType], None]]):
         self.patches = patches
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname not in self.patches:
-            return None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(fullname, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _PatchingLoader(spec.loader, self.patches[fullname])
-        return spec
+    def wanted(self, fullname: str) -> bool:
+        return fullname in self.patches
 
-
-class _PatchingLoader(importlib.abc.Loader):
-    def __init__(self, loader: Any, then: Callable[[types.ModuleType], None]):
-        self.loader, self.then = loader, then
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        self.loader.exec_module(module)
-        # the module keeps the loader that found it, as if we had never been there
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        self.then(module)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.loader, name)
+    def loaded(self, fullname: str, module: types.ModuleType) -> None:
+        self.patches[fullname](module)
 
 
 _INSTALLED: list[Installation] = []
