@@ -215,22 +215,29 @@ def _run_row(entry: Entry, target: str, form: str) -> Row:
     except Exception as error:  # the row says what went wrong, whatever it was
         row.reason = first_line(error)
         return row
-    words = [ref, *cli_words(entry, target), "--json"]
-    # The first command may resolve the reference again (the API's values, e.g. a tl.dtype object, key its
+    # The first report may resolve the reference again (the API's values, e.g. a tl.dtype object, key its
     # record apart from the command line's text); the second is warm.
-    done, _ = run_cli(["report", *words])
-    failure = cli_failure(done, "report")
-    if failure is None:
-        done, row.warm_s = run_cli(["report", *words])
-        failure = cli_failure(done, "report")
-    if failure is None:
-        checked, _ = run_cli(["check", *words])
-        failure = cli_failure(checked, "check")
+    failure, _, _ = report_twice_and_check(row, [ref, *cli_words(entry, target), "--json"])
     if failure:
         row.reason = failure
         return row
     row.status = "ok"
     return row
+
+
+def report_twice_and_check(row: Row, words: list[str]) -> tuple[str | None, float, str | None]:
+    """`report` (cold), `report` again (warm: row.warm_s), then `check`, each in a process of its own, stopping at
+    the first that fails: (its reason or None, the cold report's seconds, check's stdout when it ran)."""
+    done, cold_s = run_cli(["report", *words])
+    failure = cli_failure(done, "report")
+    if failure is None:
+        done, row.warm_s = run_cli(["report", *words])
+        failure = cli_failure(done, "report")
+    checked = None
+    if failure is None:
+        checked, _ = run_cli(["check", *words])
+        failure = cli_failure(checked, "check")
+    return failure, cold_s, checked.stdout if checked is not None else None
 
 
 def run_row_other_triton(entry: Entry, target: str, triton: str, form: str = "module") -> Row:
@@ -248,18 +255,11 @@ def _run_row_other_triton(entry: Entry, target: str, triton: str, form: str) -> 
     except Exception as error:
         row.reason = first_line(error)
         return row
-    words = [f"{ref}@triton={triton}", *cli_words(entry, target), "--json"]
-    done, row.cold_s = run_cli(["report", *words])
-    failure = cli_failure(done, "report")
+    failure, row.cold_s, checked = report_twice_and_check(row, [f"{ref}@triton={triton}",
+                                                                *cli_words(entry, target), "--json"])
     if failure is None:
-        done, row.warm_s = run_cli(["report", *words])
-        failure = cli_failure(done, "report")
-    if failure is None:
-        checked, _ = run_cli(["check", *words])
-        failure = cli_failure(checked, "check")
-        if failure is None:
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                row.findings = severities(json.loads(checked.stdout).get("findings", []))
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            row.findings = severities(json.loads(checked or "").get("findings", []))
     if failure:
         row.reason = failure
         return row
