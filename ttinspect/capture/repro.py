@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any, Mapping
+from typing import Any
 
 from ttinspect.capture import replay_runtime
-from ttinspect.capture.format import Capture, Compile
-from ttinspect.capture.replay_plan import TensorSpec, plan
+from ttinspect.capture.replay_plan import ReplayPlan, TensorSpec
 
 
 def literal(value: Any) -> str:
@@ -33,16 +32,15 @@ def _expression(value: TensorSpec | Any) -> str:
     return literal(value)
 
 
-def script(capture: Capture, record: Compile, label: str, changes: Mapping[str, Any] | None = None) -> str:
-    """The script replaying `record`'s most frequent captured launch; UsageError naming what the capture lacks."""
-    replay = plan(capture, record, label, changes)
+def script(replay: ReplayPlan) -> str:
+    """The script carrying out `replay`."""
     arguments = [f"    {name}={_expression(value)}," for name, value in replay.args.items()]
     keywords = [f"    {name}={literal(value)}," for name, value in replay.keywords.items()]
     helpers = "\n\n".join(inspect.getsource(f) for f in (replay_runtime.load_kernel, replay_runtime.fresh,
                                                          replay_runtime.script_definitions,
                                                          replay_runtime.run_definitions))
     return _TEMPLATE.format(
-        label=label, site=replay.site, count=replay.count, capture=replay.capture_name, helpers=helpers,
+        label=replay.label, site=replay.site, count=replay.count, capture=replay.capture_name, helpers=helpers,
         file=repr(replay.file), module=repr(replay.module), name=repr(replay.name), grid=repr(replay.grid),
         script=repr(replay.script),
         arguments="\n".join(arguments) or "    # (no runtime arguments)",

@@ -30,20 +30,14 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     TRITON_INTERPRET=1) and times it with triton.testing.do_bench on a GPU."""
     from ttinspect.capture.repro import script  # loaded when the command runs, not at every start-up
     from ttinspect.files.outputs import check_output, write_atomically  # as above
-    from ttinspect.kernel.overrides import parse_settings  # as above
-    from ttinspect.refs.captured import load, parse_capture_ref, pick  # as above
+    from ttinspect.refs.captured import replay_plan  # as above
     from ttinspect.refs.captured_source import status  # as above
     from ttinspect.caches.store import warn  # as above
 
     out = check_output(output, force=force, option="-o")
-    parsed = parse_capture_ref(ref)
-    capture = load(parsed.path)
-    record = pick(capture, parsed, ref)
-    several = len(capture.named(record.name)) > 1
-    label = f"{parsed.path.name}:{record.name}" + (f"#{record.number}" if several else "")
-    changes = parse_settings(list(parsed.inline), ref=ref)
-    label += ":" + ",".join(parsed.inline) if changes else ""
-    text = script(capture, record, label, changes)
+    _, record, replay = replay_plan(ref)
+    label = replay.label
+    text = script(replay)
     if record.file and status(record) == "changed":
         warn(f"{label}: {record.file} changed since the capture; the script replays the file as it is then")
     write_atomically(out, text, force=force)

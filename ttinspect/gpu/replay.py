@@ -17,11 +17,10 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from ttinspect.capture.replay_plan import ReplayPlan, plan
+from ttinspect.capture.replay_plan import ReplayPlan
 from ttinspect.errors import UsageError
 from ttinspect.gpu.bench import require_gpu, time_ms
-from ttinspect.kernel.overrides import parse_settings
-from ttinspect.refs.captured import load, parse_capture_ref, pick
+from ttinspect.refs.captured import parse_capture_ref, replay_plan
 from ttinspect.refs.captured_source import SOURCE_CHOICES, kernel_file
 
 
@@ -67,12 +66,7 @@ def plans(texts: Sequence[str], source: str | None = None) -> list[ReplayPlan]:
         if ref.arch is not None:
             raise UsageError(f"{text}: a replay runs on this GPU; @{ref.arch} names a target to compile for "
                              "(report/diff take it)")
-        capture = load(ref.path)
-        record = pick(capture, ref, text)
-        several = len(capture.named(record.name)) > 1
-        label = f"{ref.path.name}:{record.name}" + (f"#{record.number}" if several else "")
-        changes = parse_settings(list(ref.inline), ref=text)
-        replay = plan(capture, record, label + (":" + ",".join(ref.inline) if changes else ""), changes)
+        capture, record, replay = replay_plan(text)
         where = str(ref.path.with_name(replay.label))
         for choice in (("captured", "current") if source == "both" else (source,)):
             path = kernel_file(capture, record, where, choice)

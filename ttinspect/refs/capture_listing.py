@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ttinspect.kernel.variants import config_value_text
 from ttinspect.refs.kinds import kind_of
-from ttinspect.refs.captured import load, named, parse_capture_ref, pick, target_arch
+from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, target_arch
 from ttinspect.refs.captured_source import refuse_changed, status
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def compile_row(capture: Capture, record: Compile) -> dict[str, Any]:
         grids += [list(g) for g in entry.grids if list(g) not in grids]
         args += [a for a in entry.args if a not in args]
     return {
-        "ref": f"{capture.path}:{record.name}" + (f"#{record.number}" if count > 1 else ""),  # as given
+        "ref": f"{capture.path}:{kernel_name(capture, record)}",  # as given
         "kernel": record.name, "number": record.number, "of": count, "id": record.id,
         "file": record.file, "line": record.def_line, "module": record.module, "inductor": record.inductor,
         "launches": sum(e.count for e in entries),

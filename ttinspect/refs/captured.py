@@ -30,6 +30,7 @@ from ttinspect.refs.userfile import find, kernels_in
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Capture, Compile
+    from ttinspect.capture.replay_plan import ReplayPlan
 
 # the path: a name ending in .ttcap or .ttcap.gz, followed by the kernel part or nothing
 _SUFFIX = re.compile(r"\.ttcap(?:\.gz)?(?=[:@]|$)")
@@ -117,6 +118,24 @@ def pick(capture: Capture, ref: CaptureRef, text: str) -> Compile:
     return found[ref.number - 1]
 
 
+def kernel_name(capture: Capture, record: Compile) -> str:
+    """NAME, or NAME#N when the capture holds several compiles of it: as `FILE.ttcap:NAME#N` takes it."""
+    return record.name + (f"#{record.number}" if len(capture.named(record.name)) > 1 else "")
+
+
+def replay_plan(text: str) -> tuple[Capture, Compile, ReplayPlan]:
+    """A captured reference as the replay of its most frequent launch (capture/replay_plan.py), with the
+    reference's own `:KEY=VALUE` changes on top and labelled with them."""
+    from ttinspect.capture.replay_plan import plan  # as in capture_path: the capture reader, only for a replay
+
+    ref = parse_capture_ref(text)
+    capture = load(ref.path)
+    record = pick(capture, ref, text)
+    changes = parse_settings(list(ref.inline), ref=text)
+    label = f"{ref.path.name}:{kernel_name(capture, record)}" + (":" + ",".join(ref.inline) if changes else "")
+    return capture, record, plan(capture, record, label, changes)
+
+
 def target_arch(target: Mapping[str, Any] | None) -> str | None:
     """ttinspect's name of a captured target: sm_90 for CUDA's 90, gfx942 as HIP names it; None unknown."""
     if not target or target.get("arch") in (None, ""):
@@ -155,8 +174,7 @@ def translate(text: str, options: Any) -> Translated:
     ref = parse_capture_ref(text)
     capture = load(ref.path)
     record = pick(capture, ref, text)
-    count = len(capture.named(ref.name or record.name))
-    shown = f"{ref.path.name}:{record.name}" + (f"#{record.number}" if count > 1 else "")
+    shown = f"{ref.path.name}:{kernel_name(capture, record)}"
     path = kernel_file(capture, record, shown, getattr(options, "source", None))
     given = {**parse_settings(list(ref.inline), ref=text), **dict(options.settings)}
     label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")

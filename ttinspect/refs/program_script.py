@@ -12,17 +12,8 @@ source lines and the kernels' own text are the file's.
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import ModuleType
-
 # One implementation for both uses: a replay's loader (copied by its source into `ttinspect repro` scripts)
-# loads a program's script the same way.
-from ttinspect.capture.replay_runtime import run_definitions as _run, script_definitions as definitions
-
-
-def run_definitions(module: ModuleType, path: Path) -> None:
-    """Execute `path`'s definitions in `module` (set up as the loader would: name, file, sys.modules)."""
-    _run(module, path)
-
+# loads a program's script the same way, so the filter lives beside it, standalone.
+from ttinspect.capture.replay_runtime import run_definitions, script_definitions as definitions
 
 __all__ = ["definitions", "run_definitions"]
