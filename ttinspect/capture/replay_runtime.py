@@ -24,14 +24,13 @@ def load_kernel(kernel_file, module_name, kernel_name, definitions_only=False):
     import triton
 
     module = None
-    try:
-        if definitions_only:
-            raise ImportError("a program's script is not imported: it would run the program")
-        found = importlib.import_module(module_name)
-        if os.path.realpath(getattr(found, "__file__", "") or "") == os.path.realpath(kernel_file):
-            module = found
-    except Exception:  # not importable by that name here: the file itself is loaded below
-        pass
+    if not definitions_only:  # a program's script is never imported: that would run the program
+        try:
+            found = importlib.import_module(module_name)
+            if os.path.realpath(getattr(found, "__file__", "") or "") == os.path.realpath(kernel_file):
+                module = found
+        except Exception:  # not importable by that name here: the file itself is loaded below
+            pass
     if module is None:
         if os.path.dirname(kernel_file) not in sys.path:
             sys.path.insert(0, os.path.dirname(kernel_file))
