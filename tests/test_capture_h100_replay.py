@@ -50,3 +50,26 @@ def test_the_demos_launched_compiles_replayed_or_refused_in_one_line():
     for name in ("fg.var_mean_welford_kernel_24.json", "fg.softmax_kernel_inner.json"):
         replay = load(name)["replays"][0]
         assert replay["grid"] == [4096, 1, 1] and replay["ms"] > 0
+
+
+FIX = Path(__file__).parent / "data" / "capture_h100" / "fix"
+
+
+def test_check_s_tti001_fix_measured_on_the_launch_the_program_made():
+    """scripts/device_issue29_fix.sh: Liger's RMSNorm backward captured, its loop rewritten as TTI001's fix says,
+    `bench --source both` on the H100; the edited file checks clean there."""
+    replays = json.loads((FIX / "fix.json").read_text())["replays"]
+    assert [r["label"].rpartition("(")[2] for r in replays] == ["captured)", "current)"]
+    assert replays[1]["ms"] < replays[0]["ms"] and replays[1]["max_abs_diff"] == 0.0
+    assert json.loads((FIX / "check_after.json").read_text())["findings"] == []
+
+
+def test_the_recorded_capture_checks_here_from_its_captured_text():
+    """The run's folder is not on this machine: `--source captured` compiles the text the capture kept, with the
+    rest of Liger's package found where it is installed here; the finding the fix answered is there."""
+    pytest.importorskip("liger_kernel")
+    from cli_helpers import run_cli_ok
+
+    ref = f"{FIX / 'liger.ttcap'}:_rms_norm_backward_kernel"
+    findings = json.loads(run_cli_ok("check", ref, "--source", "captured", "--json"))["findings"]
+    assert [f["id"] for f in findings] == ["TTI001"] and "tl.range" in findings[0]["fix"]

@@ -240,3 +240,62 @@ def test_sweep_and_versions_take_a_capture_reference(run):
     releases = json.loads(run_cli_ok("versions", f"{run}:scale_add#2", "--arch", "sm_90", "--json"))
     installed = [row for row in releases if row["installed"]]
     assert len(installed) == 1 and installed[0]["error"] is None and installed[0]["facts"]["registers"] > 0
+
+
+# --- a package's kernel: the captured copy overlays the package where it lives -----------------------------
+
+PACKAGE = {
+    "shop/__init__.py": "from shop.settings import FACTOR\nREADY = True\n",
+    "shop/settings.py": "FACTOR = 3.0\nBLOCK = 128\n",
+    "shop/ops/__init__.py": "",
+    "shop/ops/scale.py": (
+        "import triton\nimport triton.language as tl\n\nimport shop\nfrom shop.settings import BLOCK\n"
+        "from ..settings import FACTOR\n\nassert shop.READY  # the package's own __init__ ran\n\n"
+        "@triton.jit\ndef scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3.0, mask=offs < n)\n\n"
+        "def launch(x, y):\n    scale[(triton.cdiv(x.numel(), BLOCK),)](x, y, x.numel(), BLOCK=BLOCK)\n"),
+}
+PACKAGE_PROGRAM = ("import torch\nfrom shop.ops.scale import launch\n"
+                   "x = torch.ones(4096)\nlaunch(x, torch.empty_like(x))\n")
+
+
+@pytest.mark.parametrize("init_raises", [False, True], ids=["init-runs", "init-raises"])
+def test_a_packages_kernel_compiles_from_the_captured_text_with_the_files_the_capture_did_not_keep(
+        tmp_path, init_raises):
+    """Only the kernel's file is captured; `--source captured` finds the package's other modules (its
+    settings, its __init__) where the package lives, also when that __init__ raises off the run's machine."""
+    from capture_programs import capture_interpreted
+
+    for name, text in PACKAGE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.replace("assert shop.READY", "pass") if init_raises else text)
+    path = capture_interpreted(tmp_path, PACKAGE_PROGRAM)
+    kernel = tmp_path / "shop/ops/scale.py"
+    kernel.write_text(kernel.read_text().replace("* 3.0", "* 4.0"))
+    if init_raises:  # as a serving engine's __init__ that asks for the GPU: loaded without running it
+        (tmp_path / "shop/__init__.py").write_text("raise RuntimeError('no GPU here')\n")
+    captured = resolve_one(f"{path}:scale", RefOptions(source="captured"))
+    current = resolve_one(f"{path}:scale", RefOptions(source="current"))
+    assert "3.000000e+00" in captured.artifacts.text("ttir") and "4.000000e+00" in current.artifacts.text("ttir")
+    assert Path(captured.source_file).parts[-3:] == ("shop", "ops", "scale.py")
+    assert run_cli("check", f"{path}:scale", "--source", "captured").exit_code == 0
+
+
+def test_a_capture_from_another_machine_finds_the_rest_of_the_package_where_it_is_installed(tmp_path, monkeypatch):
+    from capture_programs import capture_interpreted
+
+    run_folder, here = tmp_path / "run", tmp_path / "site"
+    # earlier tests' package roots, which this process put on sys.path, hold a `shop` too: not this machine's
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.startswith(str(tmp_path.parent.parent))])
+    for name, text in PACKAGE.items():
+        (run_folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (run_folder / name).write_text(text)
+    path = capture_interpreted(run_folder, PACKAGE_PROGRAM)
+    here.mkdir()
+    (run_folder / "shop").rename(here / "shop")  # the run's folder is gone
+    assert_one_line_error(run_cli("report", f"{path}:scale"), EXIT_USAGE, "not on this machine", "--source captured")
+    assert_one_line_error(run_cli("report", f"{path}:scale", "--source", "captured"), EXIT_USAGE,
+                          "No module named 'shop.settings'")  # the package is nowhere here
+    monkeypatch.syspath_prepend(str(here))  # the package, installed here
+    assert "3.000000e+00" in resolve_one(f"{path}:scale", RefOptions(source="captured")).artifacts.text("ttir")

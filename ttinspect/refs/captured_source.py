@@ -7,13 +7,22 @@ matches); otherwise the user chooses (`--source`): `captured` writes the text th
 ttinspect's cache, in a folder of its own keyed by the files' sha256, with the same file names (and the
 same package folders, so relative imports work), and compiles that copy; `current` compiles the files as
 they are now. Without a choice the reference is refused in one line naming both digests.
+
+A capture keeps only the files the compile was made of, not the rest of a package (liger_kernel's
+ops/utils.py, its __init__.py). So each package folder of the copy overlays the package where it lives on
+this machine (the run's folder, else the installed package of that name): its `__init__.py` adds that
+folder to the package's `__path__` (the copy's files first) and runs that folder's own `__init__.py`.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.machinery
 import json
 import os
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -127,12 +136,13 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
                 raise UsageError(f"{where}: --source captured: the text of {state.path} is {why}")
             continue
         files[relative.as_posix()] = source.text
+    kernel_relative = Path(record.file).relative_to(root)
+    for package in list(kernel_relative.parents)[:-1]:  # the package folders: importable in the copy too
+        init = (package / "__init__.py").as_posix()
+        files[init] = _overlay_init(files.get(init), _living_folder(root, package))
     key = hashlib.sha256(json.dumps(sorted((k, hashlib.sha256(v.encode()).hexdigest()) for k, v in files.items()))
                          .encode()).hexdigest()
     folder = cache.cache_root() / CAPTURED_FOLDER / key[:2] / key
-    kernel_relative = Path(record.file).relative_to(root)
-    for package in list(kernel_relative.parents)[:-1]:  # the package folders: importable in the copy too
-        files.setdefault((package / "__init__.py").as_posix(), "")
     try:
         for name, text in files.items():
             target = folder / name
@@ -144,3 +154,51 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
         raise UsageError(f"{where}: --source captured: cannot write the captured text under {folder} "
                          f"({error.strerror or error}); set TTINSPECT_CACHE_DIR to a writable folder") from None
     return folder / kernel_relative
+
+
+# The line of a copy's __init__.py that overlays the package where it lives, e.g.
+#   __path__.append('/usr/lib/python3.12/site-packages/liger_kernel/ops')
+_OVERLAY = re.compile(r"^__path__\.append\((?P<folder>'[^'\n]*'|\"[^\"\n]*\")\)$", re.M)
+
+
+def _living_folder(root: Path, package: Path) -> Path | None:
+    """Where the package folder `package` (relative to the copy) lives on this machine: in the run's
+    folder, else in the installed package of that name (a capture brought from another machine)."""
+    if (root / package / "__init__.py").is_file():
+        return root / package
+    top, *inner = package.parts
+    mine = os.path.realpath(cache.cache_root() / CAPTURED_FOLDER)
+    search = [p for p in sys.path if not os.path.realpath(p or ".").startswith(mine)]
+    spec = importlib.machinery.PathFinder.find_spec(top, search)
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(location).joinpath(*inner)
+        if (folder / "__init__.py").is_file():
+            return folder
+    return None
+
+
+def _overlay_init(captured: str | None, lives: Path | None) -> str:
+    """The copy's `__init__.py` of one package folder: the captured text, if the compile was made of it
+    too, else that of the folder where the package lives, run from there; either way that folder joins
+    the package's `__path__`, after the copy's own."""
+    if lives is None:
+        return captured or ""
+    overlay = f"__path__.append({str(lives)!r})"
+    if captured is not None:  # its own text runs; the overlay after it (before would shift its lines)
+        return captured.rstrip("\n") + "\n" + overlay + "  # ttinspect: the files the capture did not keep\n"
+    init = str(lives / "__init__.py")
+    return (f"# Written by ttinspect (refs/captured_source.py): the files a capture kept of this package are in\n"
+            f"# this folder; the others, and this __init__.py's own code, are where the package lives.\n"
+            f"{overlay}\n"
+            f"__file__ = {init!r}\n"
+            f"exec(compile(__import__('pathlib').Path(__file__).read_bytes(), __file__, 'exec'))\n")
+
+
+def overlaid_folders(init: Path) -> list[str]:
+    """The folders a copy's `__init__.py` adds to its package's `__path__` (none for any other file): for a
+    package whose __init__ is not run (refs/loading.py), so the files the capture did not keep are found."""
+    try:
+        text = init.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [ast.literal_eval(m["folder"]) for m in _OVERLAY.finditer(text)]

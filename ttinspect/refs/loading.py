@@ -29,6 +29,7 @@ from typing import Callable, ContextManager, Iterable
 
 from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
+from ttinspect.refs.captured_source import overlaid_folders
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
 from ttinspect.refs.packages import PackageModule
 from ttinspect.refs.program_script import run_definitions
@@ -216,8 +217,9 @@ def _forget_foreign(package: PackageModule, path: Path) -> None:
     loaded = sys.modules.get(package.top)
     if loaded is None:
         return
-    folders = [os.path.realpath(p) for p in getattr(loaded, "__path__", []) or []]
-    if os.path.realpath(package.package_folder) in folders:
+    # its own folder is the first of its __path__ (a captured copy adds the folder it overlays after its own)
+    own = [os.path.realpath(p) for p in list(getattr(loaded, "__path__", []) or [])[:1]]
+    if os.path.realpath(package.package_folder) in own:
         return
     if package.top in ("triton", "torch", "ttinspect", "click", "rich", "pygments", "numpy"):
         raise UsageError(f"{path}: a file of a {package.top!r} package, but ttinspect runs on the installed "
@@ -236,9 +238,10 @@ def _stub_parents(package: PackageModule, parents: list[str]) -> None:
         name = ".".join(parents[:depth])
         folder = package.root.joinpath(*parents[:depth])
         spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-        spec.submodule_search_locations = [str(folder)]
+        path = [str(folder), *overlaid_folders(folder / "__init__.py")]  # a captured copy: where the rest is
+        spec.submodule_search_locations = path
         module = types.ModuleType(name)
-        module.__spec__, module.__path__, module.__package__ = spec, [str(folder)], name
+        module.__spec__, module.__path__, module.__package__ = spec, path, name
         module.__file__ = str(folder / "__init__.py")
         sys.modules[name] = module
         if depth > 1:
