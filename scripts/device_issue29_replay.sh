@@ -5,6 +5,7 @@
 # repository). PART=demo: scripts/capture_demo.py captured; every compile checked (PTX vs the run's cache);
 # registers and spills vs the cubin the driver loaded (scripts/capture_loaded.py); every launched compile
 # replayed by `bench`; each check finding whose fix is a setting measured (scripts/capture_fixes.py).
+# PART=model: scripts/capture_model.py (a torch.compile'd transformer, trained 3 steps) captured and checked.
 # PART=tests: Liger-Kernel's own test file for its LayerNorm run under pytest, captured, and the same checks.
 set -u
 WHEELS=${WHEELS:-device_run/wheels}
@@ -52,6 +53,10 @@ if [ "${PART:-demo}" = demo ]; then
     timeout 300 python3 -m ttinspect profile "$OUT/demo.ttcap:_rms_norm_forward_kernel" --json > "$OUT/demo.profile.json" 2>&1
     echo "profile: exit $?"
   fi
+elif [ "$PART" = model ]; then  # a torch.compile'd model: Inductor's kernels (its launcher records no grid: no replay)
+  python3 -m ttinspect capture -o "$OUT/model.ttcap" -- python3 scripts/capture_model.py > "$OUT/model.capture.log" 2>&1
+  echo "capture: exit $?"; tail -2 "$OUT/model.capture.log"
+  checks model
 else
   (cd "$LIBRARY_TESTS" && python3 -m ttinspect capture -o "$OUT/tests.ttcap" -- \
      python3 -m pytest -q -p no:cacheprovider --noconftest test/transformers/test_layer_norm.py > "$OUT/tests.capture.log" 2>&1)

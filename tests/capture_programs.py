@@ -3,9 +3,11 @@ Triton's interpreter (CPU tensors)."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from cli_helpers import run_process
 
@@ -48,3 +50,39 @@ def run_interpreted(code: str, cwd: Path | None = None) -> str:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+class Recorder:
+    """The session's interface (capture/session.py), keeping everything in lists; summaries are asked for."""
+
+    stopped = False
+
+    def __init__(self) -> None:
+        self.compiles: list[dict[str, Any]] = []
+        self.launches: list[tuple[str, str, tuple, Any]] = []
+        self.autotune: list[dict[str, Any]] = []
+        self.heuristics: list[dict[str, Any]] = []
+        self.devices: list[dict[str, Any]] = []
+
+    def add_source(self, path: str) -> str:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+    def add_compile(self, record: dict[str, Any]) -> str:
+        if record not in self.compiles:
+            self.compiles.append(dict(record))
+        return f"k{self.compiles.index(record) + 1}"
+
+    def add_launch(self, compile_id: str, site: str, grid: tuple, args: Any = None, count: int = 1) -> None:
+        self.launches.append((compile_id, site, grid, args() if callable(args) else args, count))
+
+    def launch_count(self) -> int:
+        return sum(entry[-1] for entry in self.launches)
+
+    def add_autotune(self, record: dict[str, Any]) -> None:
+        self.autotune.append(record)
+
+    def add_heuristics(self, record: dict[str, Any]) -> None:
+        self.heuristics.append(record)
+
+    def set_device(self, device: dict[str, Any]) -> None:
+        self.devices.append(device)

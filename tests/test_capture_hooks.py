@@ -26,6 +26,7 @@ import pytest
 triton = pytest.importorskip("triton")
 torch = pytest.importorskip("torch")
 
+from capture_programs import Recorder  # noqa: E402
 from ttinspect.capture import format as capture_format  # noqa: E402
 from ttinspect.capture import hooks, recording, triton_hooks  # noqa: E402
 from ttinspect.capture.signature_text import constexpr_json, literal, signature_text  # noqa: E402
@@ -37,42 +38,6 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "tests" / "data" / "capture_kernels"
 SHAPES = KERNELS / "capture_shapes.py"
 _loaded = itertools.count()
-
-
-class Recorder:
-    """The session's interface (capture/session.py), keeping everything in lists; summaries are asked for."""
-
-    stopped = False
-
-    def __init__(self) -> None:
-        self.compiles: list[dict[str, Any]] = []
-        self.launches: list[tuple[str, str, tuple, Any]] = []
-        self.autotune: list[dict[str, Any]] = []
-        self.heuristics: list[dict[str, Any]] = []
-        self.devices: list[dict[str, Any]] = []
-
-    def add_source(self, path: str) -> str:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-    def add_compile(self, record: dict[str, Any]) -> str:
-        if record not in self.compiles:
-            self.compiles.append(dict(record))
-        return f"k{self.compiles.index(record) + 1}"
-
-    def add_launch(self, compile_id: str, site: str, grid: tuple, args: Any = None, count: int = 1) -> None:
-        self.launches.append((compile_id, site, grid, args() if callable(args) else args, count))
-
-    def launch_count(self) -> int:
-        return sum(entry[-1] for entry in self.launches)
-
-    def add_autotune(self, record: dict[str, Any]) -> None:
-        self.autotune.append(record)
-
-    def add_heuristics(self, record: dict[str, Any]) -> None:
-        self.heuristics.append(record)
-
-    def set_device(self, device: dict[str, Any]) -> None:
-        self.devices.append(device)
 
 
 @pytest.fixture

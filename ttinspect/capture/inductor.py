@@ -10,7 +10,10 @@ generated file, compiles it with `triton.compile(ASTSource(...))` — in the pro
   site is the program's line that called the compiled function (Inductor's generated code is machinery). When the
   compile happened in a worker, the program's own record of it is made from what Inductor keeps to compile
   it (`_create_compile_meta` / `_create_compile_options`, as `_precompile_config` calls them): the same
-  ASTSource, options and target, without the Triton cache entry's name;
+  ASTSource, options and target, and the Triton cache entry the worker wrote (its folder is the launcher's
+  `cache_hash`). Inductor drops such a kernel's Python function before sending it back
+  (`CachingAutotuner.prepare_for_pickle`), so where it is defined is read from the generated file
+  (`CachingAutotuner.filename`) and the JITFunction's name;
 - the grid is computed inside Inductor's generated launcher: not recorded (None).
 Everything torch-specific here is read with getattr and guarded: another torch is skipped with a warning line.
 """
@@ -93,14 +96,45 @@ def _record_from_autotuner(session: Any, autotuner: Any, launcher: Any) -> str |
     src = ASTSource(fn, meta["signature"], meta["constants"], meta["configs"][0])
     warp_size = getattr(getattr(autotuner, "device_props", None), "warp_size_or_default", None) or 32
     target = {"backend": meta["device_type"], "arch": meta["cc"], "warp_size": warp_size}
+    path_key = getattr(launcher, "cache_hash", None)
+    cache_dir = triton_hooks.cache_dir_of_path_key(path_key)
+    options = {**(triton_hooks.option_defaults(target) or {}), **options}
+    if cache_dir and options.get("ptx_version", 0) is None:  # as hooks.py records it: the version its ptxas chose
+        options["ptx_version"] = triton_hooks.ptx_text_version(_read(os.path.join(cache_dir, f"{fn.__name__}.ptx")))
     record = compile_record(triton_hooks.python_function(fn), session, params=triton_hooks.kernel_params(fn),
                             signature=src.signature, constants=src.constants, attrs=src.attrs,
-                            options={**(triton_hooks.option_defaults(target) or {}), **options}, target=target,
-                            cache_key=None, cache_dir=None, inductor=True, autotuned=tuning.autotuned())
+                            options=options, target=target, cache_key=None, cache_dir=cache_dir, inductor=True,
+                            autotuned=tuning.autotuned())
+    if record["file"] is None:
+        record.update(_in_generated_file(session, fn, getattr(autotuner, "filename", None)))
     compile_id = session.add_compile(record)
     if compile_id is not None and record["file"]:
         launches.add_machinery(os.path.dirname(os.path.dirname(record["file"])))
     return compile_id
+
+
+def _in_generated_file(session: Any, fn: Any, filename: str | None) -> dict[str, Any]:
+    """name/qualname/module/file/def_line/sha256/sources of a kernel whose Python function Inductor dropped:
+    the JITFunction keeps its name; the generated file holds its `def`."""
+    name = getattr(fn, "__name__", None)
+    if not name or not filename or not os.path.isfile(filename):
+        return {}
+    file = os.path.abspath(filename)
+    lines = (_read(file) or "").splitlines()
+    line = next((n for n, text in enumerate(lines, 1) if text.startswith(f"def {name}(")), None)
+    if line is None:
+        return {}
+    sha = session.add_source(file)
+    return {"name": name, "qualname": name, "module": None, "file": file,
+            "def_line": line, "sha256": sha, "sources": {file: sha} if sha else {}}
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 def reset() -> None:

@@ -172,9 +172,34 @@ def ptx_version(kernel: Any) -> int | None:
     """The PTX ISA version the compile wrote (`.version 8.7` -> 87): Triton derives it from the ptxas it finds,
     so an offline compile elsewhere (another CUDA toolkit) writes another one unless told this one."""
     asm: Any = getattr(kernel, "asm", None) or {}
-    text = asm.get("ptx") if hasattr(asm, "get") else None
+    return ptx_text_version(asm.get("ptx") if hasattr(asm, "get") else None)
+
+
+def ptx_text_version(text: Any) -> int | None:
     match = re.search(r"^\.version (\d+)\.(\d+)", text[:4096], re.M) if isinstance(text, str) else None
     return int(match[1]) * 10 + int(match[2]) if match else None
+
+
+def cache_dir_of_path_key(path_key: str | None) -> str | None:
+    """The run's Triton cache folder named `path_key` (Triton's cache key in base32, as the folder is named
+    and as torch Inductor names a compile), when it is there: a compile made in another process (Inductor's
+    compile workers) is found by it. Not through get_cache_manager, which makes the folder it names."""
+    if not path_key or not re.fullmatch(r"[A-Z2-7]+", path_key):
+        return None
+    try:
+        from triton import knobs  # 3.4 on: the cache settings, and a custom (remote) manager if one is set
+
+        from triton.runtime.cache import FileCacheManager
+
+        if (knobs.cache.manager_class or FileCacheManager) is not FileCacheManager:
+            return None
+        root = knobs.cache.dir
+    except ImportError:  # 3.3: the environment variable, else Triton's default
+        from triton.runtime.cache import default_cache_dir
+
+        root = os.getenv("TRITON_CACHE_DIR", "").strip() or default_cache_dir()
+    folder = os.path.join(root, path_key)
+    return folder if os.path.isdir(folder) else None
 
 
 def ptxas(target: dict[str, Any] | None) -> dict[str, Any] | None:
