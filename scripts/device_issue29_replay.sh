@@ -56,7 +56,10 @@ if [ "${PART:-demo}" = demo ]; then
 elif [ "$PART" = model ]; then  # a torch.compile'd model: Inductor's kernels (its launcher records no grid: no replay)
   python3 -m ttinspect capture -o "$OUT/model.ttcap" -- python3 scripts/capture_model.py > "$OUT/model.capture.log" 2>&1
   echo "capture: exit $?"; tail -2 "$OUT/model.capture.log"
-  checks model
+  # Inductor compiles with torch's own ptxas (it sets TRITON_PTXAS_PATH; its compile workers too), which writes a
+  # newer PTX ISA than this Triton's: the capture records the version, and re-making it takes that ptxas
+  TRITON_PTXAS_PATH=$(python3 -c "import json,sys; print(next(r['ptxas']['path'] for r in map(json.loads, open(sys.argv[1])) if (r.get('ptxas') or {}).get('path')))" "$OUT/model.ttcap") \
+    checks model
 else
   (cd "$LIBRARY_TESTS" && python3 -m ttinspect capture -o "$OUT/tests.ttcap" -- \
      python3 -m pytest -q -p no:cacheprovider --noconftest test/transformers/test_layer_norm.py > "$OUT/tests.capture.log" 2>&1)

@@ -22,12 +22,22 @@ def benches(name: str) -> list[dict]:
     return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("name, compiles", [("demo.check.json", 35), ("tests.check.json", 22)])
+@pytest.mark.parametrize("name, compiles", [("demo.check.json", 35), ("tests.check.json", 22),
+                                            ("model.check.json", 55)])
 def test_every_captured_compile_gave_the_runs_ptx_on_the_h100(name, compiles):
     data = load(name)
     assert data["run"]["device"]["name"] == "NVIDIA H100 80GB HBM3" and data["run"]["triton"] == "3.6.0"
     assert len(data["compiles"]) == compiles
     assert [row["ptx_vs_run"] for row in data["compiles"]] == ["same"] * compiles
+
+
+def test_a_torch_compiled_models_kernels_all_made_again_with_the_loaded_cubins_registers():
+    """scripts/capture_model.py: Inductor's kernels, most compiled in its compile workers (the capture reads
+    them from the launcher Inductor sends back), forward, backward and the optimizer's step."""
+    check, loaded = load("model.check.json"), load("model.loaded.json")
+    assert check["run"]["argv"] == ["python3", "scripts/capture_model.py"]
+    assert all(row["ref"].rsplit(":", 1)[1].startswith("triton_") for row in check["compiles"])
+    assert loaded["compiles"] == loaded["equal"] == 55
 
 
 def test_a_librarys_test_suite_was_captured_and_every_launched_compile_replayed():

@@ -132,6 +132,15 @@ def test_any_jit_function_errors():
     assert "tl.arange" in info.value.source_line
 
 
+def test_a_ptx_version_this_ptxas_cannot_read_is_named_with_the_fix():
+    """A capture records the PTX ISA version the run's ptxas wrote; re-made with an older ptxas, ptxas's cause
+    (not its closing `Ptx assembly aborted`) is the message, with what to set."""
+    with pytest.raises(CompileError, match=r"ptxas: Unsupported \.version 9\.9; current version is .* reads up to "
+                                           r"[\d.]+: set TRITON_PTXAS_PATH"):
+        build_jit(_user_kernel(), {"x_ptr": Pointer("fp32"), "out_ptr": Pointer("fp32"), "n": 64, "factor": 2.0},
+                  {"BLOCK": 64, "ptx_version": 99}, arch="sm_90")
+
+
 def test_export_metadata_is_json(tmp_path):
     build("add", arch="sm_90").artifacts.export(tmp_path)
     assert json.loads((tmp_path / "metadata.json").read_text())["name"]

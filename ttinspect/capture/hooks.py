@@ -213,7 +213,7 @@ def _record_kernel(session: Any, src: Any, kernel: Any, given: Any, from_inducto
     fn = triton_hooks.function_of(src)
     target = triton_hooks.kernel_target(kernel)
     options = triton_hooks.kernel_options(kernel, given)
-    if options.get("ptx_version", 0) is None:  # the version its ptxas chose, so that another toolkit writes it
+    if options.get("ptx_version") is None:  # the version its ptxas chose, so that another toolkit writes it
         options["ptx_version"] = triton_hooks.ptx_version(kernel)
     record = compile_record(triton_hooks.python_function(fn), session, params=triton_hooks.kernel_params(fn),
                             signature=src.signature, constants=src.constants, attrs=src.attrs,

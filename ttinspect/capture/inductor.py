@@ -99,7 +99,7 @@ def _record_from_autotuner(session: Any, autotuner: Any, launcher: Any) -> str |
     path_key = getattr(launcher, "cache_hash", None)
     cache_dir = triton_hooks.cache_dir_of_path_key(path_key)
     options = {**(triton_hooks.option_defaults(target) or {}), **options}
-    if cache_dir and options.get("ptx_version", 0) is None:  # as hooks.py records it: the version its ptxas chose
+    if cache_dir and options.get("ptx_version") is None:  # as hooks.py records it: the version its ptxas chose
         options["ptx_version"] = triton_hooks.ptx_text_version(_read(os.path.join(cache_dir, f"{fn.__name__}.ptx")))
     record = compile_record(triton_hooks.python_function(fn), session, params=triton_hooks.kernel_params(fn),
                             signature=src.signature, constants=src.constants, attrs=src.attrs,

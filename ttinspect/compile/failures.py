@@ -145,9 +145,11 @@ def _innermost_reason(exc: BaseException) -> str:
         chain.append(inner)
         exc = inner
     for link in chain:  # a tool's own verdict (`ptxas fatal : ...`) says more than the exit status it led to
-        said = _TOOL_VERDICT.search(str(getattr(link, "error_message", None) or link))
+        text = str(getattr(link, "error_message", None) or link)
+        said = _TOOL_VERDICT.search(text)
         if said:
-            return said.group(0).strip()
+            cause = _TOOL_CAUSE.search(text)
+            return f"ptxas: {cause['cause']}" if cause else said.group(0).strip()
     message = getattr(exc, "error_message", None) or str(exc)
     lines = [ln for ln in str(message).strip().splitlines() if ln.strip()]
     return lines[-1].strip() if lines else type(exc).__name__
@@ -155,6 +157,10 @@ def _innermost_reason(exc: BaseException) -> str:
 
 # `ptxas fatal   : Unexpected non-ASCII character encountered on line 24` (Triton's PTXASError quotes it)
 _TOOL_VERDICT = re.compile(r"^\s*(ptxas|nvlink|ld\.lld|llc|opt)\S*\s+(fatal|error)\s*:.*$", re.M)
+# `ptxas /tmp/x.ptx, line 1; fatal   : Unsupported .version 9.0; current version is '8.7'`: the cause, which
+# the verdict after it (`ptxas fatal : Ptx assembly aborted due to errors`) does not repeat
+_TOOL_CAUSE = re.compile(r"^\s*ptxas\S*\s+\S+, line \d+; (?:fatal|error)\s*:\s*(?P<cause>.*\S)\s*$", re.M)
+_UNSUPPORTED_PTX = re.compile(r"Unsupported \.version (?P<asked>[\d.]+); current version is '(?P<here>[\d.]+)'")
 
 
 # Backend failures measured on older releases (scripts/versions_probe.py), and what they mean:
@@ -168,6 +174,11 @@ _KNOWN_FAILURES = (
 
 
 def _known_meaning(message: str, target: Target | None) -> str:
+    unsupported = _UNSUPPORTED_PTX.search(message)
+    if unsupported:  # ptx_version given (a capture records the run's): the run's ptxas was newer than this one
+        return (f" — the PTX asks for ISA {unsupported['asked']} (ptx_version, as the compile being re-made wrote it) "
+                f"and this ptxas reads up to {unsupported['here']}: set TRITON_PTXAS_PATH to the ptxas that compile "
+                "used, or a newer one")
     for fixed_in, targets, pattern, meaning in _KNOWN_FAILURES:
         if VERSION < fixed_in and (targets is None or (target and target.name in targets)) and pattern in message:
             return f" — {meaning}"
