@@ -186,7 +186,7 @@ def complete(words: str) -> list[str]:
 def test_shell_completion():
     assert "report" in complete("ttinspect rep")
     assert {"opt", "opt_tma"} <= set(complete("ttinspect report op"))
-    assert complete("ttinspect dump opt --stage ") == ["ttir", "ttgir", "llir", "ptx", "sass"]
+    assert complete("ttinspect dump opt --stage ") == ["ttir", "glir", "ttgir", "llir", "ptx", "sass"]
     assert "sm_90" in complete("ttinspect dump opt --arch sm_9")
     assert "--explain" in complete("ttinspect report opt --ex")
 

@@ -21,7 +21,7 @@ def stage_text(result: Build, stage: str) -> tuple[str, str | None]:
     try:
         return result.artifacts.text(stage), None
     except MissingStage as error:
-        return "", f"{error}, so facts read from it are unknown"
+        return "", f"{error.short}, so facts read from it are unknown"
 
 
 def all_unknown(facts: list[Fact], reason: str | None) -> list[Fact]:
@@ -47,6 +47,7 @@ class IrStages:
     ttir_missing: str | None
     ttgir: Any
     ttgir_missing: str | None
+    glir: Any = None  # a Gluon kernel's own first IR (the kernel as written); None for a Triton kernel
 
     @classmethod
     def of(cls, result: Build) -> IrStages:
@@ -54,7 +55,9 @@ class IrStages:
 
         ttir, ttir_missing = stage_text(result, "ttir")
         ttgir, ttgir_missing = stage_text(result, "ttgir")
-        return cls(parse_mlir(ttir, stage="ttir"), ttir_missing, parse_mlir(ttgir, stage="ttgir"), ttgir_missing)
+        glir = parse_mlir(result.artifacts.text("glir"), stage="ttgir") if result.artifacts.has("glir") else None
+        return cls(parse_mlir(ttir, stage="ttir"), ttir_missing, parse_mlir(ttgir, stage="ttgir"), ttgir_missing,
+                   glir)
 
     def facts(self, result: Build) -> list[Fact]:
         """The TTIR and TTGIR facts: the same for every vendor."""
@@ -65,4 +68,9 @@ class IrStages:
         signature = (result.metadata.get("ttinspect") or {}).get("signature") or {}
         arg_names = [name for name, ty in signature.items() if not str(ty).startswith("=")]
         facts = all_unknown(ttir_facts(self.ttir, arg_names), self.ttir_missing)
-        return facts + all_unknown(ttgir_facts(self.ttgir), self.ttgir_missing)
+        facts += all_unknown(ttgir_facts(self.ttgir), self.ttgir_missing)
+        if self.glir is not None:
+            from ttinspect.facts.gluon import gluon_facts  # as above
+
+            facts += all_unknown(gluon_facts(self.glir, self.ttgir), self.ttgir_missing)
+        return facts

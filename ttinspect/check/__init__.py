@@ -6,7 +6,8 @@
         print(finding.severity, finding.id, finding.title)
 
 Rules (docs/check.md): TTI001 loop-not-pipelined, TTI002 older-mma-path, TTI003 register-spills,
-TTI004 occupancy-limited, TTI005 narrow-global-access, TTI006 shared-memory-limit, TTI007 no-tma.
+TTI004 occupancy-limited, TTI005 narrow-global-access, TTI006 shared-memory-limit, TTI007 no-tma,
+TTI008 convert-layout-in-loop and TTI009 serialized-ring (Gluon kernels).
 """
 
 from ttinspect.check.model import SEVERITIES, Evidence, Finding, severity_rank

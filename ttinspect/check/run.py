@@ -23,13 +23,14 @@ def rules() -> tuple[Rule, ...]:
     """In id order; each is a pure function (report, build) -> list[Finding]. Imported on first use:
     a warm check reads its findings back and needs none of them."""
     from ttinspect.check.by_vendor import occupancy_limited, register_spills  # the rules: not for a warm check
+    from ttinspect.check.gluon import convert_layout_in_loop, serialized_ring  # likewise
     from ttinspect.check.memory import narrow_global_access  # likewise
     from ttinspect.check.pipelining import loop_not_pipelined  # likewise
     from ttinspect.check.shared import shared_memory_limit  # likewise
     from ttinspect.check.tensor_cores import no_tma, older_mma_path  # likewise
 
     return (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited, narrow_global_access,
-            shared_memory_limit, no_tma)
+            shared_memory_limit, no_tma, convert_layout_in_loop, serialized_ring)
 
 
 def check(report, args=None) -> tuple[Finding, ...]:

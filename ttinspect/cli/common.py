@@ -7,7 +7,7 @@ import click
 from ttinspect.errors import UsageError
 
 # the text stages (stages.TEXT_STAGES), and `asm`: the target's assembly (ptx or amdgcn)
-STAGE_NAMES = ("ttir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
+STAGE_NAMES = ("ttir", "glir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
 
 REF_HELP = """REF is a shipped variant (naive, opt:num_stages=3@sm_90), a kernel or declared example in your
 file (my_mm.py:matmul, path/to/file.py:small) or in a module (liger_kernel.ops.rms_norm:_rms_norm_forward_kernel),

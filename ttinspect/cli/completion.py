@@ -9,7 +9,7 @@ import os
 
 from click.shell_completion import CompletionItem
 
-STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+STAGES = ("ttir", "glir", "ttgir", "llir", "ptx", "sass")
 
 
 def complete_ref(ctx, param, incomplete: str) -> list[CompletionItem]:

@@ -19,6 +19,7 @@ SHORT = {
     "toolchains": "Other Triton releases to compile with (@triton=X.Y.Z)",
     "capture": "Record every Triton kernel a program compiles and launches",
     "repro": "A standalone script replaying one captured launch",
+    "translate": "Triton's Triton-to-Gluon translator run on a kernel",
     "versions": "One kernel under several Tritons: a row of facts each",
     "cache": "The kernels in Triton's cache (torch.compile's too)",
     "cache-info": "ttinspect's own cache: where, how big, --clear",
@@ -44,6 +45,7 @@ EXAMPLES = {
     "targets": ["ttinspect targets", "ttinspect targets --json"],
     "capture": [],  # its epilog has them (cli/capture_cmd.py)
     "repro": [],  # its epilog has them (cli/repro_cmd.py)
+    "translate": [],  # its epilog has them (cli/translate_cmd.py)
     "toolchains": ["ttinspect toolchains", "ttinspect toolchains --add 3.5.1",
                    "ttinspect toolchains --add 3.6.0 --python /opt/venv-3.6/bin/python"],
     "versions": ["ttinspect versions opt --arch sm_90", "ttinspect versions opt --triton 3.5.1,3.9.0 --arch sm_90"],

@@ -17,6 +17,7 @@ from ttinspect.cli import (  # noqa: F401
         toolchains_cmd)
 from ttinspect.cli import capture_cmd  # noqa: F401
 from ttinspect.cli import repro_cmd  # noqa: F401
+from ttinspect.cli import translate_cmd  # noqa: F401
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import terminal_options
 from ttinspect.cli.completion import install as _install_completion

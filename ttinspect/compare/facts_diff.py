@@ -132,6 +132,10 @@ def diff_reports(a: Report, b: Report) -> Diff:
     if across:
         one_side = (tuple(f for f in a.facts if not _compares(f)), tuple(f for f in b.facts if not _compares(f)))
         b_facts = {k: f for k, f in b_facts.items() if _compares(f)}
+    else:  # facts one kernel's language has and the other's not (a Gluon kernel's layouts and ring)
+        a_keys = {f.key for f in a.facts}
+        one_side = (tuple(f for f in a.facts if f.key not in b_facts and not _is_loop_fact(f)),
+                    tuple(f for f in b.facts if f.key not in a_keys and not _is_loop_fact(f)))
     # Per-loop facts only where a side has more than one loop (with one, the kernel's facts already say
     # it), and only between loops that are the same loop on both sides: same line, same partition.
     per_loop = len(a.loops) > 1 or len(b.loops) > 1

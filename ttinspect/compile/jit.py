@@ -6,8 +6,10 @@ get (see specialize.py), returning every stage triton.compile produced and its m
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
+import os
 import re
 import sys
 import tempfile
@@ -90,12 +92,13 @@ def native_target() -> Target:
 
 
 def kernel_kind(obj) -> str | None:
-    """"jit", "autotune", "heuristics" for the objects Triton's decorators make; "interpreted" for a
-    @triton.jit function made under TRITON_INTERPRET=1 (it cannot be compiled); None otherwise."""
+    """"jit", "gluon" (@gluon.jit), "autotune", "heuristics" for the objects Triton's decorators make;
+    "interpreted" for a @triton.jit function made under TRITON_INTERPRET=1 (it cannot be compiled); None
+    otherwise."""
     from triton.runtime.autotuner import Autotuner, Heuristics
 
     if isinstance(obj, triton.runtime.JITFunction):
-        return "jit"
+        return "gluon" if is_gluon(obj) else "jit"
     if isinstance(obj, Autotuner):
         return "autotune"
     if isinstance(obj, Heuristics):
@@ -105,6 +108,59 @@ def kernel_kind(obj) -> str | None:
     if _passes_through(obj):
         return kernel_kind(obj.fn)
     return None
+
+
+def is_gluon(fn) -> bool:
+    """A @gluon.jit function (Triton 3.5 on: `triton.experimental.gluon`), compiled through Gluon's own source
+    class from TritonGPU IR the author wrote, not from Triton IR."""
+    ask = getattr(fn, "is_gluon", None)
+    return bool(ask()) if callable(ask) else False
+
+
+_GLUON_COMPILED = [False]
+
+
+@atexit.register  # registered when compile/ is first imported, so it runs after the handlers added later
+def _quiet_binding_leak_report() -> None:
+    """Triton's Gluon builder objects outlive the interpreter's teardown (its translator's helper modules hold
+    some), and nanobind then prints a 30-line leak report to stderr after ttinspect has finished: noise about
+    Triton's bindings, not about the kernel. After a Gluon compile, stderr is closed once everything is said."""
+    if _GLUON_COMPILED[0]:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+
+
+def _source_class(fn) -> Any:
+    if not is_gluon(fn):
+        return ASTSource
+    _GLUON_COMPILED[0] = True
+    try:  # Triton 3.4 on: the class the Gluon JIT compiles with (`GluonJITFunction.create_binder`)
+        from triton.experimental.gluon._runtime import GluonASTSource
+    except ImportError as exc:
+        raise UsageError(f"{fn.__name__} is a Gluon kernel and Triton {triton.__version__} has no Gluon source "
+                         "class to compile it with (Gluon arrived in Triton 3.4)") from exc
+    return GluonASTSource
+
+
+_BARE_DESCRIPTOR = re.compile(r"^tensordesc<(\w+)\[([\d, ]+)\]>$")
+
+
+def _gluon_descriptor_layouts(signature: Mapping[str, str]) -> dict[str, str]:
+    """A Gluon kernel's descriptor carries the shared layout its tiles land in (the host TensorDescriptor is
+    made with one); one given without a layout gets NVMMASharedLayout.get_default_for(block, dtype), what
+    Gluon's tutorials pass, so `tensordesc<fp16[128, 64]>` compiles as such a launch would."""
+    from triton.experimental.gluon import language as gl  # Gluon: only for a Gluon kernel
+
+    out = dict(signature)
+    for name, text in signature.items():
+        bare = _BARE_DESCRIPTOR.match(str(text))
+        if bare:
+            block = [int(n) for n in bare[2].split(",")]
+            dtype = getattr(gl, {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp8e4nv": "float8e4nv",
+                                 "fp8e5": "float8e5"}.get(bare[1], bare[1]))
+            out[name] = f"tensordesc<{bare[1]}[{bare[2]}],{gl.NVMMASharedLayout.get_default_for(block, dtype)!r}>"
+    return out
 
 
 def _passes_through(obj) -> bool:
@@ -129,7 +185,7 @@ def unwrap(obj) -> tuple[Any, Any, list]:
             obj = obj.fn
             continue
         kind = kernel_kind(obj)
-        if kind == "jit":
+        if kind in ("jit", "gluon"):
             return obj, autotuner, heuristics
         if kind == "autotune" and autotuner is None:
             autotuner = obj
@@ -228,7 +284,8 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
 
     check_supported(fn, spec)
     check_backend(target, VERSION, triton.__version__)
-    source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
+    signature = _gluon_descriptor_layouts(spec.signature) if is_gluon(fn) else spec.signature
+    source = _source_class(fn)(fn, signature, spec.constexprs, spec.attrs)
     gpu = gpu_target(target)
     log = io.StringIO()
     native: dict[str, str] = {}
@@ -260,8 +317,11 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
     elif native.get("text"):  # what the compiler printed on success (rare): passed on as it was
         sys.stderr.write(native["text"])
     files = {}
+    asm = dict(kernel.asm)
+    if is_gluon(fn):  # the kernel as written: "glir" from 3.9 on, "source" before (the same text)
+        asm["glir"] = asm.get("glir", asm.get("source"))
     for stage in COMPILED:
-        content = kernel.asm.get(stage)
+        content = asm.get(stage)
         if content is None:
             continue
         files[stage] = content if isinstance(content, bytes) else content.encode()

@@ -5,7 +5,7 @@ derived from the cubin only when somebody asks for it. Every text stage carries 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ttinspect.errors import UsageError
 
@@ -22,6 +22,7 @@ class Stage:
     derived_from: str | None = None  # None: produced by triton.compile itself
     backend: str | None = None  # "cuda" or "hip": the one vendor whose compile produces it; None: both
     dialect_name: str | None = None  # the name of its object in stage_dialects; None for a binary stage
+    language: str | None = None  # "triton" or "gluon": the one kernel language whose compile has it; None: both
 
     @property
     def dialect(self) -> Dialect | None:
@@ -34,7 +35,10 @@ class Stage:
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//", dialect_name="TTIR"),
+    Stage("ttir", "Triton IR (MLIR, target independent)", False, "//", dialect_name="TTIR", language="triton"),
+    # A Gluon kernel starts one level down: its first IR is TritonGPU IR with the layouts its author wrote
+    Stage("glir", "Gluon IR (TritonGPU IR as the Gluon kernel wrote it, before Triton's passes)", False, "//",
+          dialect_name="TTGIR", language="gluon"),
     Stage("ttgir", "TritonGPU IR (MLIR, with layouts)", False, "//", dialect_name="TTGIR"),
     Stage("llir", "LLVM IR", False, ";", dialect_name="LLIR"),
     Stage("ptx", "PTX", False, "//", backend="cuda", dialect_name="PTX"),
@@ -67,6 +71,21 @@ def get_stage(name: str, *, text_only: bool = False) -> Stage:
     if name not in valid:
         raise UsageError(f"unknown stage {name!r}; valid: {', '.join(valid)}")
     return STAGES[name]
+
+
+def missing_for_language(name: str, present: Callable[[str], bool]) -> str | None:
+    """Why a build lacks stage `name` when its kernel's language has none (a Gluon kernel has no TTIR, a
+    Triton kernel no Gluon IR), given which stages the build has; None otherwise."""
+    stage = STAGES.get(name)
+    if stage is None or stage.language is None:
+        return None
+    other = next((s for s in STAGES.values() if s.language not in (None, stage.language) and present(s.name)), None)
+    if other is None:
+        return None
+    has = [n for n, s in STAGES.items() if s.language in (None, other.language) and not s.binary and present(n)]
+    title = {"gluon": "Gluon", "triton": "Triton"}
+    return (f"a {title[other.language or '']} kernel has no {name.upper()}: its stages are {', '.join(has)} "
+            f"(the first, {other.name}, is {other.title.split(' (')[0]})")
 
 
 def for_target(name: str, backend: str, target_name: str) -> str:

@@ -19,9 +19,9 @@ from typing import Any, Callable
 
 from ttinspect.caches import store as cache
 from ttinspect.engine import tools
-from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.errors import EXIT_USAGE, TTInspectError, UsageError
 from ttinspect.files.outputs import check_output_dir, write_atomically
-from ttinspect.dialects.stages import STAGES, get_stage
+from ttinspect.dialects.stages import STAGES, get_stage, missing_for_language
 from ttinspect.files.source_files import read_regular
 
 
@@ -67,7 +67,7 @@ class Artifacts:
         if source is not None:
             return self._derived(f"kernel.{spec.name}", lambda: tools.disassemble(self.data(source)))
         if not self.has(stage):
-            raise MissingStage(stage, self.directory)
+            raise MissingStage(stage, self.directory, missing_for_language(stage, self.has))
         return self._read(self._name(stage))
 
     def text(self, stage: str) -> str:
@@ -152,6 +152,10 @@ class Artifacts:
 class MissingStage(TTInspectError):
     """A stage the entry does not have (a Triton cache entry can lack some): facts from it are unknown."""
 
-    def __init__(self, stage: str, directory: Path):
+    def __init__(self, stage: str, directory: Path, why: str | None = None):
         self.stage = stage
-        super().__init__(f"the cache entry {directory} has no {stage}")
+        # what a fact read from the stage says: the language's lack in short, else the entry's
+        self.short = why.partition(":")[0] if why else f"the cache entry {directory} has no {stage}"
+        if why:  # a stage the kernel's language has none of: the request is what is wrong
+            self.exit_code = EXIT_USAGE
+        super().__init__(why or self.short)

@@ -91,6 +91,8 @@ def gather(item: Any, options=None, *, with_passes: bool = False, stages: tuple[
         raise TTInspectError(f"{report.label}: this Report keeps no build, so its stages cannot be shown")
     source_file = built.source_file
     source_text, source_missing = _read_source(built)
+    if built.artifacts.has("glir"):  # a Gluon kernel's first stage is its own IR, in TTIR's place
+        stages = tuple("glir" if stage == "ttir" else stage for stage in stages)
     stage_data = tuple(_stage_data(built, stage, source_file) for stage in stages)
     hashes = [("Triton hash", str(built.metadata.get("hash") or "?")[:12])]
     hashes += [(s.stage, s.digest) for s in stage_data if s.digest]

@@ -18,7 +18,7 @@ from ttinspect.html.listing import html_lines, stylesheet
 from ttinspect.html.sections import (esc, facts_section, file_name, findings_section, header, loop_diff_section,
                        passes_section, resources_section, side_names, title)
 
-STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLIR", "ptx": "PTX", "sass": "SASS"}
+STAGE_TITLES = {"ttir": "TTIR", "glir": "Gluon IR", "ttgir": "TTGIR", "llir": "LLIR", "ptx": "PTX", "sass": "SASS"}
 DEFAULT_STAGE = "ptx"
 
 

@@ -153,7 +153,7 @@ def _finding(kernel_index: int, finding) -> str:
     evidence = []
     for e in finding.evidence:
         where = f"{e.stage}:{e.line}" if e.line is not None else e.stage
-        if e.line is not None and e.stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        if e.line is not None and e.stage in ("ttir", "glir", "ttgir", "llir", "ptx", "sass"):
             # a link into the stage pane (JavaScript); without it, the location as text
             where = (f'<span class="go" data-k="{kernel_index}" data-stage="{esc(e.stage)}" '
                      f'data-line="{int(e.line)}">{esc(where)}</span>')

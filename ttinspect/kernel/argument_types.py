@@ -31,6 +31,7 @@ class TensorDesc:
 
     dtype: str  # "fp16"
     block_shape: tuple[int, ...]  # the tile one load moves, e.g. (128, 64)
+    layout: str | None = None  # a Gluon descriptor's shared-memory layout, as Gluon writes it (repr)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ A signature entry is one of
     i32, fp32  a scalar of that type, nothing known about its value            -> Scalar("i32")
     64, 0.5, true, tl.float16   a value (a constexpr's, or a runtime scalar's)
     tensordesc<fp16[128, 64]>   a host TMA tensor descriptor moving 128x64 fp16 tiles -> TensorDesc("fp16", (128, 64))
+    tensordesc<fp16[128, 64],NVMMASharedLayout(swizzle_byte_width=128, ...)>   a Gluon descriptor, with the
+               shared layout its tiles land in, as Gluon's own launcher writes it (repr of the layout)
 `--arg` takes the same entries, except that `*fp16` there means a tensor as torch allocates it (aligned):
 `--arg` describes a launch, where every fresh tensor is aligned.
 Every entry then goes through the JIT's specialization rules (specialize.py), as a real launch would.
@@ -69,24 +71,45 @@ def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = Fal
     return value
 
 
-# tensordesc<fp16[128, 64]>   (the JIT's own spelling of a descriptor's type in its signature)
-_DESCRIPTOR_RE = re.compile(r"tensordesc\s*<\s*(\w+)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*>", re.IGNORECASE)
+# tensordesc<fp16[128, 64]>   (the JIT's own spelling of a descriptor's type in its signature), and Gluon's
+# tensordesc<fp16[128, 64],NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, ...)>
+_DESCRIPTOR_RE = re.compile(r"tensordesc\s*<\s*(\w+)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*"
+                            r"(?:,\s*(?P<layout>[A-Za-z]\w*\(.*\))\s*)?>", re.IGNORECASE)
 
 
 def _descriptor(entry: str, where: str) -> TensorDesc:
     m = _DESCRIPTOR_RE.fullmatch(entry)
     if m is None:
         raise UsageError(f"{where}: {entry!r} is not a descriptor; write tensordesc<fp16[128, 64]> "
-                         "(element type and the block one load moves)")
+                         "(element type and the block one load moves; a Gluon kernel's may add its layout: "
+                         "tensordesc<fp16[128, 64],NVMMASharedLayout(...)>)")
     if m[1] not in POINTER_TYPES:
         raise UsageError(f"{where}: unknown descriptor element type {m[1]!r}; "
                          f"element types: {', '.join(POINTER_TYPES)}")
-    return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")))
+    return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")), m["layout"])
+
+
+def _split_entries(text: str) -> tuple[str, ...]:
+    """Top-level commas only, as split_operands, with a descriptor's `<...>` a bracket too (`->` in a layout's
+    text is not one)."""
+    if "<" not in text:
+        return split_operands(text)
+    out, level, start = [], 0, 0
+    for pos, ch in enumerate(text):
+        if ch in "{[(<":
+            level += 1
+        elif ch in "}])" or (ch == ">" and text[pos - 1:pos] != "-"):
+            level -= 1
+        elif ch == "," and level == 0:
+            out.append(text[start:pos].strip())
+            start = pos + 1
+    out.append(text[start:].strip())
+    return tuple(out)
 
 
 def parse_signature(text: str) -> list[Any]:
     """`"*fp16:16, i32:16, 64"` -> one parsed entry per kernel parameter, in order."""
-    parts = split_operands(text)  # commas inside a descriptor's [128, 64] do not split
+    parts = _split_entries(text)  # commas inside a descriptor's <fp16[128, 64],Layout(...)> do not split
     if not text.strip():
         raise UsageError("--signature is empty; write one entry per kernel parameter, e.g. \"*fp16:16, i32:16, 64\"")
     return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]

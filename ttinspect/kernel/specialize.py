@@ -106,7 +106,8 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
         descriptor = as_descriptor(value)
         if descriptor is not None:  # the JIT gives descriptors no divisibility attribute
             shape = ", ".join(str(n) for n in descriptor.block_shape)
-            signature[name] = f"tensordesc<{descriptor.dtype}[{shape}]>"
+            layout = f",{descriptor.layout}" if descriptor.layout else ""
+            signature[name] = f"tensordesc<{descriptor.dtype}[{shape}]{layout}>"
         elif pointer is not None:
             signature[name] = "*" + pointer.dtype
             attrs[(index,)] = DIVISIBILITY if pointer.aligned and align else []

@@ -101,8 +101,10 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         raise UsageError(f"importing {path}: {error}") from error
     except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
         forget_on_error()
+        gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
+                 if isinstance(error, ImportError) and "triton.experimental.gluon" in str(error) else "")
         raise UsageError(f"importing {path} raised {type(error).__name__}: {error} ({where(error, folders)}; "
-                         "TTINSPECT_DEBUG=1 shows the whole traceback)") from error
+                         f"TTINSPECT_DEBUG=1 shows the whole traceback){gluon}") from error
     finally:
         if scope.questions() > asked:
             _ASKED_AT_IMPORT.add((scope.key, os.path.realpath(path)))

@@ -217,6 +217,18 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captu
     return builds
 
 
+def kernel_object(text: str, arch: str | None = None) -> tuple[Any, str]:
+    """The kernel object a file or module reference names, and its name, loaded as a compile of it would be
+    (`translate` hands it to Triton's translator rather than compiling it)."""
+    if kind_of(text) not in SOURCE_KINDS:
+        raise UsageError(f"{text}: give the kernel as FILE.py:NAME or MODULE:NAME")
+    ref = parse_source_ref(text)
+    if ref.name is None:
+        raise UsageError(f"{text}: name a kernel, as {text.rstrip(':')}:NAME (`ttinspect list {ref.path}` shows them)")
+    found = find(load_module(ref.path, ref.package, import_scope(ref.arch or arch)), ref.path, ref.name)
+    return (found.kernel, found.kernel_name) if isinstance(found, Example) else (found, ref.name)
+
+
 def _rebuilder(ref, options: RefOptions, arch: str | None, keep_going: bool, index: int, captured: bool,
                script: bool):
     def rebuild():

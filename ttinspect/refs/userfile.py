@@ -198,7 +198,7 @@ def kernels_in(module: ModuleType) -> dict[str, Any]:
     from ttinspect.compile.jit import kernel_kind  # imports triton
 
     return {name: obj for name, obj in vars(module).items()
-            if not name.startswith("__") and kernel_kind(obj) in ("jit", "autotune", "heuristics")}
+            if not name.startswith("__") and kernel_kind(obj) in ("jit", "gluon", "autotune", "heuristics")}
 
 
 def describe_kernel(name: str, obj: Any) -> KernelInfo:
@@ -207,6 +207,8 @@ def describe_kernel(name: str, obj: Any) -> KernelInfo:
     fn, autotuner, _ = unwrap(obj)
     kind = kernel_kind(obj)
     assert kind is not None  # unwrap raised for anything but a kernel
+    if kind in ("autotune", "heuristics") and kernel_kind(fn) == "gluon":
+        kind = f"{kind} (gluon)"
     return KernelInfo(name, kind, tuple(fn.arg_names),
                       tuple(p.name for p in fn.params if p.is_constexpr), _def_line(fn.fn),
                       len(autotuner.configs) if autotuner is not None else 0)

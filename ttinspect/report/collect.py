@@ -46,7 +46,7 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
         return _computed_report(result, sass)
     # The stages the facts come from are still read (digest-checked), so a damaged entry is found and
     # compiled again exactly as when the facts are computed; only parsing them is saved.
-    for stage in ("ttir", "ttgir", "ptx", "amdgcn"):
+    for stage in ("ttir", "glir", "ttgir", "ptx", "amdgcn"):
         if result.artifacts.has(stage):
             result.artifacts.data(stage)
     result.artifacts.extra("ptxas_log")
