@@ -4,6 +4,7 @@ and the PTX of that launch compared with ttinspect's offline compile of the same
 signature a launch gets: descriptors with their layout, K divisible by 16. Writes $OUT/gluon_h100.json.
 
     OUT=out python3 scripts/device_gluon.py        (from the repository root, on the GPU machine)
+    python3 scripts/device_gluon.py --launch-only  (each kernel launched once: what a capture records)
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from ttinspect.refs.resolver import RefOptions, resolve_one  # noqa: E402
 from ttinspect.report.collect import report_from_build  # noqa: E402
 
 M = N = K = 2048
+# --launch-only: each kernel launched once, nothing compiled offline or timed (the program `ttinspect capture`
+# records: scripts/device_gluon_capture.sh)
+LAUNCH_ONLY = "--launch-only" in sys.argv
 BLOCKS = {"a": [128, 64], "b": [64, 128], "c": [128, 128]}
 
 
@@ -59,6 +63,8 @@ def run(case, extra: dict | None = None) -> dict:
         signature = case.signature(launched=True)
     compiled = launch()
     torch.cuda.synchronize()
+    if LAUNCH_ONLY:
+        return {"case": case.id}
     error = (got.float() - expected.float()).abs().max().item()
     ms = triton.testing.do_bench(launch)
     settings = [f"{k}={v}" for k, v in {**options, **(extra or {})}.items()]
@@ -80,7 +86,7 @@ def main() -> None:
     rows = []
     runs = [(c, None) for c in cases() if c.arch == "sm_90"]
     runs += [(c, {"CONVERT": False}) for c, _ in runs if c.kernel == "matmul_kernel_convert"]
-    for round_ in (1, 2):  # the first round warms the GPU's clocks; the second's rows are kept
+    for round_ in ((1,) if LAUNCH_ONLY else (1, 2)):  # the first round warms the clocks; the second's are kept
         rows = []
         for case, extra in runs:
             try:
@@ -88,6 +94,8 @@ def main() -> None:
             except Exception as error:  # one kernel's failure is a row, not the end of the run
                 rows.append({"case": case.id, "error": f"{type(error).__name__}: {error}"[:2000]})
             print(round_, json.dumps(rows[-1]), flush=True)
+    if LAUNCH_ONLY:
+        return
     out = Path(os.environ.get("OUT", ".")) / "gluon_h100.json"
     out.write_text(json.dumps({"device": torch.cuda.get_device_name(), "triton": triton.__version__,
                                "torch": torch.__version__, "M": M, "N": N, "K": K, "rows": rows}, indent=1))

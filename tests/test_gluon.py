@@ -180,3 +180,54 @@ def test_on_the_h100_the_launch_was_the_offline_compile_and_the_fixes_were_faste
         "hopper_matmul:matmul_kernel_convert@sm_90:CONVERT=False"]
     ring, single = rows["hopper_matmul:matmul_kernel@sm_90"], rows["serialized_ring:matmul_single_buffer@sm_90"]
     assert fixed["ms"] < convert["ms"] and ring["ms"] < single["ms"]
+
+
+AUTOTUNED = '''
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 512}), triton.Config({"BLOCK": 1024})], key=["n"])
+@gluon.jit
+def copy_kernel(in_ptr, out_ptr, n, BLOCK: gl.constexpr):
+    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[4], threads_per_warp=[32], warps_per_cta=[4], order=[0])
+    offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    gl.store(out_ptr + offs, gl.load(in_ptr + offs, mask=offs < n), mask=offs < n)
+'''
+
+
+def test_an_autotuned_gluon_kernel_from_its_file_and_as_a_python_object(tmp_path):
+    import importlib.util
+
+    from ttinspect import inspect
+
+    path = tmp_path / "tuned_copy.py"
+    path.write_text(AUTOTUNED)
+    listing = json.loads(run_cli_ok("list", str(path), "--json"))
+    assert {k["name"]: k["kind"] for k in listing["kernels"]}["copy_kernel"] == "autotune, gluon"
+    table = json.loads(run_cli_ok("report", f"{path}:copy_kernel", "--signature", "*fp32:16, *fp32:16, i32:16",
+                                  "--arch", "sm_90", "--config", "all", "--json"))
+    assert [r["config"]["BLOCK"] for r in table] == [512, 1024]
+    spec = importlib.util.spec_from_file_location("tuned_copy", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    report = inspect(module.copy_kernel, signature="*fp32:16, *fp32:16, i32:16", arch="sm_90", config=2)
+    assert dict(next(f.value for f in report.facts if f.key == "gluon_layouts")) == {"blocked": 1}
+    assert report.config["BLOCK"] == 1024
+
+
+CAPTURED = GLUON / "capture_h100"
+
+
+def test_a_gluon_program_captured_on_the_h100_checks_here_from_its_captured_text():
+    """scripts/device_gluon_capture.sh: the sm_90 kernels launched under `ttinspect capture` on the H100 (Triton
+    3.6.0); there, each compile's offline PTX was the run's Triton cache entry's (6 of 6). Here, from the text the
+    capture kept, the same findings: TTI008 on the converting compile, TTI009 on the ring of one."""
+    there = json.loads((CAPTURED / "gluon.check.json").read_text())
+    assert [row["ptx_vs_run"] for row in there["compiles"]] == ["same"] * 6
+    here = json.loads(run_cli_ok("check", str(CAPTURED / "gluon.ttcap"), "--source", "captured", "--json"))
+    found = {row["ref"].rsplit(":", 1)[1]: {f["id"] for f in row["findings"]} for row in here["compiles"]}
+    assert found == {row["ref"].rsplit(":", 1)[1]: {f["id"] for f in row["findings"]} for row in there["compiles"]}
+    assert "TTI009" in found["matmul_single_buffer"] and found["matmul_kernel_convert#1"] == {"TTI008"}
+    assert found["matmul_kernel"] == found["matmul_kernel_convert#2"] == set()  # the ring, and TTI008's fix

@@ -208,7 +208,7 @@ def describe_kernel(name: str, obj: Any) -> KernelInfo:
     kind = kernel_kind(obj)
     assert kind is not None  # unwrap raised for anything but a kernel
     if kind in ("autotune", "heuristics") and kernel_kind(fn) == "gluon":
-        kind = f"{kind} (gluon)"
+        kind = f"{kind}, gluon"
     return KernelInfo(name, kind, tuple(fn.arg_names),
                       tuple(p.name for p in fn.params if p.is_constexpr), _def_line(fn.fn),
                       len(autotuner.configs) if autotuner is not None else 0)
