@@ -160,7 +160,9 @@ def test_translate_then_inspect_and_diff_against_the_triton_kernel(tmp_path):
     diff = json.loads(run_cli_ok("diff", f"{tmp_path / 'mm.py'}:matmul_kernel", f"{out}:matmul_kernel", "--arch",
                                  arch, "--signature", MATMUL_SIGNATURE, "--json"))
     assert diff["facts"]["pipeline_depth"]["changed"]  # Triton pipelined the loop (num_stages=3); the translation not
-    assert not diff["one_side"]["a"] and "nvmma_shared" in diff["one_side"]["b"]["gluon_layouts"]  # only Gluon's
+    assert "nvmma_shared" in diff["one_side"]["b"]["gluon_layouts"]  # only the Gluon kernel states its layouts
+    assert diff["one_side"]["a"]["program_order"] == "2-D grid"  # read from TTIR: the Triton kernel's only
+    assert "program_order" not in {c["key"] for c in diff["changes"]}  # not a change: Gluon has no TTIR
     assert_one_line_error(run_cli("translate", f"{out}:matmul_kernel", "--arch", arch), EXIT_USAGE,
                           "already a Gluon kernel")
 
@@ -231,3 +233,44 @@ def test_a_gluon_program_captured_on_the_h100_checks_here_from_its_captured_text
     assert found == {row["ref"].rsplit(":", 1)[1]: {f["id"] for f in row["findings"]} for row in there["compiles"]}
     assert "TTI009" in found["matmul_single_buffer"] and found["matmul_kernel_convert#1"] == {"TTI008"}
     assert found["matmul_kernel"] == found["matmul_kernel_convert#2"] == set()  # the ring, and TTI008's fix
+
+
+SINGLE_TILE_TTGIR = '''#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared1 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%a_desc: !tt.tensordesc<128x64xf16, #shared>, %n: i32) attributes {noinline = false} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %true = arith.constant true
+    %a = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+    %data = ttg.local_alloc : () -> !ttg.memdesc<64x64xi64, #shared1, #smem, mutable>
+    %bar = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %bar, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    scf.for %k = %c0_i32 to %n step %c1_i32  : i32 {
+      ttng.async_tma_copy_global_to_local %a_desc[%c0_i32, %k] %a, %bar, %true : TMA_TYPES
+      ttng.wait_barrier %bar, %c0_i32, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    }
+    tt.return
+  }
+}
+'''
+
+
+SINGLE_TILE_TTGIR = SINGLE_TILE_TTGIR.replace("TMA_TYPES", "!tt.tensordesc<128x64xf16, #shared>, !ttg.memdesc<1xi64, "
+                                              "#shared1, #smem, mutable> -> !ttg.memdesc<128x64xf16, #shared, #smem, "
+                                              "mutable>")
+
+
+def test_the_ring_is_where_the_copies_land_and_barriers_are_what_is_initialized():
+    """A single 2-D tile that TMA loads into is a ring of one (TTI009's case written the natural way); a 64-bit
+    data tile is no barrier: only what mbarrier.init initializes counts."""
+    from ttinspect.dialects.mlir import parse_mlir
+    from ttinspect.facts.gluon import gluon_facts
+
+    module = parse_mlir(SINGLE_TILE_TTGIR, stage="ttgir")
+    got = {f.key: f.value for f in gluon_facts(module, module)}
+    assert got["ring_depth"] == 1 and got["mbarriers"] == 1 and got["barrier_waits_in_loop"] == 1
+    no_copy = parse_mlir(SINGLE_TILE_TTGIR.replace("ttng.async_tma_copy_global_to_local", "ttng.other_op"))
+    ring = next(f for f in gluon_facts(no_copy, no_copy) if f.key == "ring_depth")
+    assert ring.value is None and ring.unknown.startswith("not applicable")

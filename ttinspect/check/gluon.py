@@ -73,22 +73,28 @@ def _has(counts: dict[str, int], prefixes: tuple[str, ...]) -> bool:
 
 
 def _lowered_in_loop(stages, python_lines: set[int]) -> dict[str, int] | None:
-    """The shared-memory stores, loads and barriers the PTX main loop has on `python_lines` (the conversions'
-    own lines), by mnemonic; None without PTX or a loop."""
+    """The shared-memory stores, loads and barriers the PTX has inside its loops (any of them) on
+    `python_lines` (the conversions' own lines), by mnemonic; None when it cannot be read: no PTX, no line
+    attribution, or no instruction of any loop on those lines."""
     parsed = stages.ptx
     if parsed is None or not python_lines:
         return None
     _, view = parsed
-    if view.kernel is None or not view.has_loop:
+    kernel = view.kernel
+    if kernel is None or not view.has_loop:
         return None
+    in_loops = {index for loop in kernel.cfg.loops for index in kernel.cfg.loop_instructions(loop)}
     counts: dict[str, int] = {}
-    for index in view.loop_indices:
-        instruction = view.kernel.instruction(index)
+    seen = False
+    for index in in_loops:
+        instruction = kernel.instruction(index)
+        if stages.python_line("ptx", instruction.line) not in python_lines:
+            continue
+        seen = True
         name = ".".join(instruction.mnemonic.split(".")[:2])
-        if name.startswith(_STORES + _LOADS + _BARRIERS) and \
-                stages.python_line("ptx", instruction.line) in python_lines:
+        if name.startswith(_STORES + _LOADS + _BARRIERS):
             counts[name] = counts.get(name, 0) + 1
-    return counts
+    return counts if seen else None
 
 
 def serialized_ring(report, build) -> list[Finding]:

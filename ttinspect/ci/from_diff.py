@@ -45,10 +45,10 @@ def _targets(a: str, b: str) -> str:
 
 
 def _one_side_notes(diff: Any) -> tuple[str, ...]:
-    """Across vendors some facts exist on one side only: say how many, so their absence is not read as
-    'unchanged'."""
+    """Across vendors, or between a Triton and a Gluon kernel, some facts exist on one side only: say how
+    many, so their absence is not read as 'unchanged'."""
     ours, theirs = diff.one_side
     if not ours and not theirs:
         return ()
-    return (f"{len(ours)} facts of {diff.a.label} and {len(theirs)} of {diff.b.label} exist for one vendor "
-            "only and are not compared",)
+    return (f"{len(ours)} facts of {diff.a.label} and {len(theirs)} of {diff.b.label} exist for one side only "
+            "(one vendor's, or one kernel language's) and are not compared",)

@@ -6,6 +6,8 @@ unless they need them. One module per command group; this package only assembles
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import signal
 import stat
@@ -40,6 +42,7 @@ def main() -> None:
     if sys.stdout is None or sys.stderr is None:  # started with a standard stream closed (`>&-`)
         _reopen_closed_streams()
     _stop_like_ctrl_c_on(signal.SIGTERM, signal.SIGHUP)
+    atexit.register(_quiet_binding_teardown)  # the first registered: it runs after every other handler
     to_pipe = _is_pipe()
     code: int | str | None = 0
     try:
@@ -58,6 +61,17 @@ def main() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         code = 0 if code in (0, 1, None) else code
     sys.exit(code)
+
+
+def _quiet_binding_teardown() -> None:
+    """After a Gluon compile, Triton's Gluon builder objects outlive the interpreter's teardown and nanobind
+    prints a 30-line leak report to stderr once the command has finished: noise about Triton's bindings, not
+    the kernel. Then, and only in the CLI, stderr is closed once everything else has been said."""
+    jit = sys.modules.get("ttinspect.compile.jit")  # looked up, not imported: a warm command never loads it
+    if jit is not None and jit.gluon_compiled():
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
 
 
 def _stop_like_ctrl_c_on(*signals: int) -> None:

@@ -4,6 +4,7 @@ with registers, SSA names and labels renumbered so that only real changes show."
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,12 @@ CROSS_VENDOR = frozenset({
 _CONFIG_AND_IR = ("configuration", "program order", "ir")
 
 
+def _language_lacks(fact: Fact) -> bool:
+    """Unknown because the kernel's language has no such stage (`a Gluon kernel has no TTIR, ...`): not a
+    change, a fact of the other side only."""
+    return fact.value is None and bool(re.match(r"a (Gluon|Triton) kernel has no ", fact.unknown or ""))
+
+
 def _compares(fact: Fact) -> bool:
     return fact.key in CROSS_VENDOR or fact.group in _CONFIG_AND_IR or fact.source in ("ttir", "ttgir")
 
@@ -132,10 +139,12 @@ def diff_reports(a: Report, b: Report) -> Diff:
     if across:
         one_side = (tuple(f for f in a.facts if not _compares(f)), tuple(f for f in b.facts if not _compares(f)))
         b_facts = {k: f for k, f in b_facts.items() if _compares(f)}
-    else:  # facts one kernel's language has and the other's not (a Gluon kernel's layouts and ring)
-        a_keys = {f.key for f in a.facts}
-        one_side = (tuple(f for f in a.facts if f.key not in b_facts and not _is_loop_fact(f)),
-                    tuple(f for f in b.facts if f.key not in a_keys and not _is_loop_fact(f)))
+    else:  # facts one kernel's language has and the other's not (a Gluon kernel's layouts; a Triton one's TTIR)
+        a_keys = {f.key for f in a.facts if not _language_lacks(f)}
+        b_keys = {k for k, f in b_facts.items() if not _language_lacks(f)}
+        own = lambda f, other: f.key not in other and not _language_lacks(f) and not _is_loop_fact(f)  # noqa: E731
+        one_side = (tuple(f for f in a.facts if own(f, b_keys)), tuple(f for f in b.facts if own(f, a_keys)))
+        b_facts = {k: f for k, f in b_facts.items() if k in b_keys}
     # Per-loop facts only where a side has more than one loop (with one, the kernel's facts already say
     # it), and only between loops that are the same loop on both sides: same line, same partition.
     per_loop = len(a.loops) > 1 or len(b.loops) > 1
@@ -147,7 +156,7 @@ def diff_reports(a: Report, b: Report) -> Diff:
             fb = b_facts.get(f"loop{twin}.{name}") if twin is not None else None
         else:
             fb = b_facts.get(fa.key)
-        if fb is None or (across and not _compares(fa)):
+        if fb is None or (across and not _compares(fa)) or _language_lacks(fa):
             continue
         rows.append((fa, fb))
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):

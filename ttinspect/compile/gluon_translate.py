@@ -49,12 +49,12 @@ def _translator(target: Target) -> tuple[Any, Any]:
     try:  # 3.6: one translation for every target (NVIDIA's layouts)
         from triton.tools.triton_to_gluon_translater.translator import convert_triton_to_gluon as convert
     except ImportError:
-        raise UsageError(f"Triton {triton.__version__} ships no Triton→Gluon translator (Triton 3.6 and later do; "
-                         "run with REF@triton=3.9.0)") from None
+        raise UsageError(f"Triton {triton.__version__} ships no Triton→Gluon translator (Triton 3.6 and later do: "
+                         "run translate where one is installed)") from None
     if target.backend == "hip" or target.capability < 100:
         # its tl.dot becomes tcgen05 wherever the shapes allow, which only Blackwell's LLVM backend can lower
         # (for sm_90 LLVM aborts the process: "Cannot select: intrinsic %llvm.nvvm.tcgen05.wait.st")
         raise UsageError(f"Triton {triton.__version__}'s Triton→Gluon translator writes Blackwell kernels "
                          f"(tcgen05): give --arch sm_100 or later, not {target.name}; Triton 3.9's translates for "
-                         "sm_80, sm_90, sm_100 and AMD targets (REF@triton=3.9.0)")
+                         "sm_80, sm_90, sm_100 and AMD targets")
     return convert, None

@@ -6,10 +6,8 @@ get (see specialize.py), returning every stage triton.compile produced and its m
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import io
-import os
 import re
 import sys
 import tempfile
@@ -120,15 +118,9 @@ def is_gluon(fn) -> bool:
 _GLUON_COMPILED = [False]
 
 
-@atexit.register  # registered when compile/ is first imported, so it runs after the handlers added later
-def _quiet_binding_leak_report() -> None:
-    """Triton's Gluon builder objects outlive the interpreter's teardown (its translator's helper modules hold
-    some), and nanobind then prints a 30-line leak report to stderr after ttinspect has finished: noise about
-    Triton's bindings, not about the kernel. After a Gluon compile, stderr is closed once everything is said."""
-    if _GLUON_COMPILED[0]:
-        with contextlib.suppress(Exception):
-            sys.stderr.flush()
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+def gluon_compiled() -> bool:
+    """Whether this process compiled a Gluon kernel (the CLI then quiets Triton's teardown: cli/main.py)."""
+    return _GLUON_COMPILED[0]
 
 
 def _source_class(fn) -> Any:
@@ -144,6 +136,10 @@ def _source_class(fn) -> Any:
 
 
 _BARE_DESCRIPTOR = re.compile(r"^tensordesc<(\w+)\[([\d, ]+)\]>$")
+# the signature's element types -> triton.language's names for them
+_GL_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8e4nv",
+              "fp8e5": "float8e5", "fp8e4b15": "float8e4b15", "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
+              **{f"i{n}": f"int{n}" for n in (8, 16, 32, 64)}, **{f"u{n}": f"uint{n}" for n in (8, 16, 32, 64)}}
 
 
 def _gluon_descriptor_layouts(signature: Mapping[str, str]) -> dict[str, str]:
@@ -157,8 +153,10 @@ def _gluon_descriptor_layouts(signature: Mapping[str, str]) -> dict[str, str]:
         bare = _BARE_DESCRIPTOR.match(str(text))
         if bare:
             block = [int(n) for n in bare[2].split(",")]
-            dtype = getattr(gl, {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp8e4nv": "float8e4nv",
-                                 "fp8e5": "float8e5"}.get(bare[1], bare[1]))
+            dtype = getattr(gl, _GL_DTYPES.get(bare[1], ""), None)
+            if dtype is None:
+                raise UsageError(f"--signature {name}: no default shared layout for a {bare[1]} descriptor; give it "
+                                 "as tensordesc<...,NVMMASharedLayout(...)>")
             out[name] = f"tensordesc<{bare[1]}[{bare[2]}],{gl.NVMMASharedLayout.get_default_for(block, dtype)!r}>"
     return out
 

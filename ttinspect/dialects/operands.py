@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 
-def split_operands(text: str) -> tuple[str, ...]:
-    """Top-level commas only: `{ %r1, %r2 }, [%rd1+8], 0x10` -> 3 operands."""
+def split_operands(text: str, *, angles: bool = False) -> tuple[str, ...]:
+    """Top-level commas only: `{ %r1, %r2 }, [%rd1+8], 0x10` -> 3 operands. `angles`: `<...>` nests too (a
+    descriptor type `tensordesc<fp16[128, 64],Layout(...)>`; an arrow `->` closes nothing)."""
     if not text:
         return ()
-    if "{" not in text and "[" not in text and "(" not in text:
+    opening = "{[(<" if angles else "{[("
+    if not any(ch in text for ch in opening):
         return tuple(part.strip() for part in text.split(","))
     out, level, start = [], 0, 0
     for pos, ch in enumerate(text):
-        if ch in "{[(":
+        if ch in opening:
             level += 1
-        elif ch in "}])":
+        elif ch in "}])" or (angles and ch == ">" and text[pos - 1:pos] != "-"):
             level -= 1
         elif ch == "," and level == 0:
             out.append(text[start:pos].strip())

@@ -4,8 +4,10 @@ TritonGPU IR (its "glir" stage: the kernel as written), so no pass picked these 
 pipelining never runs on it; the depth is what the code allocates and waits on:
 
     %a = ttg.local_alloc : () -> !ttg.memdesc<3x128x64xf16, #shared, #smem, mutable>     a ring of 3 A tiles
-    %bars = ttg.local_alloc : () -> !ttg.memdesc<3x1xi64, #shared1, #smem, mutable>     3 mbarriers
-    ttng.wait_barrier %bar, %phase : !ttg.memdesc<1xi64, ...>                             a wait, in the loop
+    %3 = ttg.memdesc_index %a[%c0_i32] : !ttg.memdesc<3x128x64xf16, ...> -> ...          slot 0 of the ring
+    ttng.async_tma_copy_global_to_local %a_desc[%m, %k] %3, %bar, %pred : ...            a TMA load into it
+    ttng.init_barrier %bar, 1 : !ttg.memdesc<1xi64, ...>                                 an mbarrier
+    ttng.wait_barrier %bar, %phase : !ttg.memdesc<1xi64, ...>                            a wait, in the loop
     %c = ttg.convert_layout %x : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #...>  a conversion
 
 Layouts are read from the Gluon IR (what the author wrote); conversions, allocations and waits from the
@@ -31,7 +33,8 @@ def gluon_facts(glir: MlirModule, ttgir: MlirModule) -> list[Fact]:
     layouts = counts(layout.kind.split(".")[-1] for layout in glir.layouts.values())
     converts = [op for op in ttgir.ops if op.name in CONVERT_OPS]
     in_loops = [op for op in converts if _in_loop(ttgir, op)]
-    rings, barriers = _allocations(ttgir)
+    rings, untraced = _rings(ttgir)
+    inits = [op for op in ttgir.ops if op.name == "ttng.init_barrier"]
     waits = [op for op in ttgir.ops if op.name in WAIT_OPS and _in_loop(ttgir, op)]
     return [
         known("gluon_layouts", "layouts written (Gluon)", GROUP, layouts,
@@ -45,15 +48,20 @@ def gluon_facts(glir: MlirModule, ttgir: MlirModule) -> list[Fact]:
               "conversions inside a loop: paid on every iteration (with a barrier when they go through shared "
               "memory); choosing the producer's layout as the consumer's removes them", "ttgir"),
         known("ring_depth", "ring depth (buffers)", GROUP, max(rings.values()),
-              "the pipeline depth a Gluon kernel has: the leading dimension of its multi-buffered shared-memory "
-              "tiles (the loads in flight are at most this many); read from what the code allocates, as "
-              f"{_ring_text(rings)}", "ttgir") if rings else
-        unknown("ring_depth", "ring depth (buffers)", GROUP, "not applicable: no multi-buffered shared-memory tile",
-                "the leading dimension of the kernel's "
-                "multi-buffered shared-memory tiles", "ttgir"),
-        known("mbarriers", "mbarriers allocated", GROUP, barriers,
-              "64-bit shared-memory barriers (mbarrier.init): one per ring slot to say a TMA load landed, and "
-              "one per slot to say its consumer is done", "ttgir"),
+              "the pipeline depth a Gluon kernel has: how many shared-memory slots its asynchronous copies (TMA, "
+              "cp.async) land in — the leading dimension of the buffer a copy's destination is indexed from, 1 "
+              "for a copy into a single tile; the loads in flight are at most this many. Read from what the code "
+              f"allocates: {_ring_text(rings)}", "ttgir") if rings else
+        unknown("ring_depth", "ring depth (buffers)", GROUP, "the destinations of its copies are not traced (they "
+                "arrive as partition arguments)" if untraced else
+                "not applicable: no asynchronous copy into shared memory", "the shared-memory slots the kernel's "
+                "asynchronous copies land in", "ttgir"),
+        known("mbarriers", "mbarriers initialized", GROUP, len(inits),
+              "shared-memory barriers the kernel initializes (mbarrier.init): typically one per ring slot to say "
+              "a TMA load landed, and one per slot to say its consumer is done", "ttgir")
+        if not any(_in_loop(ttgir, op) for op in inits) else
+        unknown("mbarriers", "mbarriers initialized", GROUP, "initialized inside a loop: the count is its trip "
+                "count", "shared-memory barriers the kernel initializes (mbarrier.init)", "ttgir"),
         known("barrier_waits_in_loop", "mbarrier waits in loops", GROUP, len(waits),
               "waits on an mbarrier inside a loop (mbarrier.wait): each stalls until that slot's load or MMA "
               "completes; waiting on the slot just issued serializes the ring", "ttgir"),
@@ -69,32 +77,45 @@ def _in_loop(module: MlirModule, op: MlirOp) -> bool:
     return any(loop.op.line < op.line <= loop.op.end_line for loop in module.loops)
 
 
-def _allocations(module: MlirModule) -> tuple[dict[str, int], int]:
-    """(multi-buffered tiles: "128x64xf16" -> buffers, mbarriers): every shared-memory allocation of rank 3 or
-    more is a ring of tiles (its leading dimension the depth); of 64-bit integers, barriers."""
-    rings: dict[str, int] = {}
-    barriers = 0
+# %3 = ttg.memdesc_index %a_bufs[%c0_i32] : !ttg.memdesc<3x128x64xf16, ...> -> !ttg.memdesc<128x64xf16, ...>
+_DEFINES_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=")
+# ttng.async_tma_copy_global_to_local %a_desc[%off_m, %c0_i32] %3, %0, %pred : ...   (destination: %3)
+_TMA_DEST_RE = re.compile(r"\]\s*(%[\w.$-]+)")
+# ttg.async_copy_global_to_local %ptrs, %dst mask ... : ...   (destination: the second operand)
+_COPY_DEST_RE = re.compile(r"ttg\.async_copy_global_to_local\s+%[\w.$-]+,\s*(%[\w.$-]+)")
+_COPIES = {"ttng.async_tma_copy_global_to_local": _TMA_DEST_RE, "ttng.async_tma_gather": _TMA_DEST_RE,
+           "ttg.async_copy_global_to_local": _COPY_DEST_RE}
+
+
+def _rings(module: MlirModule) -> tuple[dict[str, int], bool]:
+    """({"128x64xf16": slots} for each tile the kernel's asynchronous copies land in, whether some copy's
+    destination could not be traced). A destination indexed out of a buffer (`ttg.memdesc_index`) has as many
+    slots as that buffer's leading dimension — its type is in the index op's own text, also inside a warp
+    partition whose buffers arrive as arguments; a destination that is an allocation itself is one slot."""
+    defined = {}
     for op in module.ops:
-        if op.name != "ttg.local_alloc":
+        match = _DEFINES_RE.match(module.text(op))
+        if match:
+            defined[match[1]] = op
+    rings: dict[str, int] = {}
+    untraced = False
+    for op in module.ops:
+        pattern = _COPIES.get(op.name)
+        found = pattern.search(module.text(op)) if pattern else None
+        if found is None:
             continue
-        match = _MEMDESC_RE.search(module.text(op))
-        if not match:
+        source = defined.get(found[1])
+        shape = _MEMDESC_RE.search(module.text(source)) if source is not None else None
+        if source is None or shape is None or source.name not in ("ttg.memdesc_index", "ttg.local_alloc"):
+            untraced = untraced or pattern is not None
             continue
-        shape = [int(n) for n in match[1].rstrip("x").split("x")]
-        if match[2] == "i64":
-            barriers += _product(shape)
-        elif len(shape) >= 3:
-            tile = "x".join(str(n) for n in shape[1:]) + f"x{match[2]}"
-            rings[tile] = max(rings.get(tile, 0), shape[0])
-    return rings, barriers
+        dims = [int(n) for n in shape[1].rstrip("x").split("x")]
+        slots, tile = (dims[0], dims[1:]) if source.name == "ttg.memdesc_index" else (1, dims)
+        name = "x".join(map(str, tile)) + f"x{shape[2]}"
+        rings[name] = max(rings.get(name, 0), slots)
+    return rings, untraced
 
 
 def _ring_text(rings: dict[str, Any]) -> str:
     return ", ".join(f"{depth} × {tile}" for tile, depth in sorted(rings.items()))
 
-
-def _product(shape: list[int]) -> int:
-    out = 1
-    for n in shape:
-        out *= n
-    return out

@@ -86,30 +86,36 @@ def _descriptor(entry: str, where: str) -> TensorDesc:
     if m[1] not in POINTER_TYPES:
         raise UsageError(f"{where}: unknown descriptor element type {m[1]!r}; "
                          f"element types: {', '.join(POINTER_TYPES)}")
+    if m["layout"] is not None:
+        _check_layout(m["layout"], where)
     return TensorDesc(m[1], tuple(int(n) for n in m[2].split(",")), m["layout"])
 
 
-def _split_entries(text: str) -> tuple[str, ...]:
-    """Top-level commas only, as split_operands, with a descriptor's `<...>` a bracket too (`->` in a layout's
-    text is not one)."""
-    if "<" not in text:
-        return split_operands(text)
-    out, level, start = [], 0, 0
-    for pos, ch in enumerate(text):
-        if ch in "{[(<":
-            level += 1
-        elif ch in "}])" or (ch == ">" and text[pos - 1:pos] != "-"):
-            level -= 1
-        elif ch == "," and level == 0:
-            out.append(text[start:pos].strip())
-            start = pos + 1
-    out.append(text[start:].strip())
-    return tuple(out)
+# The shared layouts a Gluon descriptor can carry. Triton evaluates a signature's layout text as Python when
+# it compiles, so only a call of one of these with literal arguments is let through.
+_SHARED_LAYOUTS = frozenset({"NVMMASharedLayout", "SwizzledSharedLayout", "PaddedSharedLayout",
+                             "SharedLinearLayout"})
+
+
+def _check_layout(text: str, where: str) -> None:
+    import ast  # the parser of Python expressions: only for a descriptor written with a layout
+
+    try:
+        call = ast.parse(text, mode="eval").body
+        ok = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _SHARED_LAYOUTS
+        if ok and isinstance(call, ast.Call):
+            for node in [*call.args, *(k.value for k in call.keywords)]:
+                ast.literal_eval(node)
+    except (SyntaxError, ValueError, TypeError):
+        ok = False
+    if not ok:
+        raise UsageError(f"{where}: the descriptor's layout {text[:80]!r} is not a shared layout written with literal "
+                         f"values ({', '.join(sorted(_SHARED_LAYOUTS))}(...), as Gluon's launcher writes it)")
 
 
 def parse_signature(text: str) -> list[Any]:
     """`"*fp16:16, i32:16, 64"` -> one parsed entry per kernel parameter, in order."""
-    parts = _split_entries(text)  # commas inside a descriptor's <fp16[128, 64],Layout(...)> do not split
+    parts = split_operands(text, angles=True)  # commas inside <fp16[128, 64],Layout(...)> do not split
     if not text.strip():
         raise UsageError("--signature is empty; write one entry per kernel parameter, e.g. \"*fp16:16, i32:16, 64\"")
     return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]

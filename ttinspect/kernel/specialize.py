@@ -58,7 +58,9 @@ def as_descriptor(value: Any) -> TensorDesc | None:
         return value
     if hasattr(value, "block_shape") and hasattr(getattr(value, "base", None), "dtype"):
         pointer = as_pointer(value.base)
-        return TensorDesc(pointer.dtype, tuple(value.block_shape)) if pointer else None
+        layout = getattr(value, "layout", None)  # a Gluon TensorDescriptor's shared layout, as its launcher writes it
+        return TensorDesc(pointer.dtype, tuple(value.block_shape), repr(layout) if layout is not None else None) \
+            if pointer else None
     return None
 
 

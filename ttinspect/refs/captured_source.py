@@ -21,7 +21,6 @@ import hashlib
 import importlib.machinery
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,9 +155,6 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
     return folder / kernel_relative
 
 
-# The line of a copy's __init__.py that overlays the package where it lives, e.g.
-#   __path__.append('/usr/lib/python3.12/site-packages/liger_kernel/ops')
-_OVERLAY = re.compile(r"^__path__\.append\((?P<folder>'[^'\n]*'|\"[^\"\n]*\")\)$", re.M)
 
 
 def _living_folder(root: Path, package: Path) -> Path | None:
@@ -195,10 +191,14 @@ def _overlay_init(captured: str | None, lives: Path | None) -> str:
 
 
 def overlaid_folders(init: Path) -> list[str]:
-    """The folders a copy's `__init__.py` adds to its package's `__path__` (none for any other file): for a
-    package whose __init__ is not run (refs/loading.py), so the files the capture did not keep are found."""
+    """The folders a copy's `__init__.py` adds to its package's `__path__` — its module-level
+    `__path__.append('/site-packages/liger_kernel/ops')` statements (none for any other file): for a package
+    whose __init__ is not run (refs/loading.py), so the files the capture did not keep are found."""
     try:
-        text = init.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        tree = ast.parse(init.read_bytes())
+    except (OSError, SyntaxError, ValueError):
         return []
-    return [ast.literal_eval(m["folder"]) for m in _OVERLAY.finditer(text)]
+    return [node.value.args[0].value for node in tree.body
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and len(node.value.args) == 1
+            and ast.unparse(node.value.func) == "__path__.append" and isinstance(node.value.args[0], ast.Constant)
+            and isinstance(node.value.args[0].value, str)]

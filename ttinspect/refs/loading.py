@@ -102,7 +102,8 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
     except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
         forget_on_error()
         gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
-                 if isinstance(error, ImportError) and "triton.experimental.gluon" in str(error) else "")
+                 if isinstance(error, ModuleNotFoundError)
+                 and error.name in ("triton.experimental", "triton.experimental.gluon") else "")
         raise UsageError(f"importing {path} raised {type(error).__name__}: {error} ({where(error, folders)}; "
                          f"TTINSPECT_DEBUG=1 shows the whole traceback){gluon}") from error
     finally:
