@@ -176,9 +176,9 @@ _KNOWN_FAILURES = (
 def _known_meaning(message: str, target: Target | None) -> str:
     unsupported = _UNSUPPORTED_PTX.search(message)
     if unsupported:  # ptx_version given (a capture records the run's): the run's ptxas was newer than this one
-        return (f" — the PTX asks for ISA {unsupported['asked']} (ptx_version, as the compile being re-made wrote it) "
-                f"and this ptxas reads up to {unsupported['here']}: set TRITON_PTXAS_PATH to the ptxas that compile "
-                "used, or a newer one")
+        return (f" — the PTX asks for ISA {unsupported['asked']} (the ptx_version option; a capture records the one "
+                f"its run's ptxas wrote) and this ptxas reads up to {unsupported['here']}: set TRITON_PTXAS_PATH to "
+                "a ptxas that reads it (the run's, or a newer one)")
     for fixed_in, targets, pattern, meaning in _KNOWN_FAILURES:
         if VERSION < fixed_in and (targets is None or (target and target.name in targets)) and pattern in message:
             return f" — {meaning}"
