@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 GLUON = Path(__file__).parent / "data" / "gluon"
-FILES = ("gluon_copy", "hopper_matmul", "blackwell_matmul", "warp_specialized", "serialized_ring")
+FILES = ("gluon_copy", "hopper_matmul", "blackwell_matmul", "warp_specialized", "serialized_ring", "amd_copy")
 
 
 @dataclass(frozen=True)
 class Case:
     file: str
     kernel: str
-    arch: str  # sm_90
+    arch: str  # sm_90, gfx950
     entry: dict  # the file's COMPILE entry
 
     @property
@@ -43,6 +43,11 @@ class Case:
                 out.append(f"{kind}:16" if aligned else kind)
         return ", ".join(out)
 
+    @property
+    def gpu_target(self) -> tuple[str, Any, int]:
+        """(backend, arch, warp size) as triton.compile's GPUTarget takes them."""
+        return ("hip", self.arch, 64) if self.arch.startswith("gfx") else ("cuda", int(self.arch[3:]), 32)
+
     def settings(self) -> list[str]:
         return [f"{k}={v}" for k, v in self.entry.get("options", {}).items()]
 
@@ -60,5 +65,6 @@ def cases() -> list[Case]:
     out = []
     for file in FILES:
         for kernel, entry in load(file).COMPILE.items():
-            out.extend(Case(file, kernel, f"sm_{arch}", entry) for arch in entry["arch"])
+            out.extend(Case(file, kernel, arch if isinstance(arch, str) else f"sm_{arch}", entry)
+                       for arch in entry["arch"])
     return out

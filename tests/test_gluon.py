@@ -51,9 +51,10 @@ def test_compiled_as_triton_compiles_it(case):
 
     fn = getattr(load(case.file), case.kernel)
     src = GluonASTSource(fn, case.entry["signature"], case.entry["constexprs"], case.entry.get("attrs", {}))
-    direct = triton.compile(src, target=GPUTarget("cuda", int(case.arch[3:]), 32), options=case.entry["options"])
+    direct = triton.compile(src, target=GPUTarget(*case.gpu_target), options=case.entry["options"])
     built = build(case)
-    assert built.artifacts.text("ptx") == direct.asm["ptx"]
+    asm = "amdgcn" if case.arch.startswith("gfx") else "ptx"
+    assert built.artifacts.text(asm) == direct.asm[asm]
     assert built.artifacts.text("glir").startswith("#") and "ttg." in built.artifacts.text("glir")
     assert not built.artifacts.has("ttir")
 
@@ -274,3 +275,13 @@ def test_the_ring_is_where_the_copies_land_and_barriers_are_what_is_initialized(
     no_copy = parse_mlir(SINGLE_TILE_TTGIR.replace("ttng.async_tma_copy_global_to_local", "ttng.other_op"))
     ring = next(f for f in gluon_facts(no_copy, no_copy) if f.key == "ring_depth")
     assert ring.value is None and ring.unknown.startswith("not applicable")
+
+
+def test_an_amd_gluon_kernel_has_its_own_stages_and_facts():
+    amd = BY_ID["amd_copy:copy_kernel@gfx950"]
+    args = [amd.ref, "--signature", amd.signature(), "--arch", "gfx950"]
+    assert_one_line_error(run_cli("dump", *args, "--stage", "ttir"), EXIT_USAGE, "a Gluon kernel has no TTIR",
+                          "glir, ttgir, llir, amdgcn")
+    assert "threadsPerWarp = [64]" in run_cli_ok("dump", *args, "--stage", "glir")
+    data = facts(report_json(amd))
+    assert dict(data["gluon_layouts"]) == {"blocked": 1} and data["ring_depth"] is None

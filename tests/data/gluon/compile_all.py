@@ -38,7 +38,7 @@ import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
 
-FILES = ["gluon_copy", "hopper_matmul", "blackwell_matmul", "warp_specialized", "serialized_ring"]
+FILES = ["gluon_copy", "hopper_matmul", "blackwell_matmul", "warp_specialized", "serialized_ring", "amd_copy"]
 
 # PTX markers worth counting: what each kernel is meant to exercise.
 MARKERS = {
@@ -94,7 +94,8 @@ def check_descriptor_strings(entry):
 
 def compile_one(fn, entry, arch):
     src = GluonASTSource(fn, entry["signature"], entry.get("constexprs", {}), entry.get("attrs", {}))
-    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options=dict(entry.get("options", {})))
+    target = GPUTarget("hip", arch, 64) if isinstance(arch, str) else GPUTarget("cuda", arch, 32)
+    return triton.compile(src, target=target, options=dict(entry.get("options", {})))
 
 
 def main(argv):
@@ -117,7 +118,7 @@ def main(argv):
                 print(f"{stem}.{name}: DESCRIPTOR MISMATCH {problem}")
                 failures += 1
             for arch in entry["arch"]:
-                label = f"{stem}.{name} sm_{arch}"
+                label = f"{stem}.{name} {arch if isinstance(arch, str) else f'sm_{arch}'}"
                 try:
                     kernel = compile_one(getattr(module, name), entry, arch)
                 except Exception as exc:
