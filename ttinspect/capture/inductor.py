@@ -27,6 +27,7 @@ from typing import Any, Callable
 from ttinspect.capture import counting, launches, triton_hooks, tuning
 from ttinspect.capture.compile_record import compile_record
 from ttinspect.capture.hook_errors import guarded
+from ttinspect.files.source_files import read_regular
 
 MODULE = "torch._inductor.runtime.triton_heuristics"
 _ids: dict[str, str] = {}  # Inductor's name for a compile (cache_hash) -> compile id
@@ -130,11 +131,8 @@ def _in_generated_file(session: Any, fn: Any, filename: str | None) -> dict[str,
 
 
 def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return None
+    data = read_regular(path)
+    return data.decode("utf-8", errors="replace") if data is not None else None
 
 
 def reset() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
+from ttinspect.facts.gluon import WAIT_OPS, loop_converts
 
 CONVERT_ID, CONVERT_SLUG = "TTI008", "convert-layout-in-loop"
 RING_ID, RING_SLUG = "TTI009", "serialized-ring"
@@ -26,8 +27,6 @@ def _gluon(build) -> bool:
 def convert_layout_in_loop(report, build) -> list[Finding]:
     if not _gluon(build):
         return []
-    from ttinspect.facts.gluon import loop_converts  # the Gluon facts' reader: only when findings are computed
-
     stages = stages_of(build)
     module = stages.ttgir
     if module is None:
@@ -104,11 +103,8 @@ def serialized_ring(report, build) -> list[Finding]:
     module = stages.ttgir
     if module is None:
         return []
-    loops = module.loops
-    loads = [op for op in module.ops if op.name in _TMA_LOADS
-             and any(loop.op.line < op.line <= loop.op.end_line for loop in loops)]
-    waits = [op for op in module.ops if op.name == "ttng.wait_barrier"
-             and any(loop.op.line < op.line <= loop.op.end_line for loop in loops)]
+    loads = [op for op in module.ops if op.name in _TMA_LOADS and module.in_loop(op)]
+    waits = [op for op in module.ops if op.name in WAIT_OPS and module.in_loop(op)]
     if not loads or not waits:
         return []
     evidence = [e for e in (fact_evidence(report, "ring_depth"),) if e]

@@ -189,7 +189,7 @@ def _fastest_dim(module, op) -> int | None:
 
 
 def _in_loop(module, ops) -> bool:
-    return any(loop.op.line < op.line <= loop.op.end_line for op in ops for loop in module.loops)
+    return any(module.in_loop(op) for op in ops)
 
 
 def _descriptors(stages, names) -> list[str]:

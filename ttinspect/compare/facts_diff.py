@@ -4,13 +4,12 @@ with registers, SSA names and labels renumbered so that only real changes show."
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from ttinspect.compare.explain import explain_change
 from ttinspect.dialects.normalize import renumbered
-from ttinspect.dialects.stages import dialect_of
+from ttinspect.dialects.stages import dialect_of, lacked_by_language
 from ttinspect.facts.model import Fact, change_text, jsonable, value_text
 from ttinspect.report.model import Report
 
@@ -99,7 +98,7 @@ _CONFIG_AND_IR = ("configuration", "program order", "ir")
 def _language_lacks(fact: Fact) -> bool:
     """Unknown because the kernel's language has no such stage (`a Gluon kernel has no TTIR, ...`): not a
     change, a fact of the other side only."""
-    return fact.value is None and bool(re.match(r"a (Gluon|Triton) kernel has no ", fact.unknown or ""))
+    return fact.value is None and lacked_by_language(fact.unknown)
 
 
 def _compares(fact: Fact) -> bool:

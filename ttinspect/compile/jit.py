@@ -123,10 +123,7 @@ def gluon_compiled() -> bool:
     return _GLUON_COMPILED[0]
 
 
-def _source_class(fn) -> Any:
-    if not is_gluon(fn):
-        return ASTSource
-    _GLUON_COMPILED[0] = True
+def _gluon_source_class(fn) -> Any:
     try:  # Triton 3.4 on: the class the Gluon JIT compiles with (`GluonJITFunction.create_binder`)
         from triton.experimental.gluon._runtime import GluonASTSource
     except ImportError as exc:
@@ -282,8 +279,12 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
 
     check_supported(fn, spec)
     check_backend(target, VERSION, triton.__version__)
-    signature = _gluon_descriptor_layouts(spec.signature) if is_gluon(fn) else spec.signature
-    source = _source_class(fn)(fn, signature, spec.constexprs, spec.attrs)
+    gluon = is_gluon(fn)
+    if gluon:
+        _GLUON_COMPILED[0] = True
+        source = _gluon_source_class(fn)(fn, _gluon_descriptor_layouts(spec.signature), spec.constexprs, spec.attrs)
+    else:
+        source = ASTSource(fn, spec.signature, spec.constexprs, spec.attrs)
     gpu = gpu_target(target)
     log = io.StringIO()
     native: dict[str, str] = {}
@@ -316,7 +317,7 @@ def compile_jit(fn, spec: Specialization, options: Mapping[str, Any], target: Ta
         sys.stderr.write(native["text"])
     files = {}
     asm = dict(kernel.asm)
-    if is_gluon(fn):  # the kernel as written: "glir" from 3.9 on, "source" before (the same text)
+    if gluon:  # the kernel as written: "glir" from 3.9 on, "source" before (the same text)
         asm["glir"] = asm.get("glir", asm.get("source"))
     for stage in COMPILED:
         content = asm.get(stage)

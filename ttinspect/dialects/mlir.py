@@ -175,6 +175,10 @@ class MlirModule:
             open_loops.append(len(out) - 1)
         return tuple(out)
 
+    def in_loop(self, op: MlirOp) -> bool:
+        """Whether `op` sits inside any loop of the module (scf.for / scf.while)."""
+        return any(loop.op.line < op.line <= loop.op.end_line for loop in self.loops)
+
     @cached_property
     def main_loop(self) -> MlirLoop | None:
         """The innermost loop holding a dot op (most dots, then most ops, then first); None when no

@@ -4,6 +4,7 @@ derived from the cubin only when somebody asks for it. Every text stage carries 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -83,9 +84,19 @@ def missing_for_language(name: str, present: Callable[[str], bool]) -> str | Non
     if other is None:
         return None
     has = [n for n, s in STAGES.items() if s.language in (None, other.language) and not s.binary and present(n)]
-    title = {"gluon": "Gluon", "triton": "Triton"}
-    return (f"a {title[other.language or '']} kernel has no {name.upper()}: its stages are {', '.join(has)} "
+    return (f"a {(other.language or '').title()} kernel has no {name.upper()}: its stages are {', '.join(has)} "
             f"(the first, {other.name}, is {other.title.split(' (')[0]})")
+
+
+# "a Gluon kernel has no TTIR" (what missing_for_language's text, and the short form facts quote, begin with)
+_LACKED = re.compile(r"a (%s) kernel has no [A-Z]+\b" % "|".join(
+    sorted({s.language.title() for s in STAGES.values() if s.language})))
+
+
+def lacked_by_language(reason: str | None) -> bool:
+    """Whether `reason` (a missing stage's, or a fact's made unknown by one) is missing_for_language's: the
+    kernel's language has no such stage."""
+    return re.match(_LACKED, reason or "") is not None
 
 
 def for_target(name: str, backend: str, target_name: str) -> str:

@@ -20,11 +20,10 @@ import re
 from typing import Any
 
 from ttinspect.dialects.mlir import MlirModule, MlirOp
+from ttinspect.facts.ir import MEMDESC_RE
 from ttinspect.facts.model import Fact, counts, known, unknown
 
 GROUP = "gluon"
-# !ttg.memdesc<3x128x64xf16, ...>: the shape and the element type of a shared-memory allocation
-_MEMDESC_RE = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([a-z]+\d+)")
 WAIT_OPS = frozenset({"ttng.wait_barrier"})
 CONVERT_OPS = frozenset({"ttg.convert_layout"})
 
@@ -32,10 +31,10 @@ CONVERT_OPS = frozenset({"ttg.convert_layout"})
 def gluon_facts(glir: MlirModule, ttgir: MlirModule) -> list[Fact]:
     layouts = counts(layout.kind.split(".")[-1] for layout in glir.layouts.values())
     converts = [op for op in ttgir.ops if op.name in CONVERT_OPS]
-    in_loops = [op for op in converts if _in_loop(ttgir, op)]
+    in_loops = loop_converts(ttgir)
     rings, untraced = _rings(ttgir)
     inits = [op for op in ttgir.ops if op.name == "ttng.init_barrier"]
-    waits = [op for op in ttgir.ops if op.name in WAIT_OPS and _in_loop(ttgir, op)]
+    waits = [op for op in ttgir.ops if op.name in WAIT_OPS and ttgir.in_loop(op)]
     return [
         known("gluon_layouts", "layouts written (Gluon)", GROUP, layouts,
               "the layout attributes the kernel's author wrote, by kind: blocked (registers), nvmma_shared / "
@@ -59,7 +58,7 @@ def gluon_facts(glir: MlirModule, ttgir: MlirModule) -> list[Fact]:
         known("mbarriers", "mbarriers initialized", GROUP, len(inits),
               "shared-memory barriers the kernel initializes (mbarrier.init): typically one per ring slot to say "
               "a TMA load landed, and one per slot to say its consumer is done", "ttgir")
-        if not any(_in_loop(ttgir, op) for op in inits) else
+        if not any(ttgir.in_loop(op) for op in inits) else
         unknown("mbarriers", "mbarriers initialized", GROUP, "initialized inside a loop: the count is its trip "
                 "count", "shared-memory barriers the kernel initializes (mbarrier.init)", "ttgir"),
         known("barrier_waits_in_loop", "mbarrier waits in loops", GROUP, len(waits),
@@ -70,11 +69,7 @@ def gluon_facts(glir: MlirModule, ttgir: MlirModule) -> list[Fact]:
 
 def loop_converts(ttgir: MlirModule) -> list[MlirOp]:
     """The convert_layout ops inside a loop, in program order (check's evidence)."""
-    return [op for op in ttgir.ops if op.name in CONVERT_OPS and _in_loop(ttgir, op)]
-
-
-def _in_loop(module: MlirModule, op: MlirOp) -> bool:
-    return any(loop.op.line < op.line <= loop.op.end_line for loop in module.loops)
+    return [op for op in ttgir.ops if op.name in CONVERT_OPS and ttgir.in_loop(op)]
 
 
 # %3 = ttg.memdesc_index %a_bufs[%c0_i32] : !ttg.memdesc<3x128x64xf16, ...> -> !ttg.memdesc<128x64xf16, ...>
@@ -105,11 +100,11 @@ def _rings(module: MlirModule) -> tuple[dict[str, int], bool]:
         if found is None:
             continue
         source = defined.get(found[1])
-        shape = _MEMDESC_RE.search(module.text(source)) if source is not None else None
+        shape = MEMDESC_RE.search(module.text(source)) if source is not None else None
         if source is None or shape is None or source.name not in ("ttg.memdesc_index", "ttg.local_alloc"):
             untraced = untraced or pattern is not None
             continue
-        dims = [int(n) for n in shape[1].rstrip("x").split("x")]
+        dims = [int(n) for n in shape[1].split("x")]
         slots, tile = (dims[0], dims[1:]) if source.name == "ttg.memdesc_index" else (1, dims)
         name = "x".join(map(str, tile)) + f"x{shape[2]}"
         rings[name] = max(rings.get(name, 0), slots)

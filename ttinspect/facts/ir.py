@@ -21,7 +21,8 @@ _FOR_RE = re.compile(r"scf\.for\s+(%[\w$.-]+)\s*=\s*(%[\w$.-]+)\s+to\b")
 _CONST_RE = re.compile(r"^(-?\d+)\s*:\s*i\d+")
 _SSA_RE = re.compile(r"%[\w$.-]+")
 # !ttg.memdesc<4x128x32xf16, #shared, #smem, mutable>
-_MEMDESC_RE = re.compile(r"!ttg\.memdesc<([0-9x]+)x([a-z]+\d+)")
+# !ttg.memdesc<3x128x64xf16, ...>: the shape ("3x128x64") and the element type of a shared-memory allocation
+MEMDESC_RE = re.compile(r"!ttg\.memdesc<([0-9x]+)x([a-z]+\d+)")
 # tensor<128x32xi32, #blocked>  (the first result type of a line)
 _RESULT_TENSOR_RE = re.compile(r":\s*tensor<")
 
@@ -192,7 +193,7 @@ def ttgir_facts(module: MlirModule) -> list[Fact]:
         versions = tuple(sorted({f"{layout.kind.split('.')[-1]} v{dict(layout.params).get('version', '?')}"
                                  for layout in amd}))
     buffers = tuple(f"{m[1]}x{m[2]}" for op in module.ops if op.name == "ttg.local_alloc"
-                    for m in [_MEMDESC_RE.search(module.text(op))] if m)
+                    for m in [MEMDESC_RE.search(module.text(op))] if m)
     loop = module.main_loop
     return [
         known("layouts", "layouts", "ir", layouts,

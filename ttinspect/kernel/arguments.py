@@ -103,9 +103,8 @@ def _check_layout(text: str, where: str) -> None:
     try:
         call = ast.parse(text, mode="eval").body
         ok = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _SHARED_LAYOUTS
-        if ok and isinstance(call, ast.Call):
-            for node in [*call.args, *(k.value for k in call.keywords)]:
-                ast.literal_eval(node)
+        for node in [*call.args, *(k.value for k in call.keywords)] if isinstance(call, ast.Call) else []:
+            ast.literal_eval(node)
     except (SyntaxError, ValueError, TypeError):
         ok = False
     if not ok:

@@ -155,8 +155,6 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
     return folder / kernel_relative
 
 
-
-
 def _living_folder(root: Path, package: Path) -> Path | None:
     """Where the package folder `package` (relative to the copy) lives on this machine: in the run's
     folder, else in the installed package of that name (a capture brought from another machine)."""

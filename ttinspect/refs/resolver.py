@@ -191,10 +191,7 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captu
                  script: bool = False) -> list:
     """`captured`: the @triton.jit function itself is compiled (a capture holds what its decorators chose);
     `script`: the file is the captured program's own script, loaded for its definitions (program_script.py)."""
-    ref = parse_source_ref(text)
-    if ref.name is None:
-        raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
-                         f"(`ttinspect list {ref.path}` shows them)")
+    ref = _named_source_ref(text)
     arch = ref.arch or options.arch
     memo_key = None
     if not (arch or "").strip().lower() == "native":  # the GPU here decides: resolve every time
@@ -217,14 +214,21 @@ def _file_builds(text: str, options: RefOptions, keep_going: bool = False, captu
     return builds
 
 
+def _named_source_ref(text: str):
+    """A file or module reference that names its kernel (or example); one without a name is refused."""
+    ref = parse_source_ref(text)
+    if ref.name is None:
+        raise UsageError(f"{text}: name a kernel or an example, as {text.rstrip(':')}:NAME "
+                         f"(`ttinspect list {ref.path}` shows them)")
+    return ref
+
+
 def kernel_object(text: str, arch: str | None = None) -> tuple[Any, str]:
     """The kernel object a file or module reference names, and its name, loaded as a compile of it would be
     (`translate` hands it to Triton's translator rather than compiling it)."""
     if kind_of(text) not in SOURCE_KINDS:
         raise UsageError(f"{text}: give the kernel as FILE.py:NAME or MODULE:NAME")
-    ref = parse_source_ref(text)
-    if ref.name is None:
-        raise UsageError(f"{text}: name a kernel, as {text.rstrip(':')}:NAME (`ttinspect list {ref.path}` shows them)")
+    ref = _named_source_ref(text)
     found = find(load_module(ref.path, ref.package, import_scope(ref.arch or arch)), ref.path, ref.name)
     return (found.kernel, found.kernel_name) if isinstance(found, Example) else (found, ref.name)
 
