@@ -46,6 +46,10 @@ def pinned() -> list[str]:
         return list(tomllib.load(handle)["project"]["optional-dependencies"]["corpus"])
 
 
+class LaunchFault(Exception):
+    """The launch itself failed (after its compile): the entry is compiled again by `warmup`."""
+
+
 class Refusal(Exception):
     """One line for the user, and the exit code."""
 
@@ -81,16 +85,25 @@ def launch_kwargs(entry: Entry, device: str) -> dict[str, Any]:
     return kwargs
 
 
-def leading_arguments(parameters: list[str], args: dict[str, Any], kwargs: dict[str, Any]) -> list[Any]:
-    """The manifest's `args` are what the call site passes in order (its config, by keyword): the leading
-    parameters it gives are taken out of `kwargs` and passed by position, as the call site does — an
-    autotuner's pruner sees only those (`nargs`)."""
+def leading_arguments(parameters: list[str], kwargs: dict[str, Any], tuned: frozenset[str] = frozenset()) -> list[Any]:
+    """Every leading parameter the call site gives — runtime arguments and its own constexprs alike — is taken
+    out of `kwargs` and passed by position, as a library's call site passes them: an autotuner's pruner sees
+    only those in `nargs` (gemlite's reads its constexprs there). The first parameter not given, or one the
+    autotuner's configs set (passing it would conflict with them), ends the run."""
     positional = []
     for name in parameters:
-        if name not in args:
+        if name not in kwargs or name in tuned:
             break
         positional.append(kwargs.pop(name))
     return positional
+
+
+def tuned_keys(kernel: Any) -> frozenset[str]:
+    """The names an autotuner's configs set (none for a kernel that is not autotuned)."""
+    obj = kernel
+    while obj is not None and not hasattr(obj, "configs"):
+        obj = getattr(obj, "fn", None)
+    return frozenset(k for c in getattr(obj, "configs", ()) or () for k in getattr(c, "kwargs", {}))
 
 
 def launched_ptx(cache_dir: Path, kernel_name: str) -> dict[str, str]:
@@ -119,14 +132,36 @@ def compare(offline: str, launched: dict[str, str]) -> dict[str, Any]:
             "reason": f"first difference at line {line + 1}: offline {ours} vs launch {theirs}"}
 
 
-def autotune_choice(kernel: Any) -> int | None:
-    """The 1-based number of the config the autotuner chose in the launch (None: not autotuned)."""
+def autotune_choice(kernel: Any) -> int | Any | None:
+    """The config the autotuner chose in the launch: its 1-based number among the listed configs (by identity,
+    else by equal settings), the chosen Config itself when a pruner made it (it is in no list), None when the
+    kernel is not autotuned or nothing was chosen."""
     obj = kernel
     while obj is not None and not hasattr(obj, "configs"):
         obj = getattr(obj, "fn", None)
-    if obj is None or getattr(obj, "best_config", None) is None:
+    best = getattr(obj, "best_config", None) if obj is not None else None
+    if best is None:
         return None
-    return obj.configs.index(obj.best_config) + 1
+    for number, config in enumerate(obj.configs, 1):
+        if config is best or _settings(config) == _settings(best):
+            return number
+    return best
+
+
+def _settings(config: Any) -> tuple:
+    return (sorted(getattr(config, "kwargs", {}).items()), getattr(config, "num_warps", None),
+            getattr(config, "num_stages", None), getattr(config, "num_ctas", None), getattr(config, "maxnreg", None))
+
+
+def config_words(chosen: int | Any) -> list[str]:
+    """How `ttinspect dump` is told the config the launch ran: `--config N`, or every value of a Config a
+    pruner made (`--set KEY=VALUE` each; it has no number in the kernel's list)."""
+    if isinstance(chosen, int):
+        return ["--config", str(chosen)]
+    values = dict(getattr(chosen, "kwargs", {}))
+    values.update({k: getattr(chosen, k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+                   if getattr(chosen, k, None) is not None})
+    return [word for k, v in values.items() for word in ("--set", f"{k}={v}")]
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -182,8 +217,10 @@ def download_wheels(folder: Path, python_version: str | None) -> None:
                           f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
 
 
-def run_one(entry: Entry, form: str) -> dict[str, Any]:
-    """In the child: launch, read the cache, compile offline, compare (see the module docstring)."""
+def run_one(entry: Entry, form: str, warmup: bool = False) -> dict[str, Any]:
+    """In the child: launch (or, `warmup`, compile through the launch's own path without running: Triton's
+    `warmup`, for a launch that faulted on the script's zero inputs), read the cache, compile offline, compare
+    (see the module docstring)."""
     import importlib  # the library, on the GPU machine only
 
     import torch  # the launch
@@ -195,17 +232,25 @@ def run_one(entry: Entry, form: str) -> dict[str, Any]:
     while not isinstance(jit, JITFunction):  # through autotuners, heuristics, flag-gems' LibEntry
         jit = jit.fn
     kwargs = launch_kwargs(entry, "cuda")
-    positional = leading_arguments(jit.arg_names, entry.args_for(TARGET), kwargs)
-    kernel[grid_function(entry.grid_for(TARGET))](*positional, **kwargs)
-    torch.cuda.synchronize()
+    positional = leading_arguments(jit.arg_names, kwargs, tuned_keys(kernel))
+    grid = grid_function(entry.grid_for(TARGET))
+    if warmup:
+        kernel.warmup(*positional, grid=grid, **kwargs)
+        row["compiled_by"] = "warmup"
+    else:
+        try:
+            kernel[grid](*positional, **kwargs)
+            torch.cuda.synchronize()
+        except Exception as error:  # the kernel ran and failed: the child's row says so, and the parent retries
+            raise LaunchFault(f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}") from error
     launched = launched_ptx(Path(os.environ["TRITON_CACHE_DIR"]), jit.__name__)
     chosen = autotune_choice(kernel)
-    row["autotune_config"] = chosen
+    row["autotune_config"] = chosen if chosen is None or isinstance(chosen, int) else str(chosen)
     words = cli_words(entry, TARGET)
     if chosen is not None:  # the config the launch ran, whichever the manifest names
         at = words.index("--config") if "--config" in words else None
         words = (words[:at] + words[at + 2:]) if at is not None else words
-        words += ["--config", str(chosen)]
+        words += config_words(chosen)
     with tempfile.TemporaryDirectory(prefix="corpus-gpu-offline-") as own:
         env = {**os.environ, "TTINSPECT_CACHE_DIR": f"{own}/ttinspect", "TRITON_CACHE_DIR": f"{own}/triton"}
         done = subprocess.run([sys.executable, "-m", "ttinspect", "dump", reference(entry, form), "--all", "--out",
@@ -238,6 +283,7 @@ def parse_options(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--refs", choices=("module", "file"), default="module")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per entry")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # the child: one entry id
+    parser.add_argument("--warmup", action="store_true", help=argparse.SUPPRESS)  # the child: compile, no run
     return parser.parse_args(argv)
 
 
@@ -252,11 +298,12 @@ def main(argv: list[str] | None = None) -> int:
         if options.one:
             entry = next(e for e in entries if e.id == options.one)
             try:
-                row = run_one(entry, options.refs)
+                row = run_one(entry, options.refs, options.warmup)
             except Exception as error:  # the row says what went wrong
                 message = (str(error).strip().splitlines() or [""])[0]
                 row = {"id": entry.id, "kernel": entry.module_ref, "status": "failed",
-                       "reason": f"{type(error).__name__}: {message}"}
+                       "reason": message if isinstance(error, LaunchFault) else f"{type(error).__name__}: {message}",
+                       **({"stage": "launch"} if isinstance(error, LaunchFault) else {})}
             print(json.dumps(row))
             return 0
         out = os.environ.get("OUT")
@@ -269,6 +316,24 @@ def main(argv: list[str] | None = None) -> int:
         return refusal.code
 
 
+def child(entry: Entry, options: argparse.Namespace, pythonpath: str, warmup: bool) -> dict[str, Any]:
+    """One entry in a process of its own, with a fresh Triton cache: its row."""
+    with tempfile.TemporaryDirectory(prefix="corpus-gpu-launch-") as cache:
+        env = {**os.environ, **entry.env_for(TARGET), "PYTHONPATH": pythonpath, "TRITON_CACHE_DIR": cache,
+               "TTINSPECT_CACHE_DIR": f"{cache}-ttinspect"}
+        try:
+            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", entry.id, "--refs",
+                                   options.refs, *(["--warmup"] if warmup else [])], capture_output=True, text=True,
+                                  env=env, timeout=options.timeout)
+        except subprocess.TimeoutExpired:
+            return {"id": entry.id, "kernel": entry.module_ref, "status": "failed",
+                    "reason": f"no answer in {options.timeout} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {
+        "id": entry.id, "kernel": entry.module_ref, "status": "failed",
+        "reason": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or ['?'])[-1][:300]}"}
+
+
 def run_all(entries: list[Entry], options: argparse.Namespace, out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     site = Path(tempfile.mkdtemp(prefix="corpus-gpu-site-"))
@@ -279,20 +344,13 @@ def run_all(entries: list[Entry], options: argparse.Namespace, out: Path) -> int
         if options.only and not any(text in entry.id for text in options.only):
             continue
         start = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="corpus-gpu-launch-") as cache:
-            env = {**os.environ, **entry.env_for(TARGET), "PYTHONPATH": pythonpath, "TRITON_CACHE_DIR": cache,
-                   "TTINSPECT_CACHE_DIR": f"{cache}-ttinspect"}
-            try:
-                done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", entry.id,
-                                       "--refs", options.refs], capture_output=True, text=True, env=env,
-                                      timeout=options.timeout)
-                lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-                row = json.loads(lines[-1]) if lines else {
-                    "id": entry.id, "kernel": entry.module_ref, "status": "failed",
-                    "reason": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or ['?'])[-1][:300]}"}
-            except subprocess.TimeoutExpired:
-                row = {"id": entry.id, "kernel": entry.module_ref, "status": "failed",
-                       "reason": f"no answer in {options.timeout} s"}
+        row = child(entry, options, pythonpath, warmup=False)
+        if row["status"] == "failed" and row.get("stage") == "launch":
+            # the launch ran and faulted (the script's zeros as index inputs): the compile it made is still
+            # what a launch compiles; Triton's warmup takes the same path without running, in a fresh process
+            faulted = row["reason"]
+            row = child(entry, options, pythonpath, warmup=True)
+            row["launch_fault"] = faulted
         row["seconds"] = round(time.perf_counter() - start, 1)
         rows.append(row)
         print(f"{entry.id}: {row['status']} {row.get('reason', '')}", file=sys.stderr, flush=True)

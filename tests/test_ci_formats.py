@@ -210,9 +210,12 @@ def test_junit_of_nothing_is_still_a_test_report():
 # --- from check / diff ---------------------------------------------------------------------------------
 
 
-def stub_report(source: Path | None, kernel: str, label: str = "mine", target: str = "sm_90"):
+def stub_report(source: Path | None, kernel: str, label: str = "mine", target: str = "sm_90",
+                device: str | None = None):
     build = SimpleNamespace(source_file=str(source) if source else None)
-    return SimpleNamespace(label=label, kernel=kernel, target=target, triton_version="3.9.0", build=build)
+    return SimpleNamespace(label=label, kernel=kernel, target=target, triton_version="3.9.0", build=build,
+                           device=device,
+                           device_line=f"{device}: answered the code's GPU questions" if device else None)
 
 
 KERNEL_FILE = '''import triton

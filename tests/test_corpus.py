@@ -158,20 +158,43 @@ def test_gpu_reads_the_launchs_ptx_and_compares(tmp_path):
 
 
 def test_gpu_passes_the_leading_arguments_by_position():
+    """Runtime arguments and the call site's constexprs, in order, up to the first one not given or one an
+    autotune config sets (gemlite's pruner reads its constexprs from `nargs`, the positional ones)."""
     kwargs = {"x": 1, "n": 2, "BLOCK": 64, "num_warps": 4}
-    assert corpus_gpu.leading_arguments(["x", "n", "BLOCK"], {"x": 1, "n": 2}, kwargs) == [1, 2]
-    assert kwargs == {"BLOCK": 64, "num_warps": 4}
+    assert corpus_gpu.leading_arguments(["x", "n", "BLOCK"], kwargs) == [1, 2, 64]
+    assert kwargs == {"num_warps": 4}
+    kwargs = {"x": 1, "n": 2, "BLOCK": 64, "SCALES": True}
+    assert corpus_gpu.leading_arguments(["x", "n", "BLOCK", "SCALES"], kwargs, frozenset({"BLOCK"})) == [1, 2]
+    assert kwargs == {"BLOCK": 64, "SCALES": True}
+    kwargs = {"x": 1, "BLOCK": 64}
+    assert corpus_gpu.leading_arguments(["x", "n", "BLOCK"], kwargs) == [1] and kwargs == {"BLOCK": 64}
 
 
-def test_gpu_autotune_choice_is_one_based():
+class _Config:
+    def __init__(self, num_warps: int, **kwargs):
+        self.kwargs, self.num_warps, self.num_stages, self.num_ctas, self.maxnreg = kwargs, num_warps, 3, 1, None
+
+
+def test_gpu_autotune_choice_is_one_based_and_a_pruners_config_is_given_by_its_values():
+    listed = [_Config(4, BLOCK=32), _Config(4, BLOCK=64), _Config(8, BLOCK=64)]
+
     class Autotuner:
-        configs = ["c1", "c2", "c3"]
-        best_config = "c3"
+        configs = listed
+        best_config = listed[2]
 
     class Heuristics:
         fn = Autotuner()
 
     assert corpus_gpu.autotune_choice(Heuristics()) == 3
+    assert corpus_gpu.tuned_keys(Heuristics()) == {"BLOCK"}
+    Autotuner.best_config = _Config(4, BLOCK=64)  # an equal copy (a pruner's): its listed number
+    assert corpus_gpu.autotune_choice(Heuristics()) == 2
+    made = _Config(2, BLOCK=16)  # a config a pruner made: in no list
+    Autotuner.best_config = made
+    assert corpus_gpu.autotune_choice(Heuristics()) is made
+    assert corpus_gpu.config_words(made) == ["--set", "BLOCK=16", "--set", "num_warps=2", "--set", "num_stages=3",
+                                             "--set", "num_ctas=1"]
+    assert corpus_gpu.config_words(3) == ["--config", "3"]
     assert corpus_gpu.autotune_choice(object()) is None
 
 

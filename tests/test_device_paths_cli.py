@@ -117,3 +117,60 @@ def test_check_names_the_virtual_device_too():
     assert "virtual device: NVIDIA H100" in run_cli_ok("check", f"{TUTORIAL}:matmul_kernel", *common).splitlines()[1]
     data = json.loads(run_cli_ok("check", f"{TUTORIAL}:matmul_kernel", *common, "--format", "json"))
     assert data["device"].startswith("virtual device: NVIDIA H100")
+
+
+DEVICE = "virtual device: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+ONE = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--arch", "sm_90"]
+TWO = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--config", "3", "--arch", "sm_90"]
+
+
+@pytest.mark.parametrize("command, options", [
+    ("check", ["--format", "sarif"]), ("check", ["--format", "markdown"]), ("check", ["--format", "junit"]),
+    ("diff", ["--format", "json"]), ("diff", ["--format", "markdown"]), ("diff", ["--format", "sarif"]),
+    ("diff", ["--format", "junit"]), ("diff", []), ("sweep", ["--grid", "config=2..3"]),
+    ("sweep", ["--grid", "config=2..3", "--json"]),
+])
+def test_every_output_names_the_virtual_device(command, options):
+    """docs/virtual-device.md: a config the code chose by the GPU is only as right as the GPU it was shown,
+    so every format a command writes says which."""
+    common = TWO if command == "diff" else ["--signature", MATMUL_SIGNATURE, "--arch", "sm_90"] \
+        if command == "sweep" else ONE
+    out = run_cli_ok(command, f"{TUTORIAL}:matmul_kernel", *common, *options, "--width", "200")
+    assert DEVICE in out.replace("sm\\_90", "sm_90")  # Markdown escapes the underscore
+
+
+def test_html_and_list_name_the_virtual_device(tmp_path):
+    page = tmp_path / "page.html"
+    run_cli_ok("html", f"{TUTORIAL}:matmul_kernel", *ONE, "-o", page)
+    assert f"<th>device</th><td>{DEVICE}" in page.read_text()
+    assert DEVICE in run_cli_ok("list", TUTORIAL, "--arch", "sm_90", "--width", "200")
+    assert json.loads(run_cli_ok("list", TUTORIAL, "--arch", "sm_90", "--json"))["device"] == DEVICE
+    plain = Path(__file__).parent / "data" / "user_kernels" / "my_mm.py"
+    assert "device" not in json.loads(run_cli_ok("list", plain, "--json"))
+
+
+@pytest.mark.parametrize("props, fits, limit", [((), True, 232448), (("smem=200KB",), True, 204800),
+                                                (("max_shared_mem=131072",), False, 131072)])
+def test_device_props_limits_reach_the_facts(props, fits, limit):
+    """A smaller part's shared memory (--device-props) is what `fits`, occupancy and check read, and the
+    output says so; the second run (the warm path, from the memo) gives the same."""
+    extra = [arg for prop in props for arg in ("--device-props", prop)]
+    for _ in range(2):
+        rows = json.loads(run_cli_ok("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE,
+                                     "--config", "all", "--arch", "sm_90", "--json", *extra))
+        first = rows[0]
+        assert first["facts"]["shared_memory"] == 147456 and first["facts"]["fits"] is fits
+    one = json.loads(run_cli_ok("report", "opt", "--arch", "sm_90", "--json", *extra))
+    assert one.get("target_limits", {}).get("max_shared_per_block", 232448) == limit
+    text = run_cli_ok("report", "opt", "--arch", "sm_90", *extra, "--width", "200")
+    assert (f"sm_90 with --device-props: shared memory per block {limit} B" in text) is bool(props)
+
+
+def test_device_props_shared_memory_changes_occupancy_and_refuses_what_does_not_fit():
+    def occupancy(*extra: str) -> str:
+        report = json.loads(run_cli_ok("report", "opt", "--arch", "sm_90", "--json", *extra))
+        return report["facts"]["occupancy"]["value"]
+
+    assert occupancy() != occupancy("--device-props", "smem=48KB")
+    assert_one_line_error(run_cli("report", "opt", "--arch", "sm_90", "--device-props", "smem=16KB"), 3,
+                          "Hardware limit: 16384", "sm_90 with --device-props")

@@ -46,9 +46,16 @@ def ci_from_findings(report: Any, findings: Iterable[Any], repo_root: Path | Non
                     for f in findings)
     status = "failed" if failed else "findings" if findings else "ok"
     entry = Entry(key=key, kernel=ref or report.label, target=report.target, status=status, file=file,
-                  line=def_line, seconds=seconds)
+                  line=def_line, seconds=seconds, device=report.device)
     return CIReport(command="check", entries=(entry,), results=results, rules=rules_of(findings),
-                    triton_version=str(report.triton_version), ttinspect_version=ttinspect_version())
+                    triton_version=str(report.triton_version), ttinspect_version=ttinspect_version(),
+                    notes=device_notes([report]))
+
+
+def device_notes(reports: Iterable[Any]) -> tuple[str, ...]:
+    """Each virtual device that answered a kernel's code, once: every format says it (a config chosen by
+    the GPU is only as right as the GPU the code was shown)."""
+    return tuple(dict.fromkeys(r.device_line for r in reports if r.device_line))
 
 
 def rules_of(findings: Iterable[Any]) -> tuple[Rule, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ttinspect.ci.from_check import def_line_of, entry_key, relative_file, ttinspect_version
+from ttinspect.ci.from_check import def_line_of, device_notes, entry_key, relative_file, ttinspect_version
 from ttinspect.ci.model import NEUTRAL, CIReport, Entry, Result, Rule
 
 
@@ -29,11 +29,12 @@ def ci_from_diff(diff: Any, repo_root: Path | None, *, seconds: float | None = N
             id=_rule_id(change), name=change.key, summary=f"{change.title} differs between the two kernels.",
             help="A fact of the compiled code that differs; the result's explanation says what it means."))
     entry = Entry(key=key, kernel=f"{a.label} vs {b.label}", target=_targets(a.target, b.target),
-                  status="changed" if diff.changes else "ok", file=file, line=line, seconds=seconds)
+                  status="changed" if diff.changes else "ok", file=file, line=line, seconds=seconds,
+                  device=" vs ".join(dict.fromkeys(d for d in (a.device, b.device) if d)) or None)
     versions = dict.fromkeys((str(a.triton_version), str(b.triton_version)))  # one, or "3.5.1 vs 3.9.0"
     return CIReport(command="diff", entries=(entry,), results=results, rules=tuple(rules.values()),
                     triton_version=" vs ".join(versions), ttinspect_version=ttinspect_version(),
-                    notes=_one_side_notes(diff))
+                    notes=device_notes([a, b]) + _one_side_notes(diff))
 
 
 def _rule_id(change: Any) -> str:

@@ -75,6 +75,7 @@ class Entry:
     line: int | None = None  # the kernel's `def` line
     seconds: float | None = None
     error: str | None = None  # why it could not be compiled or read
+    device: str | None = None  # the virtual device that answered the kernel's code (docs/virtual-device.md)
 
     @property
     def failed(self) -> bool:
@@ -82,7 +83,8 @@ class Entry:
 
     def as_dict(self) -> dict[str, Any]:
         return {"key": self.key, "kernel": self.kernel, "target": self.target, "status": self.status,
-                "file": self.file, "line": self.line, "seconds": self.seconds, "error": self.error}
+                "file": self.file, "line": self.line, "seconds": self.seconds, "error": self.error,
+                **({"device": self.device} if self.device else {})}
 
 
 @dataclass(frozen=True)

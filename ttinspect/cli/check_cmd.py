@@ -60,9 +60,8 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     shown = at_least(findings, min_severity)
     failed = fail_on is not None and bool(at_least(findings, fail_on))
     if fmt == "json":
-        device = report.build.device if report.build is not None else None
         data = {"label": report.label, "kernel": report.kernel, "target": report.target,
-                **({"device": device} if device else {}),
+                **({"device": report.device} if report.device else {}),
                 "triton_version": report.triton_version, "min_severity": min_severity,
                 "counts": {level: sum(1 for f in findings if f.severity == level)
                            for level in ("error", "warning", "info")},

@@ -72,14 +72,18 @@ class Diff:
         return next((c for c in self.changes if c.key == key), None)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"a": {"label": self.a.label, "target": self.a.target, "triton_version": self.a.triton_version},
-                "b": {"label": self.b.label, "target": self.b.target, "triton_version": self.b.triton_version},
+        return {"a": _side_dict(self.a), "b": _side_dict(self.b),
                 "facts": {fa.key: {"a": jsonable(fa.value), "b": jsonable(fb.value),
                                    "changed": fa.value != fb.value} for fa, fb in self.rows},
                 "changes": [{"key": c.key, "title": c.title, "a": jsonable(c.before), "b": jsonable(c.after),
                              "explanation": c.explanation} for c in self.changes],
                 "one_side": {"a": {f.key: jsonable(f.value) for f in self.one_side[0]},
                              "b": {f.key: jsonable(f.value) for f in self.one_side[1]}}}
+
+
+def _side_dict(report: Report) -> dict[str, Any]:
+    return {"label": report.label, "target": report.target, "triton_version": report.triton_version,
+            **({"device": report.device} if report.device else {})}
 
 
 def _side(report: Report) -> str:

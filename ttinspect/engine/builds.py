@@ -19,6 +19,7 @@ from ttinspect.caches import store as cache
 from ttinspect.engine.artifacts import Artifacts
 from ttinspect.errors import CompileError, TTInspectError
 from ttinspect.targets.nvidia import DEFAULT_ARCH, Target
+from ttinspect.targets.device_limits import changed_limits, limits_text, with_limits
 from ttinspect.targets.lookup import parse_arch
 from ttinspect.targets.releases import check_supported, triton_version
 from ttinspect.kernel.variants import Resolved, Variant, config_value_text, module_source_path
@@ -45,7 +46,8 @@ class Build:
         reference that only triton can resolve: a user's file, an autotuned kernel)."""
         return {"label": self.label, "kernel": self.kernel, "target": self.target.name,
                 "config": for_cache_key(self.config), "entry": str(self.artifacts.directory),
-                "source_file": self.source_file, "note": self.note, "device": self.device}
+                "source_file": self.source_file, "note": self.note, "device": self.device,
+                **({"limits": changed_limits(self.target)} if changed_limits(self.target) else {})}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Build | None":
@@ -53,7 +55,8 @@ class Build:
         entry = Path(record["entry"])
         if not entry.is_dir() or not cache.whole(entry):  # the caller resolves again, which compiles
             return None
-        return cls(record["label"], record["kernel"], parse_arch(record["target"]), dict(record["config"]),
+        target = with_limits(parse_arch(record["target"]), record.get("limits"))
+        return cls(record["label"], record["kernel"], target, dict(record["config"]),
                    Artifacts(entry), record.get("source_file"), record.get("note", ""), record.get("device"))
 
     @property
@@ -275,5 +278,5 @@ def check_launchable(result: Build) -> None:
     if shared > limit:
         raise CompileError(
             f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} "
-            f"({result.target.name}); reduce num_stages or the block sizes",
+            f"({limits_text(result.target) or result.target.name}); reduce num_stages or the block sizes",
             file=result.kernel)

@@ -10,6 +10,7 @@ from ttinspect.errors import UsageError
 from ttinspect.kernel.helpers import first_kernel, roles
 from ttinspect.refs.capture_listing import list_capture
 from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.loading import asked_at_import
 from ttinspect.refs.resolver import import_scope
 from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, load_module
 
@@ -25,7 +26,11 @@ def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
         raise UsageError(f"{text!r} is not a Python file (a path ending in .py, or containing /), a module "
                          "(package.module) nor a capture (FILE.ttcap)")
     ref = parse_source_ref(text)
-    module = load_module(ref.path, ref.package, import_scope(ref.arch or arch))
+    scope = import_scope(ref.arch or arch)
+    asked = scope.questions()
+    module = load_module(ref.path, ref.package, scope)
+    # the configs listed are those the device the code asked chose: say which (docs/virtual-device.md)
+    device = scope.describe() if scope.questions() > asked or asked_at_import(scope, ref.path) else None
     found = kernels_in(module)
     kernels = [describe_kernel(name, obj) for name, obj in found.items()]
     role_of = roles({name: _source(obj) for name, obj in found.items()})
@@ -34,6 +39,7 @@ def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
         "file": str(ref.path),
         "module": ref.package.module if ref.package is not None else None,
         "ref": ref.package.module if ref.package is not None else str(ref.path),  # what a reference starts with
+        **({"device": device} if device else {}),
         "kernels": [{"name": k.name, "kind": k.kind, "line": k.line, "params": list(k.params),
                      "constexprs": list(k.constexprs), "autotune_configs": k.configs,
                      "helper": ({"called_by": list(role_of[k.name].called_by),

@@ -23,7 +23,7 @@ from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
 from ttinspect.toolchains.registry import check_format, check_version
-from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
+from ttinspect.engine.builds import Build, build, build_function, check_launchable, for_cache_key, resolve_target
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
 from ttinspect.files.source_files import sha256_or_empty
@@ -34,6 +34,7 @@ from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.launch import plan
 from ttinspect.refs.tritoncache import resolve_entry
 from ttinspect.refs.loading import ImportScope, asked_at_import
+from ttinspect.targets.device_limits import LIMIT_OF_PROPERTY, with_device_props
 from ttinspect.targets.nvidia import Target
 from ttinspect.virtual.overrides import parse_device_props
 
@@ -98,6 +99,27 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     """The builds `ref` names (compiled, or found in a cache). `keep_going` (a table of configs): a
     config that fails to compile becomes a `Failed` and one too big to launch a build all the same."""
     options = options or RefOptions()
+    return _own_limits(_resolve(ref, options, keep_going), options, keep_going)
+
+
+def _own_limits(builds: list, options: RefOptions, keep_going: bool) -> list:
+    """--device-props that describe a smaller part (less shared memory, fewer registers): each build's target
+    carries that GPU's limits, so fits, occupancy and check follow it (targets/device_limits.py), and a
+    kernel too big for it is refused as its launch would be."""
+    props = parse_device_props(options.device_props)
+    if not any(key in props for key in LIMIT_OF_PROPERTY):
+        return builds
+    out = []
+    for built in builds:
+        if isinstance(built, Build):
+            built = dataclasses.replace(built, target=with_device_props(built.target, props))
+            if not keep_going:
+                check_launchable(built)
+        out.append(built)
+    return out
+
+
+def _resolve(ref: Any, options: RefOptions, keep_going: bool) -> list:
     if isinstance(ref, str):
         _check_text(ref)
         ref, version = split_triton(ref)

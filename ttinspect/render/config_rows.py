@@ -24,6 +24,7 @@ class ConfigRow:
     error: str | None = None  # the config did not compile
     exit_code: int = 0  # the error's (errors.EXIT_*)
     device: str | None = None  # the virtual device the kernel's code asked (docs/virtual-device.md)
+    device_line: str | None = None  # what the table says of it, and of limits --device-props changed
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "note": self.note, "target": self.target,
@@ -63,5 +64,5 @@ def config_rows(builds: list) -> list[ConfigRow]:
             if fact.value is None:
                 reasons[key] = fact.unknown or ""
         rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, facts, reasons,
-                              device=built.device))
+                              device=built.device, device_line=report.device_line))
     return rows

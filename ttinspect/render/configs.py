@@ -197,8 +197,8 @@ def config_lines(rows, width: int) -> list[Text]:
     target = next((r.target for r in rows if r.target), None)
     title = f"{len(rows)} autotune configs" + (f" of {name}" if name else "") + (f" · {target}" if target else "")
     lines = _wrapped(title, width, "bold")
-    for device in dict.fromkeys(r.device for r in rows if r.device):
-        lines += _wrapped(f"{device}: answered the code's GPU questions", width, "dim")
+    for line in dict.fromkeys(r.device_line for r in rows if r.device_line):
+        lines += _wrapped(line, width, "dim")
     errors: dict[str, list[str]] = {}
     for row, row_id in zip(rows, ids, strict=True):
         if row.error:

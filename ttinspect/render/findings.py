@@ -33,9 +33,8 @@ def findings_view(report, findings, hidden: int, min_severity: str) -> None:
 
     out(f"[bold]ttinspect check[/bold]: {escape(report.label)} on {report.target} "
         f"(Triton {report.triton_version})")
-    device = report.build.device if report.build is not None else None
-    if device:  # the virtual device the kernel's code asked at import (docs/virtual-device.md)
-        out(f"[dim]{escape(device)}: answered the code's GPU questions[/dim]")
+    if report.device_line:  # the virtual device the kernel's code asked at import (docs/virtual-device.md)
+        out(f"[dim]{escape(report.device_line)}[/dim]")
     if not findings:
         more = f" ({hidden} below {min_severity} not shown)" if hidden else ""
         out(f"no findings{more}")

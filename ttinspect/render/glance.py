@@ -186,9 +186,8 @@ def print_left_out(console, heads: list[str], kept: set[int], flags: str = "--wi
 
 def device_lines(reports, width: int) -> list[Text]:
     """The virtual device the kernels' code asked at import (docs/virtual-device.md), once per distinct one."""
-    devices = list(dict.fromkeys(r.build.device for r in reports if r.build is not None and r.build.device))
-    return [Text(piece, style="dim") for device in devices
-            for piece in textwrap.wrap(f"{device}: answered the code's GPU questions", width=width)]
+    lines = list(dict.fromkeys(r.device_line for r in reports if r.device_line))
+    return [Text(piece, style="dim") for line in lines for piece in textwrap.wrap(line, width=width)]
 
 
 def origin_lines(reports, width: int) -> list[Text]:

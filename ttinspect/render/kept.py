@@ -25,18 +25,21 @@ def _rendered_key(builds) -> str | None:
     try:
         from ttinspect.report.store import facts_file_name  # the facts' parsers load only when a report is made
 
-        facts = facts_file_name()
-        if not all(x.artifacts.verified and (x.artifacts.directory / facts).is_file() for x in builds):
+        facts = [facts_file_name(target=x.target) for x in builds]
+        if not all(x.artifacts.verified and (x.artifacts.directory / name).is_file()
+                   for x, name in zip(builds, facts, strict=True)):
             return None
         root = Path(__file__).resolve().parent.parent
         code = hashlib.sha256()
-        for rel in ("compare/facts_diff.py", "compare/explain.py", "facts/model.py", "kernel/variants.py",
-                    "render/diff_view.py", "render/glance.py", "render/kept.py", "render/names.py", "render/term.py"):
+        for rel in ("compare/facts_diff.py", "compare/explain.py", "compare/evidence.py", "facts/model.py",
+                    "kernel/variants.py", "render/diff_view.py", "render/glance.py", "render/kept.py",
+                    "render/names.py", "render/term.py"):
             code.update((root / rel).read_bytes())
         return cache.content_key({
             "rendered": "diff", "code": code.hexdigest(), "facts": facts,
             "entries": [str(x.artifacts.directory) for x in builds],
-            "facts_digests": [(x.artifacts.directory / f"{facts}.sha256").read_text().strip() for x in builds],
+            "facts_digests": [(x.artifacts.directory / f"{name}.sha256").read_text().strip()
+                              for x, name in zip(builds, facts, strict=True)],
             "labels": [(x.label, x.target.name, x.header()) for x in builds],
             "env": {k: os.environ.get(k) for k in _RENDER_ENV}, "term": term.settings_key()})
     except (OSError, ValueError):

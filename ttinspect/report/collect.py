@@ -58,7 +58,7 @@ def report_from_build(result: Build, *, sass: bool = True) -> Report:
         return encoded if encoded is not None else b"null"
 
     try:
-        data = result.artifacts.derived_file(facts_file_name(sass), derive)
+        data = result.artifacts.derived_file(facts_file_name(sass, result.target), derive)
     except OSError:
         data = b"null"
     if fresh:

@@ -14,11 +14,17 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ttinspect.facts.model import GROUPS, Fact, jsonable
 from ttinspect.kernel.variants import config_value_json
+from ttinspect.targets.device_limits import changed_limits, limits_text
 
 if TYPE_CHECKING:
     from ttinspect.engine.builds import Build
 
 _FINDINGS: list[Callable[[Report], tuple]] = []  # check/'s `check`, once check/ is imported
+
+
+def device_line(device: str) -> str:
+    """`virtual device: NVIDIA H100 ... (sm_90, 132 SMs): answered the code's GPU questions`."""
+    return f"{device}: answered the code's GPU questions"
 
 
 def install_findings(compute: Callable[[Report], tuple]) -> None:
@@ -60,6 +66,25 @@ class Report:
         return any(fact.key == key for fact in self.facts)
 
     # Typed shortcuts for what tests assert most. Each is the fact's value (None when unknown).
+    @property
+    def device(self) -> str | None:
+        """The virtual device that answered the kernel's code's GPU questions (docs/virtual-device.md), or None
+        when the code asked none."""
+        return self.build.device if self.build is not None else None
+
+    @property
+    def target_limits(self) -> dict[str, int]:
+        """The target's limits that --device-props changed (targets/device_limits.py); empty: the table's."""
+        return changed_limits(self.build.target) if self.build is not None else {}
+
+    @property
+    def device_line(self) -> str | None:
+        """The line every output shows under its title when the code asked the device or --device-props
+        changed the target's limits (the facts read them), or None."""
+        limits = limits_text(self.build.target) if self.build is not None else None
+        said = [device_line(self.device)] if self.device else []
+        return "; ".join(said + ([f"facts read {limits}"] if limits else [])) or None
+
     @property
     def pipeline_depth(self) -> int | None:
         return self["pipeline_depth"]
@@ -141,7 +166,8 @@ class Report:
         return {"label": self.label, "kernel": self.kernel, "target": self.target,
                 "triton_version": self.triton_version,
                 "config": {k: config_value_json(v) for k, v in self.config.items()},
-                **({"device": self.build.device} if self.build is not None and self.build.device else {}),
+                **({"device": self.device} if self.device else {}),
+                **({"target_limits": self.target_limits} if self.target_limits else {}),
                 "facts": {f.key: f.as_dict() for f in self.facts if f.key not in in_loops},
                 "loops": [{"index": loop["index"], "title": loop["group"],
                            **{name: jsonable(f.value) for name, f in loop["facts"].items()

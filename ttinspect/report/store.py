@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ttinspect.facts.model import Counts, Fact
 from ttinspect.report.model import Report
+from ttinspect.targets.device_limits import changed_limits
+from ttinspect.targets.nvidia import Target
 
 if TYPE_CHECKING:
     from ttinspect.engine.builds import Build
@@ -39,8 +41,12 @@ def _facts_code_digest() -> str:
     return sha.hexdigest()[:16]
 
 
-def facts_file_name(sass: bool = True) -> str:
-    return f"{FACTS_FILE}-{'all' if sass else 'nosass'}-{_facts_code_digest()}.json"
+def facts_file_name(sass: bool = True, target: Target | None = None) -> str:
+    """Named by the fact code's digest, and by the target's own limits where --device-props changed them
+    (occupancy and fits read them: the same compiled code has other facts on a smaller part)."""
+    limits = changed_limits(target) if target is not None else {}
+    own = "-" + hashlib.sha256(json.dumps(limits, sort_keys=True).encode()).hexdigest()[:8] if limits else ""
+    return f"{FACTS_FILE}-{'all' if sass else 'nosass'}-{_facts_code_digest()}{own}.json"
 
 
 def _encode_value(value: Any) -> Any:

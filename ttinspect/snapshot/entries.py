@@ -85,6 +85,7 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     source = build.source_file if build is not None else None
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
             "file": os.path.relpath(source, root) if source else None, "line": def_line_of(source, report.kernel),
+            **({"device": report.device} if report.device else {}),
             "facts": facts,
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),

@@ -157,7 +157,7 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
         statuses += _finding_changes(key, old, new, fail_on, add, file)
         status = ("regressed" if REGRESSED in statuses else "new" if NEW in statuses
                   else "improved" if IMPROVED in statuses else "changed" if statuses else "ok")
-        entries.append(Entry(key, kernel, target, status, file, line, new.get("seconds")))
+        entries.append(Entry(key, kernel, target, status, file, line, new.get("seconds"), device=new.get("device")))
     return CIReport("snapshot --check", tuple(entries), tuple(results), tuple(rules_used.values()), triton_version)
 
 

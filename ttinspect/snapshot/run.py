@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED
+from ttinspect.report.model import device_line
 from ttinspect.snapshot.config import SnapshotConfig
 from ttinspect.snapshot.entries import check_unique, compute_all, planned
 from ttinspect.files.source_files import local_imports
@@ -142,4 +143,5 @@ def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed)
 
     report = gate(committed, computed.entries, fail_on=config.fail_on, guard=config.guard,
                   triton_version=computed.triton_version)
-    return replace(report, notes=tuple(computed.notes))
+    devices = (device_line(row["device"]) for row in computed.entries.values() if row.get("device"))
+    return replace(report, notes=tuple(computed.notes) + tuple(dict.fromkeys(devices)))

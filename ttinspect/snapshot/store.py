@@ -20,11 +20,14 @@ from ttinspect.files.source_files import read_regular
 from ttinspect.files.outputs import check_output, write_atomically
 
 _ENTRY_KEYS = ("kernel", "target", "file", "line", "facts", "findings")
+_OPTIONAL_KEYS = ("device",)  # written only where there is one: the virtual device the kernel's code asked
 
 
 def dumps(entries: dict[str, dict[str, Any]], triton_version: str, targets: tuple[str, ...]) -> str:
     document = {"format": FORMAT, "triton_version": triton_version, "targets": list(targets), "facts": list(FACTS),
-                "entries": {key: {k: entry.get(k) for k in _ENTRY_KEYS} for key, entry in sorted(entries.items())}}
+                "entries": {key: {**{k: entry.get(k) for k in _ENTRY_KEYS},
+                                  **{k: entry[k] for k in _OPTIONAL_KEYS if entry.get(k)}}
+                            for key, entry in sorted(entries.items())}}
     return _stable(document) + "\n"
 
 

@@ -93,6 +93,7 @@ def compile_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
             reasons["fits"] = (f"{shared} B of shared memory > {limit} B on {built.target.name}: "
                                "the launch fails with out of resource")
         row.update(label=built.label, target=built.target.name, facts=facts, reasons=reasons,
+                   device=report.device_line,
                    config={k: getattr(v, "name", v) if not isinstance(v, (int, float, str, bool)) else v
                            for k, v in built.config.items()},
                    entry=str(built.artifacts.directory))

@@ -74,6 +74,8 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
+    for line in dict.fromkeys(r["device"] for r in result.rows if r.get("device")):  # virtual-device.md
+        console.print(f"[dim]{escape(line)}[/dim]")
     print_left_out(console, heads, kept, "--width, --json, --csv")
     for n, error in enumerate(errors, 1):
         console.print(f"[red]error {n}:[/red] {escape(error)}")
