@@ -176,3 +176,19 @@ def test_warm_amd_report_imports_no_triton(tmp_path):
             "print('triton' in sys.modules, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
     assert out.stdout.split() == ["False", "False"], out.stderr
+
+
+@needs_amd
+@pytest.mark.parametrize("option, arch, vendor", [("waves_per_eu=2", "sm_90", "AMD (HIP)"),
+                                                  ("matrix_instr_nonkdim=16", "sm_80", "AMD (HIP)"),
+                                                  ("maxnreg=64", "gfx942", "NVIDIA (CUDA)")])
+def test_the_other_vendors_compile_option_is_refused_as_a_launch_refuses_it(option, arch, vendor):
+    """A launch raises KeyError ("Keyword argument ... was specified but unrecognised") for an option its
+    backend does not take; a file sending its AMD configs to an NVIDIA GPU must not compile quietly."""
+    from cli_helpers import assert_one_line_error, run_cli
+
+    mm = os.path.join(os.path.dirname(__file__), "data", "user_kernels", "my_mm.py")
+    result = run_cli("report", f"{mm}:add_kernel", "--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16",
+                     "--set", "BLOCK=1024", "--set", option, "--arch", arch)
+    assert_one_line_error(result, 2, f"a compile option of Triton's {vendor} backend", "unrecognised",
+                          f"drop it for {arch}")

@@ -174,3 +174,13 @@ def test_device_props_shared_memory_changes_occupancy_and_refuses_what_does_not_
     assert occupancy() != occupancy("--device-props", "smem=48KB")
     assert_one_line_error(run_cli("report", "opt", "--arch", "sm_90", "--device-props", "smem=16KB"), 3,
                           "Hardware limit: 16384", "sm_90 with --device-props")
+
+
+def test_sweep_loads_the_file_under_each_targets_device():
+    """`--grid config=all` over two targets: each target's own config list (6 CUDA configs, 3 HIP ones), the
+    file imported under each target's virtual device (it asks Triton's driver at import)."""
+    rows = json.loads(run_cli_ok("sweep", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE, "--grid",
+                                 "config=all", "--arch", "sm_90,gfx942", "--json"))["rows"]
+    assert [(r["target"], r["point"]["config"]) for r in rows] == [
+        *(("sm_90", n) for n in range(1, 7)), *(("gfx942", n) for n in range(1, 4))]
+    assert not any(r["error"] for r in rows)

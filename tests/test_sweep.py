@@ -55,6 +55,9 @@ def test_expand_order_and_targets():
     assert points[0] == ({"A": 1, "B": 10}, "sm_80") and points[1] == ({"A": 1, "B": 11}, "sm_80")
     assert points[-1] == ({"A": 2, "B": 11}, "sm_90")
     assert expand(parse_grid(["config=all"]), [None], 3) == [({"config": n}, None) for n in (1, 2, 3)]
+    # config=all per target: a file may list other configs for another GPU
+    assert expand(parse_grid(["config=all"]), ["sm_90", "gfx942"], {"sm_90": 2, "gfx942": 1}) == [
+        ({"config": 1}, "sm_90"), ({"config": 2}, "sm_90"), ({"config": 1}, "gfx942")]
     assert parse_arch_list(None) == [None]
 
 

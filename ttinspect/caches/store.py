@@ -36,8 +36,9 @@ from typing import Any, Mapping
 from ttinspect.errors import TTInspectError
 
 # Bump when the compile engine changes what it stores for the same key
-# (2: entries keep the ptxas -v log; 3: metadata names the source file; 4: entries carry a manifest).
-ENGINE_VERSION = "4"
+# (2: entries keep the ptxas -v log; 3: metadata names the source file; 4: entries carry a manifest;
+# 5: a config holding the other vendor's compile option is refused, so an entry stored for one is not served).
+ENGINE_VERSION = "5"
 MANIFEST = "manifest.json"
 METADATA = "metadata.json"
 # The cache-directory tag convention (bford.info/cachedir): backup tools skip a folder holding it, and

@@ -203,24 +203,39 @@ def autotune_configs(autotuner) -> list[dict[str, Any]]:
     return out
 
 
-def option_names() -> frozenset[str]:
-    """The compile options the NVIDIA backend accepts (what a launch passes through `**kwargs`)."""
+def option_names(target: Target | None = None) -> frozenset[str]:
+    """The compile options a launch passes through `**kwargs`: `target`'s backend's (CUDA's or HIP's), or
+    either backend's when None."""
     from triton.backends.nvidia.compiler import CUDAOptions
 
-    from ttinspect.compile.amd import hip_option_names  # an option of either backend: each drops the other's
+    from ttinspect.compile.amd import hip_option_names  # the HIP backend's, imported with it
 
-    return frozenset(CUDAOptions.__dataclass_fields__) | hip_option_names()
+    cuda, hip = frozenset(CUDAOptions.__dataclass_fields__), hip_option_names()
+    if target is None:
+        return cuda | hip
+    return hip if target.amd is not None else cuda
 
 
-def split_options(fn, config: Mapping[str, Any]) -> dict[str, Any]:
+def split_options(fn, config: Mapping[str, Any], target: Target | None = None) -> dict[str, Any]:
     """The compile options in a config. A key that is neither a kernel parameter nor an option is
-    refused: Triton itself would drop it without a word."""
+    refused: Triton itself would drop it without a word. With `target`, an option of the other vendor's
+    backend is refused as a launch there refuses it (`waves_per_eu` on an NVIDIA GPU: "Keyword argument
+    waves_per_eu was specified but unrecognised")."""
     names = set(fn.arg_names)
     valid = option_names()
     unknown = [k for k in config if k not in names and k not in valid]
     if unknown:
         raise UsageError(f"{', '.join(unknown)}: not a parameter of {fn.__name__} nor a compile option; "
                          f"parameters: {', '.join(fn.arg_names)}; options: {', '.join(OPTION_KEYS)}, ...")
+    if target is not None:
+        own = option_names(target)
+        foreign = [k for k in config if k not in names and k not in own]
+        if foreign:
+            vendor, other = ("AMD (HIP)", "NVIDIA (CUDA)") if target.amd is None else ("NVIDIA (CUDA)", "AMD (HIP)")
+            raise UsageError(f"{', '.join(foreign)}: a compile option of Triton's {vendor} backend, which "
+                             f"{target.name}'s {other} backend does not take (a launch there raises KeyError: "
+                             f"Keyword argument {foreign[0]} was specified but unrecognised); drop it for "
+                             f"{target.name}")
     options = {k: v for k, v in config.items() if k in OPTION_KEYS or (k in valid and k not in names)}
     for key, value in options.items():
         check_option(key, value)

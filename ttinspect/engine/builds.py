@@ -171,7 +171,7 @@ def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], A
         fn = load()
         # Every config key that names a kernel parameter is a constexpr — an option too: seed 001's
         # softmax takes `num_stages` both as a compile option and as a constexpr, as a launch does.
-        options = split_options(fn, config)
+        options = split_options(fn, config, target)
         specialization = specialize_for(fn, args, config)
         dumps: dict[str, str] | None = {} if _compile_with_pass_dumps else None
         files, metadata = compile_jit(fn, specialization, options, target, pass_dump=dumps)
@@ -192,7 +192,7 @@ def _build(label: str, kernel: str, digest: dict[str, str], load: Callable[[], A
         from ttinspect.compile.pass_dumps import compile_pass_dump  # imports triton
 
         fn = load()
-        return compile_pass_dump(fn, specialize_for(fn, args, config), split_options(fn, config), target)
+        return compile_pass_dump(fn, specialize_for(fn, args, config), split_options(fn, config, target), target)
 
     entry = cache.lookup(key)
     if entry is None:

@@ -12,9 +12,10 @@ Note that `16..128` is every integer from 16 to 128 (113 points), not the powers
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
 from ttinspect.kernel.overrides import parse_value
@@ -106,22 +107,28 @@ def parse_arch_list(text: str | None) -> list[str | None]:
     return unique
 
 
-def expand(axes: list[Axis], archs: list[str | None], config_count: int | None = None) -> list[tuple[dict, str | None]]:
-    """Every combination, in order: the first axis varies slowest, the targets slowest of all."""
-    resolved = []
-    for axis in axes:
-        if axis.name == CONFIG_AXIS and axis.values == ("all",):
-            if not config_count:
-                raise UsageError("--grid config=all: the kernel has no @triton.autotune configs")
-            axis = Axis(axis.name, tuple(range(1, config_count + 1)))
-        resolved.append(axis)
-    total = len(archs)
-    for axis in resolved:
-        total *= len(axis.values)
+def expand(axes: list[Axis], archs: list[str | None],
+           config_count: int | Mapping[str | None, int] | None = None) -> list[tuple[dict, str | None]]:
+    """Every combination, in order: the first axis varies slowest, the targets slowest of all. `config=all`
+    takes each target's own count (`config_count` by target: a file may list other configs for another GPU)."""
+    counts = config_count if isinstance(config_count, Mapping) else {arch: config_count for arch in archs}
+    per_arch: list[tuple[str | None, list[Axis]]] = []
+    for arch in archs:
+        resolved = []
+        for axis in axes:
+            if axis.name == CONFIG_AXIS and axis.values == ("all",):
+                count = counts.get(arch)
+                if not count:
+                    where = f" on {arch}" if arch and len(archs) > 1 else ""
+                    raise UsageError(f"--grid config=all: the kernel has no @triton.autotune configs{where}")
+                axis = Axis(axis.name, tuple(range(1, count + 1)))
+            resolved.append(axis)
+        per_arch.append((arch, resolved))
+    total = sum(math.prod(len(axis.values) for axis in resolved) for _, resolved in per_arch)
     if total > MAX_POINTS:
         raise UsageError(f"the grid has {total} points (more than {MAX_POINTS}); narrow it")
     points = []
-    for arch in archs:
+    for arch, resolved in per_arch:
         for combo in itertools.product(*(axis.values for axis in resolved)):
             points.append(({axis.name: value for axis, value in zip(resolved, combo, strict=True)}, arch))
     return points

@@ -14,6 +14,7 @@ from ttinspect.sweep.grid import CONFIG_AXIS, Axis, expand, parse_arch_list, par
 from ttinspect.engine.builds import NotCached, cached_only, resolve_target
 from ttinspect.kernel.options import OPTION_KEYS, check_option
 from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.resolver import import_scope
 from ttinspect.refs.userfile import Example, find, load_module
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
@@ -81,10 +82,10 @@ def plan(ref: str, grid: tuple[str, ...] | list[str], arch: str | None,
     for target in (*archs, _ref_arch(ref)):  # an unknown target, as `--arch` of any command refuses it
         if target is not None and target.strip().lower() != "native":  # native: each point asks the GPU
             resolve_target(target)
-    count = None
+    counts: dict[str | None, int] | None = None
     if any(a.name == CONFIG_AXIS and a.values == ("all",) for a in axes):
-        count = _autotune_config_count(ref, options)
-    return axes, expand(axes, archs, count)
+        counts = {target: _autotune_config_count(ref, options, target) for target in archs}
+    return axes, expand(axes, archs, counts)
 
 
 @contextmanager
@@ -121,7 +122,7 @@ def check_reference(ref: str, axes: list[Axis], options: Mapping[str, Any]) -> N
             check_option(key, value)
 
 
-def check_grid_keys(ref: str, axes: list[Axis]) -> None:
+def check_grid_keys(ref: str, axes: list[Axis], arch: str | None = None) -> None:
     """A --grid key the kernel cannot take, refused as --set refuses it: a variant's config and problem
     keys and the compile options; a file's kernel parameters and compile options (loading the file). A
     reference of another kind is left to its points (each fails, and the exit code says so)."""
@@ -141,7 +142,9 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
         parsed = parse_source_ref(ref)
         if parsed.name is None:
             return  # every point says how to name one
-        found = find(load_module(parsed.path, parsed.package), parsed.path, parsed.name)
+        # the file sees the target's GPU while it loads, as every point's compile does (virtual-device.md)
+        found = find(load_module(parsed.path, parsed.package, import_scope(parsed.arch or arch)), parsed.path,
+                     parsed.name)
         fn = unwrap(found.kernel if isinstance(found, Example) else found)[0]
         try:  # each axis's first value: plan() has checked the options' values, a kernel's are its points' own
             split_options(fn, {axis.name: axis.values[0] for axis in axes if axis.name in names})
@@ -149,7 +152,8 @@ def check_grid_keys(ref: str, axes: list[Axis]) -> None:
             raise UsageError(f"--grid {error}") from None
 
 
-def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
+def _autotune_config_count(ref: str, options: Mapping[str, Any], arch: str | None) -> int:
+    """The configs a launch on `arch` would time: a file's list may depend on the GPU (virtual-device.md)."""
     if kind_of(ref) == "variant":
         return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
     if kind_of(ref) in SOURCE_KINDS:
@@ -158,7 +162,8 @@ def _autotune_config_count(ref: str, options: Mapping[str, Any]) -> int:
         parsed = parse_source_ref(ref)
         if parsed.name is None:  # as building it would say
             raise UsageError(f"{ref}: name a kernel or an example, as {ref.rstrip(':')}:NAME")
-        found = find(load_module(parsed.path, parsed.package), parsed.path, parsed.name)
+        found = find(load_module(parsed.path, parsed.package, import_scope(parsed.arch or arch)), parsed.path,
+                     parsed.name)
         kernel = found.kernel if isinstance(found, Example) else found
         autotuner = unwrap(kernel)[1]
         return len(autotuner.configs) if autotuner is not None else 0
@@ -213,7 +218,7 @@ def run_sweep(ref: str, axes: list[Axis], points: list[tuple[dict, str | None]],
                 except NotCached:
                     cold.append(index)
         if cold or any(row and row.get("error") for row in rows):  # keys no warm point vouched for,
-            check_grid_keys(ref, axes)  # refused before anything compiles
+            check_grid_keys(ref, axes, points[0][1] if points else None)  # refused before anything compiles
         if cold:
             if executor == "local" and (jobs == 1 or len(cold) == 1):  # no worker to start: compile here
                 for index in cold:
