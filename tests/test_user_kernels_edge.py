@@ -10,8 +10,9 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
-from cli_helpers import run_cli
+from cli_helpers import assert_one_line_error, run_cli
 
 from ttinspect.cli.main import cli
 
@@ -159,3 +160,47 @@ def test_an_edited_helper_in_a_subfolder_is_compiled_again(tmp_path):
     assert ops() == 1
     (tmp_path / "proj" / "lib" / "helper.py").write_text(HELPER.replace("x * 2", "x * 3 + 1"))
     assert ops() == 2
+
+
+HEURISTIC_AND_PRUNER_THAT_FAIL = '''import triton
+import triton.language as tl
+
+
+def _zero(configs, named_args, **kwargs):
+    return [c for c in configs if named_args["n"] // 0]
+
+
+def _broken(args):
+    return {}["missing"] if args["n"] < 0 else 1 // (args["n"] - args["n"])
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 512})], key=["n"],
+                 prune_configs_by={"early_config_prune": _zero})
+@triton.jit
+def pruned(x_ptr, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, 1.0, mask=o < n)
+
+
+@triton.heuristics({"FLAG": _broken})
+@triton.jit
+def guessed(x_ptr, n, BLOCK: tl.constexpr, FLAG: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, 1.0, mask=o < n)
+'''
+
+
+@pytest.mark.parametrize("kernel, extra, said, line", [
+    ("pruned", ["--config", "all"], "its early_config_prune raised ZeroDivisionError", 6),
+    ("guessed", ["--set", "BLOCK=128"], "the @triton.heuristics value for FLAG raised ZeroDivisionError", 10),
+])
+def test_a_heuristic_or_pruner_that_fails_by_itself_names_its_line_not_the_arguments(tmp_path, kernel, extra, said,
+                                                                                     line):
+    """Given every argument as a value, a rule that fails on its own (a bug, a division by zero) is its own
+    line (file:line), not advice to give arguments already given."""
+    path = tmp_path / "rules.py"
+    path.write_text(HEURISTIC_AND_PRUNER_THAT_FAIL)
+    result = run_cli("report", f"{path}:{kernel}", "--arg", "x_ptr=*fp32", "--arg", "n=4096", "--arch", "sm_90",
+                     *extra)
+    assert_one_line_error(result, 2, said, f"rules.py:{line}")
+    assert "give the arguments" not in result.output

@@ -12,6 +12,8 @@ and the launch's arguments, before any timing — so `--config all` lists the co
 
 from __future__ import annotations
 
+import os
+import traceback
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -182,12 +184,15 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
         result = list(prune(list(autotuner.configs), named, **keywords) or ())
     except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
         raise
-    except Exception as error:  # it reads an argument given only by type, or one not given
-        reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
-        if strict:
+    except Exception as error:  # it reads an argument given only by type, or one not given, or fails itself
+        reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]} ({raised_at(error)})"
+        if strict and _reads_an_unknown(error):
             raise UsageError(f"{name}: its early_config_prune could not run on the arguments given ({reason}); "
                              f"give the arguments it reads as values (--arg N=4096), or pick a config with "
                              f"--config N") from error
+        if strict:
+            raise UsageError(f"{name}: its early_config_prune raised {reason}; pick a config with --config N") \
+                from error
         return Pruned(listed, f"early_config_prune could not run ({reason})" + (f"; {model}" if model else ""),
                       False)
     if not result:
@@ -244,8 +249,30 @@ def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> d
     for key, rule in heuristics.values.items():
         try:
             out[key] = rule({**known, **out})
-        except Exception as error:  # the rule reads an argument we only know by type (a Pointer, a Scalar)
+        except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
+            raise
+        except Exception as error:
+            reason = f"{type(error).__name__}: {error} ({raised_at(error)})"
+            if not _reads_an_unknown(error):  # the rule itself fails: where, not advice about arguments
+                raise UsageError(f"{name}: the @triton.heuristics value for {key} raised {reason}") from error
             raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
-                             f"arguments given ({type(error).__name__}: {error}); give the arguments it reads "
-                             f"as values (--arg N=4096; a tensor's dtype: inspect() with a torch tensor)") from error
+                             f"arguments given ({reason}); give the arguments it reads as values (--arg N=4096; "
+                             "a tensor's dtype: inspect() with a torch tensor)") from error
     return out
+
+
+_OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # ttinspect/
+
+
+def raised_at(error: BaseException) -> str:
+    """file:line of the innermost frame outside ttinspect: the user's (or library's) line that raised, or
+    that touched an argument known only by its type."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not os.path.abspath(f.filename).startswith(_OWN_FOLDER + os.sep) and not f.filename.startswith("<")]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+
+def _reads_an_unknown(error: BaseException) -> bool:
+    """Whether the code failed on an argument it was not given, or was given only by type (a Pointer, an
+    unvalued Scalar): the user can give it; any other failure is the code's own."""
+    return isinstance(error, KeyError) or (isinstance(error, TypeError) and "was given only as" in str(error))
