@@ -85,14 +85,17 @@ def launch_kwargs(entry: Entry, device: str) -> dict[str, Any]:
     return kwargs
 
 
-def leading_arguments(parameters: list[str], kwargs: dict[str, Any], tuned: frozenset[str] = frozenset()) -> list[Any]:
+def leading_arguments(parameters: list[str], kwargs: dict[str, Any], tuned: frozenset[str] = frozenset(),
+                      first_keyword: str | None = None) -> list[Any]:
     """Every leading parameter the call site gives — runtime arguments and its own constexprs alike — is taken
     out of `kwargs` and passed by position, as a library's call site passes them: an autotuner's pruner sees
-    only those in `nargs` (gemlite's reads its constexprs there). The first parameter not given, or one the
-    autotuner's configs set (passing it would conflict with them), ends the run."""
+    only those in `nargs` (gemlite's gemv pruner reads its constexprs there), and the rest as its keyword
+    arguments (its gemm pruner reads `load_scales_as_block` there). The first parameter not given, one the
+    autotuner's configs set (passing it would conflict with them), or the manifest's `first_keyword` (the
+    first the call site passes by keyword) ends the run."""
     positional = []
     for name in parameters:
-        if name not in kwargs or name in tuned:
+        if name not in kwargs or name in tuned or name == first_keyword:
             break
         positional.append(kwargs.pop(name))
     return positional
@@ -232,7 +235,7 @@ def run_one(entry: Entry, form: str, warmup: bool = False) -> dict[str, Any]:
     while not isinstance(jit, JITFunction):  # through autotuners, heuristics, flag-gems' LibEntry
         jit = jit.fn
     kwargs = launch_kwargs(entry, "cuda")
-    positional = leading_arguments(jit.arg_names, kwargs, tuned_keys(kernel))
+    positional = leading_arguments(jit.arg_names, kwargs, tuned_keys(kernel), entry.first_keyword)
     grid = grid_function(entry.grid_for(TARGET))
     if warmup:
         kernel.warmup(*positional, grid=grid, **kwargs)

@@ -168,6 +168,8 @@ def test_gpu_passes_the_leading_arguments_by_position():
     assert kwargs == {"BLOCK": 64, "SCALES": True}
     kwargs = {"x": 1, "BLOCK": 64}
     assert corpus_gpu.leading_arguments(["x", "n", "BLOCK"], kwargs) == [1] and kwargs == {"BLOCK": 64}
+    kwargs = {"x": 1, "n": 2, "FLAG": True}  # the call site passes FLAG= by keyword (gemlite's gemm pruner)
+    assert corpus_gpu.leading_arguments(["x", "n", "FLAG"], kwargs, first_keyword="FLAG") == [1, 2]
 
 
 class _Config:

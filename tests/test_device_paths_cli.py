@@ -12,6 +12,7 @@ import pytest
 
 from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
 from ttinspect.errors import EXIT_USAGE
+from ttinspect.targets.releases import installed_version
 
 DATA = Path(__file__).parent / "data" / "device_paths"
 TUTORIAL = DATA / "tutorial_matmul.py"
@@ -120,6 +121,7 @@ def test_check_names_the_virtual_device_too():
 
 
 DEVICE = "virtual device: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+TRITON_HERE = installed_version()
 ONE = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--arch", "sm_90"]
 TWO = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--config", "3", "--arch", "sm_90"]
 
@@ -128,7 +130,9 @@ TWO = ["--signature", MATMUL_SIGNATURE, "--config", "2", "--config", "3", "--arc
     ("check", ["--format", "sarif"]), ("check", ["--format", "markdown"]), ("check", ["--format", "junit"]),
     ("diff", ["--format", "json"]), ("diff", ["--format", "markdown"]), ("diff", ["--format", "sarif"]),
     ("diff", ["--format", "junit"]), ("diff", []), ("sweep", ["--grid", "config=2..3"]),
-    ("sweep", ["--grid", "config=2..3", "--json"]),
+    ("sweep", ["--grid", "config=2..3", "--json"]), ("passes", ["--json"]), ("report", ["--by-line"]),
+    ("report", ["--by-line", "--json"]), ("versions", ["--triton", TRITON_HERE]),
+    ("versions", ["--triton", TRITON_HERE, "--json"]),
 ])
 def test_every_output_names_the_virtual_device(command, options):
     """docs/virtual-device.md: a config the code chose by the GPU is only as right as the GPU it was shown,

@@ -14,6 +14,10 @@ the arguments, the config and `cdiv` (for the GPU script), `ci` the targets the 
 the Triton releases the entry works with and `unsupported` why it does not with the others (a row under such a
 release still runs, and shows that reason beside the error if it fails). `env` holds environment variables the
 library reads to choose its device where it cannot ask (flag-gems' GEMS_VENDOR: it otherwise runs nvidia-smi).
+`per_target.<arch>.autotune_config` is the config for that target where its list differs (a pruner that makes
+a config on one vendor only). `first_keyword` names the first parameter the call site passes by keyword (the
+GPU script passes the ones before it by position, as the call site does: an autotuner's pruner reads `nargs`
+for the positional ones and its keyword arguments for the rest).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ else:  # pragma: no cover - ttinspect depends on tomli there
 MANIFEST = Path(__file__).with_name("manifest.toml")
 TARGETS = ("sm_90", "sm_100", "gfx942")
 ENTRY_KEYS = {"library", "kernel", "source", "call", "grid", "args", "config", "autotune_config", "per_target",
-              "targets", "tritons", "ci", "unsupported", "note", "env"}
+              "targets", "tritons", "ci", "unsupported", "note", "env", "first_keyword"}
 # bf16[4096, 4096]; i64[4096]; fp32[] (a 0-d tensor)
 TENSOR = re.compile(r"^(?P<dtype>[a-z]+[0-9a-z]*)\[(?P<shape>[0-9, ]*)\]$")
 # The dtypes a manifest tensor may have: Triton's short names, torch's names for them.
@@ -83,6 +87,7 @@ class Entry:
     unsupported: str | None = None  # why releases outside `tritons` fail
     note: str = ""
     env: Mapping[str, str] = field(default_factory=dict)
+    first_keyword: str | None = None  # the first parameter the call site passes by keyword
 
     @property
     def package(self) -> str:
@@ -98,6 +103,9 @@ class Entry:
 
     def config_for(self, target: str) -> dict[str, Any]:
         return {**self.config, **self.per_target.get(target, {}).get("config", {})}
+
+    def autotune_config_for(self, target: str) -> int | None:
+        return self.per_target.get(target, {}).get("autotune_config", self.autotune_config)
 
     def grid_for(self, target: str) -> str:
         return self.per_target.get(target, {}).get("grid", self.grid)
@@ -166,8 +174,9 @@ def _entry(raw: Mapping[str, Any], defaults: Mapping[str, Any], number: int, see
         if target not in TARGETS:
             raise ManifestError(f"{where} ({entry_id}): unknown target {target!r}; known: {', '.join(TARGETS)}")
     for target, overrides in raw.get("per_target", {}).items():
-        if not isinstance(overrides, dict) or set(overrides) - {"args", "config", "grid", "env"}:
-            raise ManifestError(f"{where} ({entry_id}): per_target.{target} holds args, config, grid and env only")
+        if not isinstance(overrides, dict) or set(overrides) - {"args", "config", "grid", "env", "autotune_config"}:
+            raise ManifestError(f"{where} ({entry_id}): per_target.{target} holds args, config, grid, env and "
+                                "autotune_config only")
     if not set(ci) <= set(targets):
         raise ManifestError(f"{where} ({entry_id}): ci targets {ci} are not among its targets {targets}")
     if raw.get("unsupported") and "tritons" not in raw:
@@ -179,7 +188,7 @@ def _entry(raw: Mapping[str, Any], defaults: Mapping[str, Any], number: int, see
     return Entry(entry_id, raw["library"], module, name, raw["source"], raw["call"], raw["grid"], args,
                  dict(raw.get("config", {})), autotune_config, targets,
                  tuple(raw.get("tritons", defaults.get("tritons", ()))), ci, dict(raw.get("per_target", {})),
-                 raw.get("unsupported"), raw.get("note", ""), dict(raw.get("env", {})))
+                 raw.get("unsupported"), raw.get("note", ""), dict(raw.get("env", {})), raw.get("first_keyword"))
 
 
 # --- what ttinspect is given --------------------------------------------------------------------------------
@@ -210,8 +219,8 @@ def cli_words(entry: Entry, target: str) -> list[str]:
         words += ["--arg", text]
     for text in set_texts(entry, target):
         words += ["--set", text]
-    if entry.autotune_config is not None:
-        words += ["--config", str(entry.autotune_config)]
+    if entry.autotune_config_for(target) is not None:
+        words += ["--config", str(entry.autotune_config_for(target))]
     return words + ["--arch", target]
 
 

@@ -121,9 +121,10 @@ def inspect_entry(entry: Entry, target: str, ref: str) -> Any:
     import ttinspect  # the API under test
 
     config = api_config(entry, target)
-    if entry.autotune_config is None:
+    if entry.autotune_config_for(target) is None:
         return ttinspect.inspect(ref, target, args=api_args(entry, target), config=config)
-    return ttinspect.inspect(ref, target, args=api_args(entry, target), config=entry.autotune_config, **config)
+    return ttinspect.inspect(ref, target, args=api_args(entry, target), config=entry.autotune_config_for(target),
+                             **config)
 
 
 def same_code_as_real_launch(entry: Entry, target: str, ref: str, report: Any) -> str | None:

@@ -183,6 +183,7 @@ def report(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[st
 
 def _report_by_line(built, stage: str, as_json: bool) -> None:
     # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.report.model import build_device_line
     from ttinspect.source import by_line, source_info
 
     check_stage(stage)
@@ -192,8 +193,9 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
     whole = by_line(stage, text, kernel_file, source_text=source_text)
     loop = {row.line: row for row in by_line(stage, text, kernel_file, loop_only=True, source_text=source_text)}
     if as_json:
+        device = build_device_line(built)
         emit_json({"label": built.label, "target": built.target.name, "stage": stage,
-                    "kernel_file": kernel_file, "reason": info.reason,
+                    **({"device": device} if device else {}), "kernel_file": kernel_file, "reason": info.reason,
                     "lines": [{**row.as_dict(), "main_loop": loop[row.line].as_dict() if row.line in loop else None}
                               for row in whole]})
         return

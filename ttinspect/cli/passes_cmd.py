@@ -34,9 +34,13 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.engine.builds import compile_with_pass_dumps
 
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.report.model import build_device_line
+
     with compile_with_pass_dumps():  # a cold build compiles once, keeping the dumps
         built = resolve_one(ref, options_from(arch, settings, args, signature, config))
     passes = history(built)
+    device = {"device": line} if (line := build_device_line(built)) else {}  # docs/virtual-device.md
     if show is not None:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.passes.show import pass_diff
@@ -45,7 +49,7 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
 
         result = pass_diff(raw_dump(built), passes.find(show), loop=loop)
         if as_json:
-            emit_json({"label": built.label, "target": built.target.name, **result.as_dict()})
+            emit_json({"label": built.label, "target": built.target.name, **device, **result.as_dict()})
             return
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.highlight import should_color
@@ -64,7 +68,7 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
 
         loop_counts = loop_line_counts(raw_dump(built), passes.passes if show_all else passes.rows)
     if as_json:
-        data = passes.as_dict()
+        data = {**device, **passes.as_dict()}
         if loop_counts is not None:
             data["loop_lines"] = {str(i): None if c is None else {"added": c[0], "removed": c[1]}
                                   for i, c in loop_counts.items()}

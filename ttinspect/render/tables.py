@@ -7,6 +7,7 @@ from typing import Any, Iterable, Mapping
 from ttinspect.kernel.variants import config_value_text
 from ttinspect.render import term
 from ttinspect.render.glance import print_lines
+from ttinspect.report.model import build_device_line
 
 # The short names of the keys every matmul has; a table's column or a one-line config uses them.
 SHORT_KEYS = {"BLOCK_SIZE_M": "BM", "BLOCK_SIZE_N": "BN", "BLOCK_SIZE_K": "BK", "BLOCK_M": "BM",
@@ -67,3 +68,6 @@ def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
     if reason:
         console.print(f"[yellow]no source attribution: {reason}[/yellow]")
     console.print(table)
+    device = build_device_line(built)
+    if device:  # docs/virtual-device.md
+        console.print(device, style="dim", markup=False)

@@ -44,6 +44,8 @@ def versions_table(ref: str, target: str, rows) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
+    for line in dict.fromkeys(row.device for row in rows if row.device):  # docs/virtual-device.md
+        console.print(f"[dim]{escape(line)}[/dim]")
     print_left_out(console, heads, kept)
     console.print("[dim]X.Y.Z* the installed release; a cell marked * differs from the release above: "
                   "`ttinspect diff REF@triton=A REF@triton=B` explains it[/dim]")

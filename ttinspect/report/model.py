@@ -27,6 +27,16 @@ def device_line(device: str) -> str:
     return f"{device}: answered the code's GPU questions"
 
 
+def build_device_line(build: Any) -> str | None:
+    """What a build's outputs say under their title: the virtual device its code asked, and the target's
+    limits --device-props changed (the facts read them); None when neither."""
+    if build is None:
+        return None
+    limits = limits_text(build.target)
+    said = [device_line(build.device)] if build.device else []
+    return "; ".join(said + ([f"facts read {limits}"] if limits else [])) or None
+
+
 def install_findings(compute: Callable[[Report], tuple]) -> None:
     """check/ says here how a report's findings are computed (report/ may not import check/)."""
     _FINDINGS[:] = [compute]
@@ -81,9 +91,7 @@ class Report:
     def device_line(self) -> str | None:
         """The line every output shows under its title when the code asked the device or --device-props
         changed the target's limits (the facts read them), or None."""
-        limits = limits_text(self.build.target) if self.build is not None else None
-        said = [device_line(self.device)] if self.device else []
-        return "; ".join(said + ([f"facts read {limits}"] if limits else [])) or None
+        return build_device_line(self.build)
 
     @property
     def pipeline_depth(self) -> int | None:

@@ -25,9 +25,11 @@ class VersionRow:
     facts: dict[str, Any] = field(default_factory=dict)
     display: dict[str, str] = field(default_factory=dict)
     error: str | None = None
+    device: str | None = None  # the virtual device line (docs/virtual-device.md), when the code asked it
 
     def as_dict(self) -> dict[str, Any]:
         return {"triton": self.version, "installed": self.installed, "error": self.error,
+                **({"device": self.device} if self.device else {}),
                 "facts": {k: jsonable(v) for k, v in self.facts.items()}}
 
 
@@ -52,6 +54,6 @@ def version_rows(ref: str, versions: list[str], options) -> list[VersionRow]:
             continue
         facts = {key: report[key] for key in HEADLINE if key in report}
         display = {key: report.fact(key).display() for key in facts}
-        rows.append(VersionRow(version, version == here, facts, display))
+        rows.append(VersionRow(version, version == here, facts, display, device=report.device_line))
     return rows
 
