@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from ttinspect.targets.releases import installed_version
 from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
 from ttinspect_kernels.registry import OPT_AUTOTUNE_CONFIGS
 
@@ -59,7 +61,7 @@ def test_config_table_is_readable_at_the_width(matmul_rows, width):
     text = run_cli_ok("report", MATMUL, *MATMUL_ARGS, "--config", "all", "--arch", "sm_90", "--width", width)
     within(text, width)
     lines = text.splitlines()
-    assert lines[0] == "16 autotune configs of tuned_matmul.py:tuned_matmul · sm_90"
+    assert lines[0] == f"16 autotune configs of tuned_matmul.py:tuned_matmul · sm_90 · Triton {installed_version()}"
     same = " ".join(lines[1:3])
     for constant in ("GROUP_SIZE_M=8", "ACTIVATION=none", "compute_type=tl.bfloat16", "num_ctas=1"):
         assert constant in same  # said once, above the table ...

@@ -188,3 +188,26 @@ def test_sweep_loads_the_file_under_each_targets_device():
     assert [(r["target"], r["point"]["config"]) for r in rows] == [
         *(("sm_90", n) for n in range(1, 7)), *(("gfx942", n) for n in range(1, 4))]
     assert not any(r["error"] for r in rows)
+
+
+def test_the_other_vendors_toolkit_version_is_the_options_mistake_not_the_files():
+    result = run_cli("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE, "--config", "1",
+                     "--arch", "sm_90", "--device-props", "hip_version=6.4")
+    assert_one_line_error(result, EXIT_USAGE, "--device-props hip_version: sm_90 is an NVIDIA target")
+    assert "importing" not in result.output
+
+
+@pytest.mark.parametrize("ref, extra", [
+    (f"{Path(__file__).parent / 'data' / 'user_kernels' / 'my_mm.py'}:add_kernel",
+     ["--signature", "*fp32:16, *fp32:16, *fp32:16, i32:16", "--set", "BLOCK=1024"]),
+    ("naive", []),
+])
+def test_device_props_nothing_read_say_so(ref, extra):
+    """--device-props num_sms=114 on a kernel whose code asks nothing changed nothing: one warning says so
+    (a limit, shared memory or registers, still reaches the facts and is not warned about)."""
+    result = run_cli("report", ref, *extra, "--arch", "sm_90", "--device-props", "num_sms=114")
+    assert result.exit_code == 0
+    assert "--device-props multi_processor_count:" in result.output and "asks the device nothing" in \
+        result.output.replace("asked the device nothing", "asks the device nothing")
+    quiet = run_cli("report", ref, *extra, "--arch", "sm_90", "--device-props", "smem=200KB")
+    assert quiet.exit_code == 0 and "changed nothing" not in quiet.output

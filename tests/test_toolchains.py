@@ -184,3 +184,12 @@ def test_an_edited_helper_under_another_triton(other, tmp_path):
     assert ops() == 1
     (tmp_path / "proj" / "lib" / "helper.py").write_text(HELPER.replace("x * 2", "x * 3 + 1"))
     assert ops() == 2
+
+
+def test_the_workers_warnings_are_the_users(capsys):
+    """A package `__init__` skipped in another Triton's worker is said where the user reads it, once."""
+    from ttinspect.toolchains.remote import _relay_warnings
+
+    said = "pkg/__init__.py raised RuntimeError: needs 8 GPUs (pkg/__init__.py:4); pkg.ops is loaded without it"
+    _relay_warnings(f"noise\nttinspect: warning: {said}\nttinspect: warning: {said}\n")
+    assert capsys.readouterr().err == f"ttinspect: warning: {said}\n"

@@ -45,6 +45,7 @@ class ImportScope:
     enter: Callable[[], ContextManager] = field(default=contextlib.nullcontext, compare=False)
     describe: Callable[[], str | None] = field(default=lambda: None, compare=False)  # for output headers
     questions: Callable[[], int] = field(default=lambda: 0, compare=False)  # device questions asked so far
+    given: tuple[str, ...] = ()  # the --device-props keys (canonical names) the user gave
 
 
 NO_SCOPE = ImportScope()

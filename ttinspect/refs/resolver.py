@@ -18,6 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ttinspect.caches.store import warn
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
@@ -36,7 +37,7 @@ from ttinspect.refs.tritoncache import resolve_entry
 from ttinspect.refs.loading import ImportScope, asked_at_import
 from ttinspect.targets.device_limits import LIMIT_OF_PROPERTY, with_device_props
 from ttinspect.targets.nvidia import Target
-from ttinspect.virtual.overrides import parse_device_props
+from ttinspect.virtual.overrides import check_vendor, parse_device_props
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,10 @@ def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool
 def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
     _refuse(options, f"{text.partition(':')[0].partition('@')[0]} is a shipped variant with its own problem "
             "(change it with --set)", args=True)
+    unread = [key for key in parse_device_props(options.device_props) if key not in LIMIT_OF_PROPERTY]
+    if unread:  # the limits reach the facts (_own_limits); the rest only answer a user's code
+        warn(f"--device-props {', '.join(unread)}: a shipped variant's code asks the device nothing, so it "
+             "changed nothing")
     which = options.config
     if str(which).strip().lower() == "all":
         variant = get_variant(text.partition("@")[0].partition(":")[0])
@@ -269,12 +274,13 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
         return ImportScope("native")
     target = resolve_target(arch)
     overrides = parse_device_props(device_props)
+    check_vendor(overrides, target.amd is not None, target.name)  # the option's mistake, before any import
     # the virtual device's faces: only when a user's code is imported or planned (a cold path)
     from ttinspect.virtual.device import describe_device, questions_asked, virtual_device
 
     key = f"{target.name} {sorted((k, str(v)) for k, v in overrides.items())}"
     return ImportScope(key, lambda: virtual_device(target, overrides),
-                       lambda: describe_device(target, overrides), questions_asked)
+                       lambda: describe_device(target, overrides), questions_asked, tuple(overrides))
 
 
 def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bool, captured: bool = False,
@@ -370,6 +376,9 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     # the outputs name the virtual device when the kernel's code asked it something (at import or here)
     device = scope.describe() if scope.questions() > asked or asked_at_import(scope, fn.fn.__code__.co_filename) \
         else None
+    unread = [key for key in scope.given if key not in LIMIT_OF_PROPERTY]  # the limits reach the facts anyway
+    if device is None and unread:
+        warn(f"--device-props {', '.join(unread)}: {name}'s code asked the device nothing, so it changed nothing")
     for launch in launches:
         try:
             if launch.invalid:

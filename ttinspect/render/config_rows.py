@@ -25,9 +25,11 @@ class ConfigRow:
     exit_code: int = 0  # the error's (errors.EXIT_*)
     device: str | None = None  # the virtual device the kernel's code asked (docs/virtual-device.md)
     device_line: str | None = None  # what the table says of it, and of limits --device-props changed
+    triton_version: str | None = None  # the release that compiled it (another one's with REF@triton=X.Y.Z)
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "note": self.note, "target": self.target,
+                **({"triton_version": self.triton_version} if self.triton_version else {}),
                 **({"device": self.device} if self.device else {}),
                 "config": {k: config_value_json(v) for k, v in self.config.items()},
                 "facts": dict(self.facts), "unknown_reasons": dict(self.reasons), "error": self.error}
@@ -64,5 +66,6 @@ def config_rows(builds: list) -> list[ConfigRow]:
             if fact.value is None:
                 reasons[key] = fact.unknown or ""
         rows.append(ConfigRow(built.label, built.note, dict(built.config), built.target.name, facts, reasons,
-                              device=built.device, device_line=report.device_line))
+                              device=built.device, device_line=report.device_line,
+                              triton_version=str(report.triton_version)))
     return rows

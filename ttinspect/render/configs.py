@@ -195,7 +195,9 @@ def config_lines(rows, width: int) -> list[Text]:
     """The whole view as lines no wider than `width` (a word longer than the width excepted)."""
     name, ids = _names(rows)
     target = next((r.target for r in rows if r.target), None)
-    title = f"{len(rows)} autotune configs" + (f" of {name}" if name else "") + (f" · {target}" if target else "")
+    versions = list(dict.fromkeys(r.triton_version for r in rows if r.triton_version))
+    title = (f"{len(rows)} autotune config{'s' * (len(rows) != 1)}" + (f" of {name}" if name else "")
+             + (f" · {target}" if target else "") + (f" · Triton {', '.join(versions)}" if versions else ""))
     lines = _wrapped(title, width, "bold")
     for line in dict.fromkeys(r.device_line for r in rows if r.device_line):
         lines += _wrapped(line, width, "dim")

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ttinspect.caches.store import warn
 from ttinspect.errors import CompileError, TTInspectError, UsageError
 from ttinspect.toolchains.registry import Toolchain
 
@@ -69,6 +70,7 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
             v = toolchain.version
             raise UsageError(f"Triton {v} toolchain cannot run ({error.strerror}): "
                              f"`ttinspect toolchains --remove {v} --add {v}`") from error
+        _relay_warnings(done.stderr)
         try:
             result = json.loads(result_path.read_text())
         except (OSError, ValueError):
@@ -80,3 +82,14 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
                 why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}, no output"])[-1]
             raise TTInspectError(f"Triton {toolchain.version} worker failed: {why}") from None
     return result
+
+
+WARNING = "ttinspect: warning: "
+
+
+def _relay_warnings(stderr: str) -> None:
+    """The worker's one-line warnings (a package `__init__` skipped, a damaged cache entry) are the user's
+    too: said here, once each."""
+    for line in stderr.splitlines():
+        if line.startswith(WARNING):
+            warn(line[len(WARNING):])
