@@ -211,3 +211,49 @@ def test_device_props_nothing_read_say_so(ref, extra):
         result.output.replace("asked the device nothing", "asks the device nothing")
     quiet = run_cli("report", ref, *extra, "--arch", "sm_90", "--device-props", "smem=200KB")
     assert quiet.exit_code == 0 and "changed nothing" not in quiet.output
+
+
+ASKS_A_PROGRAM = '''import subprocess
+import threading
+
+import triton
+import triton.language as tl
+
+found = []
+
+
+def probe():
+    try:
+        found.append(subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0)
+    except:  # noqa: E722 - as a library that swallows it
+        pass
+
+
+thread = threading.Thread(target=probe)
+thread.start()
+thread.join()
+if SWALLOWED and not found:
+    raise RuntimeError("No device were detected on your machine !\\n Please check your driver.")
+if not SWALLOWED:
+    subprocess.check_output("nvidia-smi --query-gpu=name --format=csv", shell=True)
+
+
+@triton.jit
+def k(x_ptr):
+    tl.store(x_ptr, 1.0)
+'''
+
+
+@pytest.mark.parametrize("swallowed", [False, True])
+def test_a_program_that_reads_the_gpu_is_refused_and_named(tmp_path, swallowed):
+    """nvidia-smi under the virtual device: refused in one line naming the line that ran it; where the code
+    swallows the refusal and then fails for want of a GPU, that failure's line names the program too."""
+    path = tmp_path / "asks.py"
+    path.write_text(ASKS_A_PROGRAM.replace("SWALLOWED", str(swallowed)))
+    result = run_cli("report", f"{path}:k", "--arg", "x_ptr=*fp32", "--arch", "sm_90")
+    if swallowed:
+        assert_one_line_error(result, EXIT_USAGE, "No device were detected on your machine ! Please check",
+                              "before it, the code ran nvidia-smi (", "asks.py:12)")
+    else:
+        assert_one_line_error(result, EXIT_USAGE, "asks.py:23 asks the program nvidia-smi (run through subprocess)",
+                              "cannot answer")

@@ -105,8 +105,15 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
                  if isinstance(error, ModuleNotFoundError)
                  and error.name in ("triton.experimental", "triton.experimental.gluon") else "")
-        raise UsageError(f"importing {path} raised {type(error).__name__}: {error} ({where(error, folders)}; "
-                         f"TTINSPECT_DEBUG=1 shows the whole traceback){gluon}") from error
+        # an error path only: what the code asked of a real GPU's programs, if anything (virtual/programs.py)
+        from ttinspect.virtual.programs import ran_gpu_programs
+
+        ran = ran_gpu_programs()
+        programs = (f"; before it, the code ran {', '.join(ran)}, which only a real GPU answers (a library's own "
+                    "switch may choose its device without it: docs/virtual-device.md)") if ran else ""
+        said = " ".join(str(error).split())  # one line, whatever the library's message spans
+        raise UsageError(f"importing {path} raised {type(error).__name__}: {said} ({where(error, folders)}; "
+                         f"TTINSPECT_DEBUG=1 shows the whole traceback){programs}{gluon}") from error
     finally:
         if scope.questions() > asked:
             _ASKED_AT_IMPORT.add((scope.key, os.path.realpath(path)))

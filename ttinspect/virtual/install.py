@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from ttinspect.files import after_import
-from ttinspect.virtual import state, tensors, torch_face, triton_face
+from ttinspect.virtual import programs, state, tensors, torch_face, triton_face
 
 _MISSING = object()
 _DRIVER_MODULE = "triton.runtime.driver"
@@ -104,6 +104,7 @@ def install() -> None:
     state.reset_selection()
     installation = Installation()
     _INSTALLED.append(installation)
+    programs.guard(installation.patch)
     waiting: dict[str, Callable[[types.ModuleType], None]] = {}
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "cuda"):

@@ -34,15 +34,17 @@ def _machinery_dirs() -> tuple[str, ...]:
     return tuple(dirs)
 
 
-def user_line() -> str | None:
-    """`file:line` of the innermost frame of the user's code (or a library of theirs) on the stack."""
+def user_line(also: tuple[str, ...] = ()) -> str | None:
+    """`file:line` of the innermost frame of the user's code (or a library of theirs) on the stack; `also`:
+    more files of machinery (the standard library's subprocess.py, between a program's start and its caller)."""
     machinery = _machinery_dirs()
+    skipped = {str(Path(f).resolve()) for f in also}
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith("<frozen "):
             resolved = str(Path(filename).resolve()) if os.path.isabs(filename) else filename
-            if not resolved.startswith(machinery):
+            if not resolved.startswith(machinery) and resolved not in skipped:
                 return f"{_shown(filename)}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]
     return None
@@ -56,6 +58,6 @@ def _shown(filename: str) -> str:
         return filename
 
 
-def refuse(asked: str, device: str, why: str = "cannot answer") -> VirtualDeviceError:
+def refuse(asked: str, device: str, why: str = "cannot answer", also: tuple[str, ...] = ()) -> VirtualDeviceError:
     """The error for `asked` (e.g. "torch.cuda.mem_get_info()"), raised by the caller."""
-    return VirtualDeviceError(f"{asked}, which the virtual device ({device}) {why}", where=user_line())
+    return VirtualDeviceError(f"{asked}, which the virtual device ({device}) {why}", where=user_line(also))
