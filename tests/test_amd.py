@@ -192,3 +192,38 @@ def test_the_other_vendors_compile_option_is_refused_as_a_launch_refuses_it(opti
                      "--set", "BLOCK=1024", "--set", option, "--arch", arch)
     assert_one_line_error(result, 2, f"a compile option of Triton's {vendor} backend", "unrecognised",
                           f"drop it for {arch}")
+
+
+TWO_PIPELINED_LOOPS = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def two_loops(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    ks = tl.arange(0, BK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K // 2, BK):  # the first half (a causal attention's off-diagonal blocks)
+        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+        b = tl.load(b_ptr + (k + ks)[:, None] * BLOCK + rows[None, :])
+        acc += tl.dot(a, b)
+    for k in range(K // 2, K, BK):  # the second half (its diagonal blocks): pipelined again
+        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+        b = tl.load(b_ptr + (k + ks)[:, None] * BLOCK + rows[None, :])
+        v = tl.load(b_ptr + K * BLOCK + (k + ks)[:, None] * BLOCK + rows[None, :])
+        acc += tl.dot(a, b)
+        acc += tl.dot(a, v)  # two dots: the main loop
+    tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc.to(tl.float16))
+"""
+
+
+@needs_amd
+@pytest.mark.parametrize("stages", [2, 3])
+def test_the_second_of_two_pipelined_loops_counts_only_its_own_prologue(tmp_path, stages):
+    """Two loops pipelined one after the other (flag-gems' causal attention): the first loop's prologue
+    loads are not the second's; both witnesses agree on num_stages."""
+    source = tmp_path / "two.py"
+    source.write_text(TWO_PIPELINED_LOOPS)
+    fact = inspect(f"{source}:two_loops", arch="gfx942", signature="*fp16:16, *fp16:16, *fp16:16, i32:16, 64, 32",
+                   num_stages=stages).fact("pipeline_depth")
+    assert fact.value == stages and "Two witnesses agree" in fact.explanation, fact

@@ -99,8 +99,10 @@ def _prologue(module, loop, region: int) -> Reading:
     inside = [op for op in module.ops if op.name in LOADS + COPIES and loop.op.line < op.line <= loop.op.end_line]
     if not inside:
         return Reading(None, "no global load in the loop")
-    # loads inside another loop of the region (an earlier loop) are not this loop's prologue
+    # loads inside another loop of the region (an earlier loop), or before it (that loop's own prologue: a
+    # causal attention's two inner loops, each pipelined), are not this loop's prologue
     others = [other.op for other in module.loops if other.op.line > region and other.op.end_line < loop.op.line]
+    region = max([region] + [other.end_line for other in others])
     # a prologue load is a copy of one of the loop's loads: the pipeliner's mark, or — where a later pass
     # (canonicalize-pointers, convert-to-buffer-ops on 3.9) rewrote the op and dropped the mark — the same
     # source location as a load in the loop (Python line + call sites: a helper called twice differs)
