@@ -227,3 +227,13 @@ def test_gpu_launch_arguments_are_the_manifests():
     assert tuple(kwargs["X_ptr"].shape) == (4096, 4096) and str(kwargs["X_ptr"].dtype) == "torch.bfloat16"
     assert kwargs["X_row_stride"] == 4096 and kwargs["BLOCK_SIZE"] == 4096 and kwargs["elementwise_affine"] is True
     assert json.dumps(sorted(kwargs))  # every name is a plain keyword
+
+
+def test_the_h100_result_covers_the_manifest():
+    """docs/corpus.md's figure: every sm_90 entry of this manifest launched on the H100, its PTX byte-identical
+    to ttinspect's offline PTX (tests/data/corpus_h100/all, `OUT=out bash scripts/device_corpus_all.sh`). An
+    entry added to the manifest needs that run again."""
+    recorded = json.loads((ROOT / "tests" / "data" / "corpus_h100" / "all" / "corpus_gpu.json").read_text())
+    assert [row["id"] for row in recorded["rows"]] == [e.id for e in load() if "sm_90" in e.targets]
+    assert {row["status"] for row in recorded["rows"]} == {"identical"}
+    assert recorded["machine"]["gpu"].startswith("NVIDIA H100")
