@@ -257,3 +257,10 @@ def test_a_program_that_reads_the_gpu_is_refused_and_named(tmp_path, swallowed):
     else:
         assert_one_line_error(result, EXIT_USAGE, "asks.py:23 asks the program nvidia-smi (run through subprocess)",
                               "cannot answer")
+
+
+def test_a_config_number_out_of_range_names_the_target_whose_list_it_is():
+    """A file lists 6 configs for sm_90 and 3 for gfx942: `--config 5` on gfx942 says whose list it read."""
+    result = run_cli("report", f"{TUTORIAL}:matmul_kernel", "--signature", MATMUL_SIGNATURE, "--config", "5",
+                     "--arch", "gfx942")
+    assert_one_line_error(result, EXIT_USAGE, "--config 5: matmul_kernel has 3 autotune config(s) for gfx942")

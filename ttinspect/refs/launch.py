@@ -48,8 +48,9 @@ def selector(which: Any) -> int | str | None:
 
 
 def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, Any], which: Any = None,
-         label: str | None = None) -> list[Launch]:
-    """`name`: the kernel's, for messages; `label`: how the builds are called (default the name)."""
+         label: str | None = None, target: str | None = None) -> list[Launch]:
+    """`name`: the kernel's, for messages; `label`: how the builds are called (default the name); `target`:
+    the target whose code chose the config list, for messages (two sides of a diff may list other configs)."""
     from ttinspect.compile.jit import autotune_configs, unwrap  # imports triton
 
     fn, autotuner, heuristics = unwrap(obj)
@@ -81,7 +82,7 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
         given = {k: v for k, v in base.items() if k in params}  # constexprs a launch passes by keyword
         pruned = early_pruned(name, autotuner, listed, runtime, given, strict=not isinstance(which, int))
         note = pruned.note
-        configs = _chosen(name, listed, pruned.kept, which, base)
+        configs = _chosen(name, listed, pruned.kept, which, base, target)
         if isinstance(which, int) and pruned.ran and which not in {number for number, _ in pruned.kept}:
             note = f"early_config_prune drops it: a launch would not time it; {note}"
     launches = []
@@ -117,7 +118,7 @@ def _invalid_option(name: str, number: int | None, config: Mapping[str, Any], ba
 
 
 def _chosen(name: str, listed: list[tuple[int, dict[str, Any]]], kept: list[tuple[int, dict[str, Any]]], which: Any,
-            base: Mapping[str, Any]) -> list[tuple[int | None, dict[str, Any]]]:
+            base: Mapping[str, Any], target: str | None = None) -> list[tuple[int | None, dict[str, Any]]]:
     """`listed`: every config, numbered; `kept`: those a launch would time (what early_config_prune kept)."""
     count, total = len(kept), len(listed)
     if which == "all":
@@ -132,8 +133,9 @@ def _chosen(name: str, listed: list[tuple[int, dict[str, Any]]], kept: list[tupl
         if not 1 <= which <= total:
             first = " (--config 1 is configs[0]: numbers are 1-based, as `--config all` lists them and as an " \
                 "example's autotune_config takes them)" if which == 0 else ""
-            raise UsageError(f"--config {which}: {name} has {total} autotune config(s), numbered from 1 to {total}"
-                             + first)
+            on = f" for {target}" if target else ""
+            raise UsageError(f"--config {which}: {name} has {total} autotune config(s){on}, numbered from 1 to "
+                             f"{total}" + first)
         return [listed[which - 1]]
     configs = [c for _, c in kept]
     keys = {k for c in configs for k in c if k not in _CONFIG_EXTRAS}

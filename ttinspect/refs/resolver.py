@@ -372,7 +372,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     scope = scope or import_scope(target)
     asked = scope.questions()
     with scope.enter():
-        launches = plan(obj, name, bound, settings, which, label)
+        launches = plan(obj, name, bound, settings, which, label, target.name)
     # the outputs name the virtual device when the kernel's code asked it something (at import or here)
     device = scope.describe() if scope.questions() > asked or asked_at_import(scope, fn.fn.__code__.co_filename) \
         else None
