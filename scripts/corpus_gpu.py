@@ -34,6 +34,8 @@ sys.path.insert(0, str(ROOT / "tests" / "corpus"))  # the manifest reader lives 
 
 from corpus_manifest import Entry, Tensor, api_config, cli_words, load, python_value, real_tensor, reference  # noqa: E402
 
+from ttinspect.kernel.options import OPTION_KEYS  # noqa: E402 - a launch's options, as ttinspect names them
+
 TARGET = "sm_90"
 EXIT_NO_GPU, EXIT_USAGE = 5, 2
 
@@ -101,12 +103,17 @@ def leading_arguments(parameters: list[str], kwargs: dict[str, Any], tuned: froz
     return positional
 
 
-def tuned_keys(kernel: Any) -> frozenset[str]:
-    """The names an autotuner's configs set (none for a kernel that is not autotuned)."""
+def autotuner_of(kernel: Any) -> Any:
+    """The autotuner under a kernel's wrappers (heuristics, flag-gems' LibEntry), or None."""
     obj = kernel
     while obj is not None and not hasattr(obj, "configs"):
         obj = getattr(obj, "fn", None)
-    return frozenset(k for c in getattr(obj, "configs", ()) or () for k in getattr(c, "kwargs", {}))
+    return obj
+
+
+def tuned_keys(kernel: Any) -> frozenset[str]:
+    """The names an autotuner's configs set (none for a kernel that is not autotuned)."""
+    return frozenset(k for c in getattr(autotuner_of(kernel), "configs", ()) or () for k in getattr(c, "kwargs", {}))
 
 
 def launched_ptx(cache_dir: Path, kernel_name: str) -> dict[str, str]:
@@ -139,9 +146,7 @@ def autotune_choice(kernel: Any) -> int | Any | None:
     """The config the autotuner chose in the launch: its 1-based number among the listed configs (by identity,
     else by equal settings), the chosen Config itself when a pruner made it (it is in no list), None when the
     kernel is not autotuned or nothing was chosen."""
-    obj = kernel
-    while obj is not None and not hasattr(obj, "configs"):
-        obj = getattr(obj, "fn", None)
+    obj = autotuner_of(kernel)
     best = getattr(obj, "best_config", None) if obj is not None else None
     if best is None:
         return None
@@ -152,8 +157,7 @@ def autotune_choice(kernel: Any) -> int | Any | None:
 
 
 def _settings(config: Any) -> tuple:
-    return (sorted(getattr(config, "kwargs", {}).items()), getattr(config, "num_warps", None),
-            getattr(config, "num_stages", None), getattr(config, "num_ctas", None), getattr(config, "maxnreg", None))
+    return (sorted(getattr(config, "kwargs", {}).items()), *(getattr(config, k, None) for k in OPTION_KEYS))
 
 
 def config_words(chosen: int | Any) -> list[str]:
@@ -162,8 +166,7 @@ def config_words(chosen: int | Any) -> list[str]:
     if isinstance(chosen, int):
         return ["--config", str(chosen)]
     values = dict(getattr(chosen, "kwargs", {}))
-    values.update({k: getattr(chosen, k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
-                   if getattr(chosen, k, None) is not None})
+    values.update({k: getattr(chosen, k) for k in OPTION_KEYS if getattr(chosen, k, None) is not None})
     return [word for k, v in values.items() for word in ("--set", f"{k}={v}")]
 
 

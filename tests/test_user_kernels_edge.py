@@ -204,3 +204,16 @@ def test_a_heuristic_or_pruner_that_fails_by_itself_names_its_line_not_the_argum
                      *extra)
     assert_one_line_error(result, 2, said, f"rules.py:{line}")
     assert "give the arguments" not in result.output
+
+
+@pytest.mark.parametrize("rule", ["args['n'] / 64 > 1", "1024 // args['n']", "args['n'] >> 4", "round(args['n'])"])
+def test_a_heuristic_reading_an_argument_known_only_by_type_asks_for_its_value(tmp_path, rule):
+    """Whatever operator the rule applies to an argument given only by type (`--arg n=i32`), the advice is
+    to give it as a value, never Python's own complaint about a stand-in."""
+    path = tmp_path / "rule.py"
+    path.write_text(HEURISTIC_AND_PRUNER_THAT_FAIL.replace("_broken}", "lambda args: " + rule + "}"))
+    result = run_cli("report", f"{path}:guessed", "--arg", "x_ptr=*fp32", "--arg", "n=i32", "--set", "BLOCK=128",
+                     "--arch", "sm_90")
+    assert_one_line_error(result, 2, "could not be computed from the arguments given", "n was given only as",
+                          "--arg N=4096")
+    assert "_KnownByTypeOnly" not in result.output

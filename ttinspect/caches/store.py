@@ -94,10 +94,13 @@ def digest(data: bytes) -> str:
 _warned: set[str] = set()
 
 
+WARNING = "ttinspect: warning: "  # how a warning line starts (another Triton's worker's are relayed by it)
+
+
 def warn(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
-        print(f"ttinspect: warning: {message}", file=sys.stderr)
+        print(f"{WARNING}{message}", file=sys.stderr)
 
 
 # --- the fallback when the cache cannot be written -----------------------------------------------

@@ -33,8 +33,6 @@ def passes_command(ref: str, arch: str | None, settings: tuple[str, ...], args: 
         raise UsageError("--all lists the timeline; --show prints one pass: give one of them")
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.engine.builds import compile_with_pass_dumps
-
-    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.report.model import build_device_line
 
     with compile_with_pass_dumps():  # a cold build compiles once, keeping the dumps

@@ -227,7 +227,7 @@ def split_options(fn, config: Mapping[str, Any], target: Target | None = None) -
     if unknown:
         raise UsageError(f"{', '.join(unknown)}: not a parameter of {fn.__name__} nor a compile option; "
                          f"parameters: {', '.join(fn.arg_names)}; options: {', '.join(OPTION_KEYS)}, ...")
-    if target is not None:
+    if target is not None and (target.amd is None or option_names(target)):  # no HIP backend: check_backend says
         own = option_names(target)
         foreign = [k for k in config if k not in names and k not in own]
         if foreign:

@@ -47,7 +47,7 @@ class Build:
         return {"label": self.label, "kernel": self.kernel, "target": self.target.name,
                 "config": for_cache_key(self.config), "entry": str(self.artifacts.directory),
                 "source_file": self.source_file, "note": self.note, "device": self.device,
-                **({"limits": changed_limits(self.target)} if changed_limits(self.target) else {})}
+                **({"limits": limits} if (limits := changed_limits(self.target)) else {})}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Build | None":

@@ -69,7 +69,7 @@ def header(kernels: Sequence[KernelData]) -> str:
     ]
     if any(k.build.note for k in kernels):
         rows.append(("note", [esc(k.build.note or "") for k in kernels]))
-    if any(k.report.device for k in kernels):  # the GPU that answered the kernel's code (virtual-device.md)
+    if any(k.report.device_line for k in kernels):  # the GPU that answered the code, the limits it has
         rows.append(("device", [esc(k.report.device_line or "(none asked)") for k in kernels]))
     rows.append(("hashes (sha256, short)", [esc(" · ".join(f"{what} {digest}" for what, digest in k.hashes))
                                            for k in kernels]))

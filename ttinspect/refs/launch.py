@@ -187,7 +187,7 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
     except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
         raise
     except Exception as error:  # it reads an argument given only by type, or one not given, or fails itself
-        reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]} ({raised_at(error)})"
+        reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}{raised_at(error)}"
         if strict and _reads_an_unknown(error):
             raise UsageError(f"{name}: its early_config_prune could not run on the arguments given ({reason}); "
                              f"give the arguments it reads as values (--arg N=4096), or pick a config with "
@@ -225,6 +225,10 @@ class _Configs:
     configs: list[Any]
 
 
+class KnownOnlyByType(TypeError):
+    """A heuristic or pruner read an argument given only by its type: the user can give it as a value."""
+
+
 class _KnownByTypeOnly:
     """What a heuristic sees for an argument given only by type (`*fp16`, `i32:16`): anything it asks
     of it fails, rather than answering a wrong question (`"fp16" == torch.float16` is False)."""
@@ -233,13 +237,17 @@ class _KnownByTypeOnly:
         object.__setattr__(self, "_what", f"{name} was given only as {value!r}")
 
     def _refuse(self, *_: Any, **__: Any):
-        raise TypeError(object.__getattribute__(self, "_what"))
+        raise KnownOnlyByType(object.__getattribute__(self, "_what"))
 
     def __getattr__(self, attr: str):
         self._refuse()
 
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __floordiv__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __divmod__ = _refuse
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = __and__ = __rand__ = __or__ = __ror__ = _refuse
+    __xor__ = __rxor__ = __neg__ = __pos__ = __abs__ = __invert__ = __round__ = __trunc__ = __floor__ = _refuse
+    __ceil__ = __getitem__ = __len__ = __iter__ = __contains__ = _refuse
     # None marks a class unhashable (the data model); typeshed types object.__hash__ as a method only,
     # so mypy needs telling (typeshed's own list/dict do the same).
     __hash__ = None  # type: ignore[assignment]
@@ -254,7 +262,7 @@ def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> d
         except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
             raise
         except Exception as error:
-            reason = f"{type(error).__name__}: {error} ({raised_at(error)})"
+            reason = f"{type(error).__name__}: {error}{raised_at(error)}"
             if not _reads_an_unknown(error):  # the rule itself fails: where, not advice about arguments
                 raise UsageError(f"{name}: the @triton.heuristics value for {key} raised {reason}") from error
             raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
@@ -263,18 +271,20 @@ def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> d
     return out
 
 
-_OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # ttinspect/
+_OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # ttinspect/
 
 
 def raised_at(error: BaseException) -> str:
-    """file:line of the innermost frame outside ttinspect: the user's (or library's) line that raised, or
-    that touched an argument known only by its type."""
+    """` (file:line)` of the innermost frame outside ttinspect — the user's (or library's) line that raised,
+    or that touched an argument known only by its type — or nothing when there is none."""
     frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not os.path.abspath(f.filename).startswith(_OWN_FOLDER + os.sep) and not f.filename.startswith("<")]
-    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+              if not os.path.realpath(f.filename).startswith(_OWN_FOLDER + os.sep) and not f.filename.startswith("<")]
+    return f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
 def _reads_an_unknown(error: BaseException) -> bool:
     """Whether the code failed on an argument it was not given, or was given only by type (a Pointer, an
-    unvalued Scalar): the user can give it; any other failure is the code's own."""
-    return isinstance(error, KeyError) or (isinstance(error, TypeError) and "was given only as" in str(error))
+    unvalued Scalar; Python's own TypeError names the stand-in where an operator has no hook): the user can
+    give it; any other failure is the code's own."""
+    return isinstance(error, (KeyError, KnownOnlyByType)) or (
+        isinstance(error, TypeError) and _KnownByTypeOnly.__name__ in str(error))

@@ -108,7 +108,7 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         # an error path only: what the code asked of a real GPU's programs, if anything (virtual/programs.py)
         from ttinspect.virtual.programs import ran_gpu_programs
 
-        ran = ran_gpu_programs()
+        ran = ran_gpu_programs() if scope.key not in ("", "native") else []  # only a virtual device refuses
         programs = (f"; before it, the code ran {', '.join(ran)}, which only a real GPU answers (a library's own "
                     "switch may choose its device without it: docs/virtual-device.md)") if ran else ""
         said = " ".join(str(error).split())  # one line, whatever the library's message spans

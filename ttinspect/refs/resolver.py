@@ -108,6 +108,9 @@ def _own_limits(builds: list, options: RefOptions, keep_going: bool) -> list:
     carries that GPU's limits, so fits, occupancy and check follow it (targets/device_limits.py), and a
     kernel too big for it is refused as its launch would be."""
     props = parse_device_props(options.device_props)
+    for built in builds:  # a shipped variant's too: the option's mistake whatever the reference
+        if isinstance(built, Build):
+            check_vendor(props, built.target.amd is not None, built.target.name)
     if not any(key in props for key in LIMIT_OF_PROPERTY):
         return builds
     out = []
@@ -175,7 +178,10 @@ def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool
 def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
     _refuse(options, f"{text.partition(':')[0].partition('@')[0]} is a shipped variant with its own problem "
             "(change it with --set)", args=True)
-    unread = [key for key in parse_device_props(options.device_props) if key not in LIMIT_OF_PROPERTY]
+    props = parse_device_props(options.device_props)
+    target = resolve_target(text.partition("@")[2] or options.arch)
+    check_vendor(props, target.amd is not None, target.name)  # the option's mistake first
+    unread = [key for key in props if key not in LIMIT_OF_PROPERTY]
     if unread:  # the limits reach the facts (_own_limits); the rest only answer a user's code
         warn(f"--device-props {', '.join(unread)}: a shipped variant's code asks the device nothing, so it "
              "changed nothing")
@@ -376,8 +382,11 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     # the outputs name the virtual device when the kernel's code asked it something (at import or here)
     device = scope.describe() if scope.questions() > asked or asked_at_import(scope, fn.fn.__code__.co_filename) \
         else None
-    unread = [key for key in scope.given if key not in LIMIT_OF_PROPERTY]  # the limits reach the facts anyway
-    if device is None and unread:
+    # the limits reach the facts anyway (registers on NVIDIA only); a question asked at any import of this
+    # process may have chosen what this kernel uses (a library module imported before), so only none is sure
+    read = set(LIMIT_OF_PROPERTY) - ({"regs_per_multiprocessor"} if target.amd is not None else set())
+    unread = [key for key in scope.given if key not in read]
+    if device is None and unread and scope.questions() == 0:
         warn(f"--device-props {', '.join(unread)}: {name}'s code asked the device nothing, so it changed nothing")
     for launch in launches:
         try:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from ttinspect.facts.model import Counts, Fact
 from ttinspect.report.model import Report
 from ttinspect.targets.device_limits import changed_limits
-from ttinspect.targets.nvidia import Target
 
 if TYPE_CHECKING:
     from ttinspect.engine.builds import Build
+    from ttinspect.targets.nvidia import Target
 
 
 FACTS_FILE = "kernel.facts"

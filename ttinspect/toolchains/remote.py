@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ttinspect.caches.store import warn
+from ttinspect.caches.store import WARNING, warn
 from ttinspect.errors import CompileError, TTInspectError, UsageError
 from ttinspect.toolchains.registry import Toolchain
 
@@ -83,8 +83,6 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
             raise TTInspectError(f"Triton {toolchain.version} worker failed: {why}") from None
     return result
 
-
-WARNING = "ttinspect: warning: "
 
 
 def _relay_warnings(stderr: str) -> None:

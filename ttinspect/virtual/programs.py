@@ -39,10 +39,12 @@ def program_of(args: Any, shell: bool = False) -> str | None:
 
 def guard(patch: Callable[[Any, str, Any], None]) -> None:
     """Installs the refusal on `subprocess.Popen` (run, check_output and call go through it)."""
-    _RAN.clear()
+    _RAN.clear()  # kept after the block: the import's error is told once the device is gone
     original = subprocess.Popen.__init__
 
     def __init__(self, args, *more, **kwargs):  # noqa: N807 - Popen's own method, wrapped
+        if not isinstance(args, (str, bytes, os.PathLike)) and args is not None:
+            args = list(args)  # a generator is read once: by the check, then by Popen from this list
         program = program_of(args, bool(kwargs.get("shell")))
         if program is not None:
             error = refuse(f"the program {program} (run through subprocess)", state.current().label,
