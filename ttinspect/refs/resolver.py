@@ -18,13 +18,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ttinspect.caches.store import warn
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
 from ttinspect.toolchains.registry import check_format, check_version
-from ttinspect.engine.builds import Build, build, build_function, check_launchable, for_cache_key, resolve_target
+from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
 from ttinspect.files.source_files import sha256_or_empty
@@ -35,7 +34,7 @@ from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.launch import plan
 from ttinspect.refs.tritoncache import resolve_entry
 from ttinspect.refs.loading import ImportScope, asked_at_import
-from ttinspect.targets.device_limits import LIMIT_OF_PROPERTY, with_device_props
+from ttinspect.refs.device_props import own_limits, unread, warn_unread
 from ttinspect.targets.nvidia import Target
 from ttinspect.virtual.overrides import check_vendor, parse_device_props
 
@@ -100,27 +99,8 @@ def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = F
     """The builds `ref` names (compiled, or found in a cache). `keep_going` (a table of configs): a
     config that fails to compile becomes a `Failed` and one too big to launch a build all the same."""
     options = options or RefOptions()
-    return _own_limits(_resolve(ref, options, keep_going), options, keep_going)
-
-
-def _own_limits(builds: list, options: RefOptions, keep_going: bool) -> list:
-    """--device-props that describe a smaller part (less shared memory, fewer registers): each build's target
-    carries that GPU's limits, so fits, occupancy and check follow it (targets/device_limits.py), and a
-    kernel too big for it is refused as its launch would be."""
     props = parse_device_props(options.device_props)
-    for built in builds:  # a shipped variant's too: the option's mistake whatever the reference
-        if isinstance(built, Build):
-            check_vendor(props, built.target.amd is not None, built.target.name)
-    if not any(key in props for key in LIMIT_OF_PROPERTY):
-        return builds
-    out = []
-    for built in builds:
-        if isinstance(built, Build):
-            built = dataclasses.replace(built, target=with_device_props(built.target, props))
-            if not keep_going:
-                check_launchable(built)
-        out.append(built)
-    return out
+    return own_limits(_resolve(ref, options, keep_going), props, keep_going)
 
 
 def _resolve(ref: Any, options: RefOptions, keep_going: bool) -> list:
@@ -181,10 +161,7 @@ def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) ->
     props = parse_device_props(options.device_props)
     target = resolve_target(text.partition("@")[2] or options.arch)
     check_vendor(props, target.amd is not None, target.name)  # the option's mistake first
-    unread = [key for key in props if key not in LIMIT_OF_PROPERTY]
-    if unread:  # the limits reach the facts (_own_limits); the rest only answer a user's code
-        warn(f"--device-props {', '.join(unread)}: a shipped variant's code asks the device nothing, so it "
-             "changed nothing")
+    warn_unread(unread(props, target), "a shipped variant's code asks")
     which = options.config
     if str(which).strip().lower() == "all":
         variant = get_variant(text.partition("@")[0].partition(":")[0])
@@ -384,10 +361,8 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
         else None
     # the limits reach the facts anyway (registers on NVIDIA only); a question asked at any import of this
     # process may have chosen what this kernel uses (a library module imported before), so only none is sure
-    read = set(LIMIT_OF_PROPERTY) - ({"regs_per_multiprocessor"} if target.amd is not None else set())
-    unread = [key for key in scope.given if key not in read]
-    if device is None and unread and scope.questions() == 0:
-        warn(f"--device-props {', '.join(unread)}: {name}'s code asked the device nothing, so it changed nothing")
+    if device is None and scope.questions() == 0:
+        warn_unread(unread(scope.given, target), f"{name}'s code asked")
     for launch in launches:
         try:
             if launch.invalid:
