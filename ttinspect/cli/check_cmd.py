@@ -61,8 +61,7 @@ def check(ref: str, arch: str | None, settings: tuple[str, ...], args: tuple[str
     failed = fail_on is not None and bool(at_least(findings, fail_on))
     if fmt == "json":
         data = {"label": report.label, "kernel": report.kernel, "target": report.target,
-                **({"device": report.device} if report.device else {}),
-                **({"target_limits": report.target_limits} if report.target_limits else {}),
+                **report.device_fields(),
                 "triton_version": report.triton_version, "min_severity": min_severity,
                 "counts": {level: sum(1 for f in findings if f.severity == level)
                            for level in ("error", "warning", "info")},

@@ -83,8 +83,7 @@ class Diff:
 
 def _side_dict(report: Report) -> dict[str, Any]:
     return {"label": report.label, "target": report.target, "triton_version": report.triton_version,
-            **({"device": report.device} if report.device else {}),
-            **({"target_limits": report.target_limits} if report.target_limits else {})}
+            **report.device_fields()}
 
 
 def _side(report: Report) -> str:

@@ -10,7 +10,6 @@ from ttinspect.errors import UsageError
 from ttinspect.kernel.helpers import first_kernel, roles
 from ttinspect.refs.capture_listing import list_capture
 from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
-from ttinspect.refs.loading import asked_at_import
 from ttinspect.refs.resolver import import_scope
 from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, load_module
 
@@ -30,7 +29,7 @@ def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
     asked = scope.questions()
     module = load_module(ref.path, ref.package, scope)
     # the configs listed are those the device the code asked chose: say which (docs/virtual-device.md)
-    device = scope.describe() if scope.questions() > asked or asked_at_import(scope, ref.path) else None
+    device = scope.device_asked(asked, ref.path)
     found = kernels_in(module)
     kernels = [describe_kernel(name, obj) for name, obj in found.items()]
     role_of = roles({name: _source(obj) for name, obj in found.items()})

@@ -47,6 +47,11 @@ class ImportScope:
     questions: Callable[[], int] = field(default=lambda: 0, compare=False)  # device questions asked so far
     given: tuple[str, ...] = ()  # the --device-props keys (canonical names) the user gave
 
+    def device_asked(self, since: int, path: str | Path) -> str | None:
+        """The device to name in outputs when the code asked it something: since `since` (the question count
+        before loading or planning), or while `path` was imported under this scope; None otherwise."""
+        return self.describe() if self.questions() > since or asked_at_import(self, path) else None
+
 
 NO_SCOPE = ImportScope()
 

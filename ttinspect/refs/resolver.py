@@ -33,7 +33,7 @@ from ttinspect.kernel.arguments import bind_signature, parse_arg_items, parse_ar
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.refs.launch import plan
 from ttinspect.refs.tritoncache import resolve_entry
-from ttinspect.refs.loading import ImportScope, asked_at_import
+from ttinspect.refs.loading import ImportScope
 from ttinspect.refs.device_props import own_limits, unread, warn_unread
 from ttinspect.targets.nvidia import Target
 from ttinspect.virtual.overrides import check_vendor, parse_device_props
@@ -357,8 +357,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     with scope.enter():
         launches = plan(obj, name, bound, settings, which, label, target.name)
     # the outputs name the virtual device when the kernel's code asked it something (at import or here)
-    device = scope.describe() if scope.questions() > asked or asked_at_import(scope, fn.fn.__code__.co_filename) \
-        else None
+    device = scope.device_asked(asked, fn.fn.__code__.co_filename)
     # the limits reach the facts anyway (registers on NVIDIA only); a question asked at any import of this
     # process may have chosen what this kernel uses (a library module imported before), so only none is sure
     if device is None and scope.questions() == 0:

@@ -190,6 +190,12 @@ def device_lines(reports, width: int) -> list[Text]:
     return [Text(piece, style="dim") for line in lines for piece in textwrap.wrap(line, width=width)]
 
 
+def print_device_lines(console, lines) -> None:
+    """Under a table: each distinct device line (`build_device_line`'s, a listing's), once, dim, as written."""
+    for line in dict.fromkeys(line for line in lines if line):
+        console.print(line, style="dim", markup=False)
+
+
 def origin_lines(reports, width: int) -> list[Text]:
     """Where a package module's kernel was read from (`liger_kernel.ops.rms_norm from .../rms_norm.py`): a
     checkout beside an installed copy gives the same name and other facts."""

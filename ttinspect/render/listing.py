@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ttinspect.render import term
+from ttinspect.render.glance import print_device_lines
 from ttinspect.report.model import device_line
 
 MAX_GRIDS = 3  # per row; `--json` has every grid the capture recorded
@@ -12,7 +13,6 @@ MAX_GRIDS = 3  # per row; `--json` has every grid the capture recorded
 
 def file_listing_table(listing: Mapping[str, Any]) -> None:
     from rich.table import Table
-    from rich.text import Text
 
     if "compiles" in listing:
         capture_listing_table(listing)
@@ -31,8 +31,8 @@ def file_listing_table(listing: Mapping[str, Any]) -> None:
         params = ", ".join(f"[bold]{p}[/bold]" if p in k["constexprs"] else p for p in k["params"])
         table.add_row(k["name"], kind, str(k["line"]), params)
     console.print(table)
-    if listing.get("device"):  # the autotune configs counted are those this device's answers chose
-        console.print(Text(device_line(listing["device"]), style="dim"))
+    # the autotune configs counted are those this device's answers chose
+    print_device_lines(console, [device_line(listing["device"]) if listing.get("device") else None])
     if not listing["kernels"]:
         console.print("[dim]no @triton.jit kernels at the file's top level[/dim]")
     if listing["examples"]:

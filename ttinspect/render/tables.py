@@ -6,7 +6,7 @@ from typing import Any, Iterable, Mapping
 
 from ttinspect.kernel.variants import config_value_text
 from ttinspect.render import term
-from ttinspect.render.glance import print_lines
+from ttinspect.render.glance import print_device_lines, print_lines
 from ttinspect.report.model import build_device_line
 
 # The short names of the keys every matmul has; a table's column or a one-line config uses them.
@@ -68,6 +68,4 @@ def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
     if reason:
         console.print(f"[yellow]no source attribution: {reason}[/yellow]")
     console.print(table)
-    device = build_device_line(built)
-    if device:  # docs/virtual-device.md
-        console.print(device, style="dim", markup=False)
+    print_device_lines(console, [build_device_line(built)])  # docs/virtual-device.md

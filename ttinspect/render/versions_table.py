@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ttinspect.render import term
-from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_device_lines, print_left_out
 
 _HEADS = {"pipeline_depth": "depth", "tensor_core_path": "tensor cores", "loop_cp_async": "cp.async",
           "tma_copies": "TMA", "shared_memory": "shared B", "registers": "regs", "spills": "spills",
@@ -44,8 +44,7 @@ def versions_table(ref: str, target: str, rows) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    for line in dict.fromkeys(row.device for row in rows if row.device):  # docs/virtual-device.md
-        console.print(f"[dim]{escape(line)}[/dim]")
+    print_device_lines(console, (row.device for row in rows))  # docs/virtual-device.md
     print_left_out(console, heads, kept)
     console.print("[dim]X.Y.Z* the installed release; a cell marked * differs from the release above: "
                   "`ttinspect diff REF@triton=A REF@triton=B` explains it[/dim]")

@@ -87,6 +87,11 @@ class Report:
         """The target's limits that --device-props changed (targets/device_limits.py); empty: the table's."""
         return changed_limits(self.build.target) if self.build is not None else {}
 
+    def device_fields(self) -> dict[str, Any]:
+        """The JSON keys a report's device adds where there is something to say (report, check, diff sides)."""
+        return {**({"device": self.device} if self.device else {}),
+                **({"target_limits": self.target_limits} if self.target_limits else {})}
+
     @property
     def device_line(self) -> str | None:
         """The line every output shows under its title when the code asked the device or --device-props
@@ -174,8 +179,7 @@ class Report:
         return {"label": self.label, "kernel": self.kernel, "target": self.target,
                 "triton_version": self.triton_version,
                 "config": {k: config_value_json(v) for k, v in self.config.items()},
-                **({"device": self.device} if self.device else {}),
-                **({"target_limits": self.target_limits} if self.target_limits else {}),
+                **self.device_fields(),
                 "facts": {f.key: f.as_dict() for f in self.facts if f.key not in in_loops},
                 "loops": [{"index": loop["index"], "title": loop["group"],
                            **{name: jsonable(f.value) for name, f in loop["facts"].items()

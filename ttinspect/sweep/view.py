@@ -9,7 +9,7 @@ from ttinspect.errors import UsageError
 from ttinspect.render.configs import HEADERS
 from ttinspect.render import term
 from ttinspect.facts.model import format_value
-from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.render.glance import columns_that_fit, natural_widths, print_device_lines, print_left_out
 from ttinspect.files.outputs import write_atomically
 from ttinspect.sweep.output import values
 
@@ -74,8 +74,7 @@ def sweep_table(result, rows: list[dict], columns: tuple[str, ...]) -> None:
     for cells in body:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
-    for line in dict.fromkeys(r["device"] for r in result.rows if r.get("device")):  # virtual-device.md
-        console.print(f"[dim]{escape(line)}[/dim]")
+    print_device_lines(console, (r.get("device") for r in result.rows))  # docs/virtual-device.md
     print_left_out(console, heads, kept, "--width, --json, --csv")
     for n, error in enumerate(errors, 1):
         console.print(f"[red]error {n}:[/red] {escape(error)}")
