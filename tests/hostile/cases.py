@@ -239,6 +239,13 @@ def stream_cases() -> list[Case]:
                           streams="stdout-full"))
         cases.append(Case(f"stdout-and-stderr-closed-{name}", argv, 0, lines=0, stdout="any", streams="both-closed"))
         cases.append(Case(f"stderr-closed-{name}", argv, 0, lines=0, stdout="any", streams="stderr-closed"))
+    # a gate's verdict survives a reader that leaves (`check --fail-on warning | head -1` under pipefail): the
+    # output may be silenced, never the exit code. add.py:small without alignment hints has TTI005 warnings.
+    gate = ("check", "add.py:small", "--arch", "sm_90", "--signature", "*fp32, *fp32, *fp32, i32",
+            "--fail-on", "warning")
+    for streams in ("stdout-pipe-closed", "stdout-head-1", "stdout-closed"):
+        cases.append(Case(f"gate-verdict-{streams}", gate, 1, lines=0, stdout="any", streams=streams))
+    cases.append(Case("gate-verdict-whole", gate, 1, lines=0, stdout="some"))
     for ref in ("no_such_variant", "fifo.py:add_kernel"):  # errors still give their exit code with no stderr
         cases.append(Case(f"stderr-closed-error-{ref}", ("report", ref), 2, stdout="any", streams="stderr-closed"))
         cases.append(Case(f"stdout-closed-error-{ref}", ("report", ref), 2, r"error", streams="stdout-closed"))

@@ -32,7 +32,7 @@ class Case:
     lines: int | tuple[int, ...] = 1  # stderr lines: 1 an error, 2 a compile error, 0 a success (or any of several)
     env: dict[str, str] = field(default_factory=dict)
     stdout: str = "empty"  # "empty" | "any" | "some"
-    streams: str = ""  # "" | "stdout-closed" | "stderr-closed" | "stdout-full" | "stdout-pipe-closed"
+    streams: str = ""  # "" | "stdout-closed" | "stderr-closed" | "stdout-full" | "stdout-pipe-closed" | "stdout-head-1"
     setup: Callable[[Path], None] | None = None  # prepares something in a per-case scratch folder ({out})
 
 
@@ -58,6 +58,14 @@ def run(case: Case, places: dict[str, str]) -> subprocess.CompletedProcess:
         with open("/dev/full", "w") as full:
             done = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, **kwargs)
         return subprocess.CompletedProcess(done.args, done.returncode, "", done.stderr)
+    if case.streams == "stdout-head-1":  # `cmd | head -1`: the reader takes one line and leaves
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   **{k: v for k, v in kwargs.items() if k != "timeout"})
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        process.stdout.close()
+        _, err = process.communicate(timeout=TIMEOUT)
+        return subprocess.CompletedProcess(argv, process.returncode, first, err)
     if case.streams == "stdout-pipe-closed":
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    **{k: v for k, v in kwargs.items() if k != "timeout"})

@@ -20,6 +20,7 @@ from ttinspect.cli import (  # noqa: F401
 from ttinspect.cli import capture_cmd  # noqa: F401
 from ttinspect.cli import repro_cmd  # noqa: F401
 from ttinspect.cli import translate_cmd  # noqa: F401
+from ttinspect.cli import reader_left
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import terminal_options
 from ttinspect.cli.completion import install as _install_completion
@@ -44,6 +45,7 @@ def main() -> None:
     _stop_like_ctrl_c_on(signal.SIGTERM, signal.SIGHUP)
     atexit.register(_quiet_binding_teardown)  # the first registered: it runs after every other handler
     to_pipe = _is_pipe()
+    reader_left.install()  # a reader that leaves silences the output, never the verdict
     code: int | str | None = 0
     try:
         cli(prog_name="ttinspect")
@@ -56,6 +58,8 @@ def main() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         closed = True
+    if reader_left.happened():  # the command ran to its end: its exit code is its verdict
+        sys.exit(code)
     if closed:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
