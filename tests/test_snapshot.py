@@ -364,7 +364,8 @@ def test_an_empty_list_is_refused(library, key):
 
 def test_a_file_that_no_longer_loads_fails_its_own_entries_not_the_gate(library):
     run_plain("snapshot", cwd=library, check=True)
-    (library / "mylib" / "ops" / "broken.py").write_text("import triton\nx = 1 / 0\n")
+    # it declares examples (a file that declares none is never imported: tests/hostile/test_snapshot_untrusted.py)
+    (library / "mylib" / "ops" / "broken.py").write_text("import triton\nTTINSPECT_EXAMPLES = {}\nx = 1 / 0\n")
     gated = run_plain("snapshot", "--check", cwd=library)
     assert gated.returncode == 1, gated.stderr
     assert "mylib/ops/broken.py:*@sm_80: importing" in gated.stdout and "ZeroDivisionError" in gated.stdout

@@ -11,6 +11,7 @@ EXIT_USAGE = 2  # bad input: a reference, an option, a file, a cache path, an ou
 EXIT_COMPILE = 3  # Triton rejected the kernel or config
 EXIT_TOOL = 4  # a tool failed (nvdisasm, cuobjdump, ptxas, another Triton's toolchain)
 EXIT_NO_GPU = 5  # a command that needs a CUDA GPU, without one
+EXIT_NOTHING_TO_CHECK = 5  # a gate with nothing in it (pytest's "no tests collected"); never a GPU command's
 EXIT_PARSE = 6  # stage text that could not be parsed
 EXIT_INTERNAL = 70  # a bug in ttinspect (sysexits' EX_SOFTWARE)
 EXIT_INTERRUPTED = 130  # SIGINT; SIGTERM 143 and SIGHUP 129: 128 + the signal's number, as shells report
@@ -84,3 +85,10 @@ class ParseError(TTInspectError):
         self.line, self.stage = line, stage
         where = f"{stage or 'input'} line {line}: " if line else ""
         super().__init__(where + message)
+
+
+class NothingToGate(TTInspectError):
+    """A gate with nothing in it (`snapshot --check` over kernel files that declare no example) is refused, as
+    pytest refuses a run that collected no test: a gate that checks nothing must not pass."""
+
+    exit_code = EXIT_NOTHING_TO_CHECK  # `snapshot` needs no GPU, so 5 means only this there

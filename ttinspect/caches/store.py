@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError
+from ttinspect.files.terminal_text import shown
 
 # Bump when the compile engine changes what it stores for the same key
 # (2: entries keep the ptxas -v log; 3: metadata names the source file; 4: entries carry a manifest;
@@ -100,7 +101,7 @@ WARNING = "ttinspect: warning: "  # how a warning line starts (another Triton's 
 def warn(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
-        print(f"{WARNING}{message}", file=sys.stderr)
+        print(f"{WARNING}{shown(message)}", file=sys.stderr)  # a file's name may hold control characters
 
 
 # --- the fallback when the cache cannot be written -----------------------------------------------

@@ -17,16 +17,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from ttinspect.errors import UsageError
+from ttinspect.capture.file_bytes import GZIP_MAGIC, MAX_BYTES, CaptureError, capture_bytes, is_regular
+from ttinspect.capture.schema import MAX_DEPTH, check_record, deep_field, shown
 
 FORMAT = 1
-GZIP_MAGIC = b"\x1f\x8b"
-MAX_BYTES = 1 << 30  # a capture is small (no tensor data); anything larger is not one
 RECORD_TYPES = ("header", "source", "compile", "launches", "autotune", "heuristics", "device", "end")
-
-
-class CaptureError(UsageError):
-    """A capture file that cannot be read: missing, not a capture, a later format, or damaged (file:line)."""
+__all__ = ["FORMAT", "GZIP_MAGIC", "MAX_BYTES", "RECORD_TYPES", "CaptureError", "Capture", "read", "records"]
 
 
 # --- the model --------------------------------------------------------------------------------------------
@@ -115,6 +111,7 @@ class End:
     compiles: int
     launches: int
     exit_code: int | None
+    lost: tuple[str, ...] = ()  # what the run lost, one description each (a part deleted, a full disk, ...)
 
 
 @dataclass(frozen=True)
@@ -127,21 +124,39 @@ class Capture:
     heuristics: tuple[Heuristics, ...]
     sources: dict[str, Source]  # by sha256
     end: End | None  # None: the run stopped before recording ended (a crash, a kill)
-    warnings: tuple[str, ...] = ()  # e.g. the torn last line that was dropped
+    warnings: tuple[str, ...] = ()  # e.g. the torn last line that was dropped, what the run lost
+    # indexes, made once: a capture of many records is looked up without a scan per question
+    _by_id: dict[str, Compile] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, tuple[Compile, ...]] = field(init=False, repr=False, compare=False)
+    _launches_by_id: dict[str, tuple[Launches, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, list[Compile]] = {}
+        for entry in self.compiles:
+            for name in dict.fromkeys((entry.name, entry.qualname)):
+                if name is not None:
+                    by_name.setdefault(name, []).append(entry)
+        launches: dict[str, list[Launches]] = {}
+        for launch in self.launches:
+            launches.setdefault(launch.compile, []).append(launch)
+        object.__setattr__(self, "_by_id", {entry.id: entry for entry in self.compiles})
+        object.__setattr__(self, "_by_name", {name: tuple(found) for name, found in by_name.items()})
+        object.__setattr__(self, "_launches_by_id", {key: tuple(found) for key, found in launches.items()})
 
     @property
     def complete(self) -> bool:
-        return self.end is not None
+        """The run ended its recording and lost nothing it says it lost."""
+        return self.end is not None and not self.end.lost
 
     def compile(self, compile_id: str) -> Compile | None:
-        return next((c for c in self.compiles if c.id == compile_id), None)
+        return self._by_id.get(compile_id)
 
-    def named(self, name: str) -> list[Compile]:
+    def named(self, name: str) -> tuple[Compile, ...]:
         """The compiles of kernel `name` (its `name` or `qualname`), in file order."""
-        return [c for c in self.compiles if name in (c.name, c.qualname)]
+        return self._by_name.get(name, ())
 
-    def launches_of(self, compile_id: str) -> list[Launches]:
-        return [entry for entry in self.launches if entry.compile == compile_id]
+    def launches_of(self, compile_id: str) -> tuple[Launches, ...]:
+        return self._launches_by_id.get(compile_id, ())
 
     def launch_count(self, compile_id: str) -> int:
         return sum(entry.count for entry in self.launches_of(compile_id))
@@ -167,7 +182,10 @@ def _as_text(value: Any) -> Any:
 # --- reading ----------------------------------------------------------------------------------------------
 
 def looks_like_capture(path: str | Path) -> bool:
-    """True when the file's first line is a capture header (gzip or not); reads only the beginning."""
+    """True when the file is a regular file whose first line is a capture header (gzip or not); reads only
+    the beginning, and never opens a FIFO or a device."""
+    if not is_regular(Path(path)):
+        return False
     try:
         with open(path, "rb") as stream:
             head = stream.read(2)
@@ -183,7 +201,7 @@ def records(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], list[st
     """Every record of the file as (line number, dict), and the warnings (a torn last line). Raises
     CaptureError for anything else that is wrong."""
     where = str(path)
-    data, warnings = _read_bytes(Path(path))
+    data, warnings = capture_bytes(Path(path))
     lines = data.split(b"\n")
     torn = lines.pop() if lines else b""  # after the last newline: empty, or a line the run never finished
     found: list[tuple[int, dict[str, Any]]] = []
@@ -203,7 +221,8 @@ def records(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], list[st
 
 
 def read(path: str | Path) -> Capture:
-    """The capture at `path`, checked; CaptureError (one line, file:line) when it cannot be read."""
+    """The capture at `path`, every field of every record checked (schema.py); CaptureError (one line,
+    file:line and the field) when it cannot be read."""
     where = str(path)
     found, warnings = records(path)
     first_line, first = found[0]
@@ -219,63 +238,35 @@ def read(path: str | Path) -> Capture:
     per_name: dict[str, int] = {}
     for number, record in found[1:]:
         at = f"{where}:{number}"
-        kind = record.get("type")
+        kind = _checked(record, at)
         if kind == "compile":
-            per_name[_get(record, "name", str, at)] = per_name.get(record["name"], 0) + 1
-            compiles.append(_compile(record, number, per_name[record["name"]], at))
+            per_name[record["name"]] = per_name.get(record["name"], 0) + 1
+            compiles.append(_compile(record, number, per_name[record["name"]]))
         elif kind == "launches":
-            entry = _launches(record, number, at)
+            entry = Launches(record["compile"], record["site"], record["count"],
+                             tuple(tuple(g) for g in record.get("grids", ())), tuple(record.get("args", ())), number)
             launches[(entry.compile, entry.site)] = entry
         elif kind == "autotune":
             autotune.append(_autotune(record, number, at))
         elif kind == "heuristics":
-            heuristics.append(Heuristics(_get(record, "name", str, at), _get(record, "values", dict, at),
-                                         _get(record, "compile", (str, type(None)), at, None), number))
+            heuristics.append(Heuristics(record["name"], record["values"], record.get("compile"), number))
         elif kind == "source":
-            source = Source(_get(record, "sha256", str, at), _get(record, "path", str, at),
-                            _get(record, "text", (str, type(None)), at, None), number)
+            source = Source(record["sha256"], record["path"], record.get("text"), number)
             sources.setdefault(source.sha256, source)
         elif kind == "end":
-            end = End(_get(record, "compiles", int, at, 0), _get(record, "launches", int, at, 0),
-                      _get(record, "exit_code", (int, type(None)), at, None))
+            end = End(record.get("compiles", 0), record.get("launches", 0), record.get("exit_code"),
+                      tuple(record.get("lost", ())))
         elif kind == "device":  # a part's: the GPU, known only once the hooks saw it
-            device = _get(record, "device", _DICT_OR_NONE, at, None)
-            header = header if header.device is not None else replace(header, device=device)
+            header = header if header.device is not None else replace(header, device=record.get("device"))
         elif kind == "header":
             raise CaptureError(f"{at}: a second header (two captures joined into one file?)")
-        elif not isinstance(kind, str):
-            raise CaptureError(f"{at}: a record without a \"type\"")
         # another type: written by a later ttinspect in format 1; what this one does not know is left out
     _check_references(compiles, launches.values(), autotune, heuristics, where)
+    if end is not None and end.lost:
+        more = f" (and {len(end.lost) - 1} more loss(es))" if len(end.lost) > 1 else ""
+        warnings.append(f"{where}: the run lost part of its recording: {end.lost[0]}{more}; what was kept is read")
     return Capture(Path(path), header, tuple(compiles), tuple(launches.values()), tuple(autotune),
                    tuple(heuristics), sources, end, tuple(warnings))
-
-
-def _read_bytes(path: Path) -> tuple[bytes, list[str]]:
-    warnings: list[str] = []
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise CaptureError(f"{path}: no such capture file") from None
-    except IsADirectoryError:
-        raise CaptureError(f"{path}: a directory, not a capture file") from None
-    except OSError as error:
-        raise CaptureError(f"{path}: cannot read it: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise CaptureError(f"{path}: over {MAX_BYTES >> 20} MiB, too large for a capture")
-    if data[:2] != GZIP_MAGIC:
-        return data, warnings
-    unpacker = zlib.decompressobj(wbits=31)  # gzip's framing
-    try:
-        out = unpacker.decompress(data, MAX_BYTES + 1)
-    except zlib.error as error:
-        raise CaptureError(f"{path}: damaged gzip data ({error})") from None
-    if len(out) > MAX_BYTES:
-        raise CaptureError(f"{path}: over {MAX_BYTES >> 20} MiB once uncompressed, too large for a capture")
-    if not unpacker.eof:
-        warnings.append(f"{path}: the gzip stream ends early (the file was cut short); what it holds was read")
-    return out, warnings
 
 
 def _decode(raw: bytes, at: str) -> dict[str, Any]:
@@ -283,33 +274,32 @@ def _decode(raw: bytes, at: str) -> dict[str, Any]:
         value = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise CaptureError(f"{at}: not UTF-8 text (byte {error.start + 1} of the line)") from None
+    except RecursionError:  # a value nested thousands deep: no record of ours is
+        field = deep_field(raw.decode("utf-8"))
+        named = f"{shown(field)} is " if field is not None else "a JSON value "
+        raise CaptureError(f"{at}: damaged line, {named}nested too deeply for a capture (more than "
+                           f"{MAX_DEPTH} levels)") from None
     except ValueError as error:
-        raise CaptureError(f"{at}: damaged line, not JSON ({error})") from None
+        raise CaptureError(f"{at}: damaged line, not JSON ({str(error)[:200]})") from None
     if not isinstance(value, dict):
         raise CaptureError(f"{at}: damaged line, a JSON {type(value).__name__} where a record (object) belongs")
     return value
 
 
-_MISSING = object()
+def _checked(record: dict[str, Any], at: str) -> Any:
+    """The record's type, once every field of it is what format 1 says (schema.py)."""
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        raise CaptureError(f"{at}: a record without a \"type\"" if kind is None
+                           else f"{at}: a record whose \"type\" is not a string")
+    problem = check_record(record, kind)
+    if problem is not None:
+        raise CaptureError(f"{at}: {problem}")
+    return kind
 
 
-def _get(record: dict[str, Any], key: str, types: type | tuple[type, ...], at: str, default: Any = _MISSING) -> Any:
-    """record[key], checked against `types` (bool is not an int here); `default` when absent, if given."""
-    if key not in record:
-        if default is _MISSING:
-            raise CaptureError(f"{at}: the {record.get('type', 'record')} record has no {key!r}")
-        return default
-    value = record[key]
-    allowed = types if isinstance(types, tuple) else (types,)
-    if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
-        names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-        raise CaptureError(f"{at}: {key!r} of the {record.get('type', 'record')} record is {value!r}; "
-                           f"expected {names}")
-    return value
-
-
-_TEXT_OR_NONE = (str, type(None))
-_DICT_OR_NONE = (dict, type(None))
+_HEADER_FIELDS = ("format", "type", "tool", "tool_version", "created", "argv", "cwd", "python", "triton", "torch",
+                  "interpreter", "device")
 
 
 def _header(record: dict[str, Any], at: str) -> Header:
@@ -319,59 +309,33 @@ def _header(record: dict[str, Any], at: str) -> Header:
     if version > FORMAT:
         raise CaptureError(f"{at}: capture format {version} was written by a later ttinspect; this one reads "
                            f"format {FORMAT} (upgrade ttinspect)")
-    named = ("format", "type", "tool", "tool_version", "created", "argv", "cwd", "python", "triton", "torch",
-             "interpreter", "device")
-    argv = _get(record, "argv", list, at, [])
-    return Header(version, _get(record, "tool_version", _TEXT_OR_NONE, at, None),
-                  _get(record, "created", _TEXT_OR_NONE, at, None), tuple(str(a) for a in argv),
-                  _get(record, "cwd", _TEXT_OR_NONE, at, None), _get(record, "python", _TEXT_OR_NONE, at, None),
-                  _get(record, "triton", _TEXT_OR_NONE, at, None), _get(record, "torch", _TEXT_OR_NONE, at, None),
-                  _get(record, "interpreter", bool, at, False), _get(record, "device", _DICT_OR_NONE, at, None),
-                  {k: v for k, v in record.items() if k not in named})
+    _checked(record, at)
+    return Header(version, record.get("tool_version"), record.get("created"), tuple(record.get("argv", ())),
+                  record.get("cwd"), record.get("python"), record.get("triton"), record.get("torch"),
+                  record.get("interpreter", False), record.get("device"),
+                  {k: v for k, v in record.items() if k not in _HEADER_FIELDS})
 
 
-def _compile(record: dict[str, Any], line: int, number: int, at: str) -> Compile:
-    params = _get(record, "params", list, at)
-    if not all(isinstance(p, str) for p in params):
-        raise CaptureError(f"{at}: 'params' of the compile record must be parameter names")
+def _compile(record: dict[str, Any], line: int, number: int) -> Compile:
     return Compile(
-        id=_get(record, "id", str, at), name=record["name"], qualname=_get(record, "qualname", _TEXT_OR_NONE, at, None),
-        module=_get(record, "module", _TEXT_OR_NONE, at, None), file=_get(record, "file", _TEXT_OR_NONE, at, None),
-        def_line=_get(record, "def_line", (int, type(None)), at, None),
-        sha256=_get(record, "sha256", _TEXT_OR_NONE, at, None), sources=_get(record, "sources", dict, at, {}),
-        inductor=_get(record, "inductor", bool, at, False), params=tuple(params),
-        signature=_get(record, "signature", str, at), constexprs=_get(record, "constexprs", dict, at, {}),
-        options=_get(record, "options", dict, at, {}), target=_get(record, "target", _DICT_OR_NONE, at, None),
-        triton_cache_key=_get(record, "triton_cache_key", _TEXT_OR_NONE, at, None),
-        triton_cache_dir=_get(record, "triton_cache_dir", _TEXT_OR_NONE, at, None),
-        autotuned=_get(record, "autotuned", _DICT_OR_NONE, at, None), line=line, number=number)
-
-
-def _launches(record: dict[str, Any], line: int, at: str) -> Launches:
-    grids = _get(record, "grids", list, at, [])
-    if not all(isinstance(g, list) and all(isinstance(n, int) for n in g) for g in grids):
-        raise CaptureError(f"{at}: 'grids' of the launches record must be lists of integers")
-    args = _get(record, "args", list, at, [])
-    if not all(isinstance(a, dict) for a in args):
-        raise CaptureError(f"{at}: 'args' of the launches record must be objects")
-    return Launches(_get(record, "compile", str, at), _get(record, "site", str, at), _get(record, "count", int, at),
-                    tuple(tuple(g) for g in grids), tuple(args), line)
+        id=record["id"], name=record["name"], qualname=record.get("qualname"), module=record.get("module"),
+        file=record.get("file"), def_line=record.get("def_line"), sha256=record.get("sha256"),
+        sources=record.get("sources", {}), inductor=record.get("inductor", False), params=tuple(record["params"]),
+        signature=record["signature"], constexprs=record.get("constexprs", {}), options=record.get("options", {}),
+        target=record.get("target"), triton_cache_key=record.get("triton_cache_key"),
+        triton_cache_dir=record.get("triton_cache_dir"), autotuned=record.get("autotuned"), line=line,
+        number=number)
 
 
 def _autotune(record: dict[str, Any], line: int, at: str) -> Autotune:
-    configs = _get(record, "configs", list, at)
-    timings = _get(record, "timings_ms", (list, type(None)), at, None)
-    pruned = _get(record, "pruned_to", (list, type(None)), at, None)
-    best = _get(record, "best", (int, type(None)), at, None)
+    configs = record["configs"]
+    best = record.get("best")
     if best is not None and not 0 <= best < len(configs):
         raise CaptureError(f"{at}: 'best' ({best}) is no index into the {len(configs)} configs")
-    if timings is not None and not all(isinstance(t, (int, float)) or t is None for t in timings):
-        raise CaptureError(f"{at}: 'timings_ms' of the autotune record must be numbers")
-    return Autotune(_get(record, "name", str, at), _get(record, "file", _TEXT_OR_NONE, at, None),
-                    _get(record, "key", dict, at, {}), tuple(configs),
+    timings, pruned = record.get("timings_ms"), record.get("pruned_to")
+    return Autotune(record["name"], record.get("file"), record.get("key", {}), tuple(configs),
                     tuple(timings) if timings is not None else None, best,
-                    tuple(pruned) if pruned is not None else None,
-                    tuple(_get(record, "compiles", list, at, [])), line)
+                    tuple(pruned) if pruned is not None else None, tuple(record.get("compiles", ())), line)
 
 
 def _check_references(compiles: list[Compile], launches: Iterable[Launches], autotune: list[Autotune],

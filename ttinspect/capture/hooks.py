@@ -80,6 +80,11 @@ def install(session: Any) -> None:
     _undo.append(lambda: sys.meta_path.remove(finder) if finder in sys.meta_path else None)
 
 
+def flush() -> None:
+    """Report every pending count to the session now (the process is about to end: os._exit)."""
+    _flush_at_exit()
+
+
 def _flush_at_exit() -> None:
     session = current()
     if session is not None:

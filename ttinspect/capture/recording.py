@@ -17,6 +17,9 @@ from ttinspect.capture import process, session
 
 ENV_FOLDER = "TTINSPECT_CAPTURE"  # the run's parts folder: a Python process started with it records itself
 ENV_ROOT = "TTINSPECT_CAPTURE_ROOT"  # the folder holding the ttinspect package the bootstrap imports
+EXIT_WAIT = 1.0  # seconds os._exit waits for the session's lock before ending without the part's end
+
+_real_exit: list[Any] = []  # os._exit as Python has it, while ours stands in for it
 
 
 def parts_folder(out: Path) -> Path:
@@ -29,6 +32,9 @@ def parts_folder(out: Path) -> Path:
 def begin(folder: Path, header: Mapping[str, Any] | None = None) -> session.Session:
     """Record this process into a new part of `folder`, with Triton's hooks installed."""
     started = session.start(folder, header if header is not None else process.header())
+    if not _real_exit:  # os._exit skips atexit: a fork child ending so would leave its part without its end
+        _real_exit.append(os._exit)
+        os._exit = _close_then_exit  # type: ignore[assignment]  # it does not return either
     try:
         from ttinspect.capture import hooks  # only while recording: it patches Triton
 
@@ -50,6 +56,24 @@ def finish(exit_code: int | None = None) -> None:
         print(f"ttinspect: warning: capture could not remove its hooks ({type(error).__name__}: {error})",
               file=sys.stderr)
     session.stop(exit_code)
+    if _real_exit and os._exit is _close_then_exit:
+        os._exit = _real_exit.pop()
+
+
+def _close_then_exit(status: int) -> None:
+    """os._exit while recording: report the pending counts and close the part (its `end`), then exit as asked.
+    Never waits more than EXIT_WAIT for the session (a signal handler may have interrupted a write)."""
+    try:
+        running = session.current()
+        if running is not None and not running.stopped:
+            from ttinspect.capture import hooks  # loaded already: recording installed it
+
+            if running.idle(EXIT_WAIT):
+                hooks.flush()
+                running.close(status if isinstance(status, int) else None)
+    except BaseException:  # exiting is what was asked: nothing may stop it
+        pass
+    (_real_exit[0] if _real_exit else os._exit)(status)
 
 
 def begin_from_environment() -> None:

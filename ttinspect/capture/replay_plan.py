@@ -10,6 +10,7 @@ so a refusal (no launch, no grid, no summary of a pointer) costs nothing and nee
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from ttinspect.capture.format import Capture, Compile
@@ -18,6 +19,13 @@ from ttinspect.kernel.argument_types import TlDtype
 
 # launch options Triton's JIT takes as keywords (others a record may hold are the backend's own)
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+# torch's dtypes a replay makes tensors of (replay_runtime.fresh looks the name up on torch: only these)
+TENSOR_DTYPES = frozenset((
+    "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16", "bfloat16",
+    "float32", "float64", "complex64", "complex128", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e8m0fnu"))
+MAX_ELEMENTS = 1 << 40  # one tensor's storage: more than any GPU holds
+FALLBACK_MODULE = "ttcap_replayed_kernel"  # the name a kernel loaded from its file runs under
 
 
 @dataclass(frozen=True)
@@ -49,8 +57,37 @@ def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
         if not {"dtype", "shape", "strides"} <= value.keys() or value["strides"] is None:
             kind = value.get("type", "an object without shape and strides")
             raise UsageError(f"{where}: the capture has no tensor summary for {name} (it recorded {kind})")
-        return TensorSpec(tuple(value["shape"]), tuple(value["strides"]), str(value["dtype"]))
+        spec = TensorSpec(tuple(value["shape"]), tuple(value["strides"]), str(value["dtype"]))
+        _check_tensor(name, spec, where)
+        return spec
     return value
+
+
+def _check_tensor(name: str, spec: TensorSpec, where: str) -> None:
+    """A tensor a replay can make: a torch dtype, as many strides as dimensions, none negative, a storage
+    that fits a GPU (a capture from elsewhere is data: it picks no torch attribute and sizes no allocation)."""
+    if spec.dtype not in TENSOR_DTYPES:
+        raise UsageError(f"{where}: {name} has dtype {spec.dtype[:60]!r}, which is not a torch dtype a replay makes "
+                         f"({', '.join(sorted(TENSOR_DTYPES))})")
+    if len(spec.shape) != len(spec.strides) or min((*spec.shape, *spec.strides), default=0) < 0:
+        raise UsageError(f"{where}: {name}'s shape {list(spec.shape)} and strides {list(spec.strides)} do not make "
+                         "a tensor (as many of each, none negative)")
+    storage = 1 + sum((n - 1) * s for n, s in zip(spec.shape, spec.strides, strict=True)) if all(spec.shape) else 0
+    if storage > MAX_ELEMENTS:
+        raise UsageError(f"{where}: {name}'s shape {list(spec.shape)} and strides {list(spec.strides)} need "
+                         f"{storage:,} elements, more than a GPU holds")
+
+
+def _module_name(record: Compile) -> str:
+    """The name to import the kernel's module by: the record's, only when it is a dotted name that the file's
+    own path ends with (.../pkg/mod.py for pkg.mod), so a name from a capture never imports another module;
+    else the file is loaded under a name of the replay's own."""
+    module, file = record.module or "", PurePosixPath(record.file or "")
+    parts = module.split(".")
+    if module == "__main__" or not all(part.isidentifier() for part in parts):
+        return FALLBACK_MODULE
+    stem = file.parent.parts if file.name == "__init__.py" else (*file.parent.parts, file.stem)
+    return module if file.suffix == ".py" and tuple(stem[-len(parts):]) == tuple(parts) else FALLBACK_MODULE
 
 
 def _keyword_value(value: Any) -> Any:
@@ -89,7 +126,6 @@ def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, An
             raise UsageError(f"{where}: {key} is not a constexpr or launch option of {record.name} "
                              f"(settable: {settable})")
         keywords[key] = _keyword_value(value)
-    module = record.module if record.module not in (None, "__main__") else "ttcap_replayed_kernel"
     return ReplayPlan(label=label, site=launch.site, count=launch.count, capture_name=capture.path.name,
-                      file=record.file, module=module, name=record.name, grid=tuple(launch.grids[0]),
+                      file=record.file, module=_module_name(record), name=record.name, grid=tuple(launch.grids[0]),
                       args=args, keywords=keywords, script=record.module == "__main__")

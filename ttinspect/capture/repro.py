@@ -5,46 +5,70 @@ makes fresh tensors of the captured shapes, strides and dtypes (random data), pa
 by name with the captured constexprs and options, launches on the captured grid, and times the launch with
 triton.testing.do_bench when a GPU is there. Its loader and tensor maker are replay_runtime.py's own
 functions, copied in by their source, so the script needs triton and torch, never ttinspect.
+
+A capture may come from someone else, and running the script must run only what the template says: every
+captured string goes in as a literal or escaped in the docstring, every captured name written as a keyword
+must be an identifier, a dtype is `tl.X` only for a plain dtype name (files/generated_python.py); a capture
+that breaks this is refused in one line naming what it held.
 """
 
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 from ttinspect.capture import replay_runtime
 from ttinspect.capture.replay_plan import ReplayPlan, TensorSpec
+from ttinspect.errors import UsageError
+from ttinspect.files import generated_python
+from ttinspect.files.generated_python import identifier, in_docstring
 
 
 def literal(value: Any) -> str:
-    """A captured JSON value as Python source; `tl.float16` (a captured dtype) stays a Triton expression."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"float({str(value)!r})"
-    if isinstance(value, str) and value.startswith("tl.") and value[3:].isidentifier():
+    """A captured JSON value as Python source; "tl.float16" (a captured dtype) stays a Triton expression."""
+    if isinstance(value, str) and value.startswith("tl.") and generated_python.dtype_attribute(value):
         return value
-    return repr(value)
+    return generated_python.literal(value)
 
 
-def _expression(value: TensorSpec | Any) -> str:
+def _integers(values: Any, what: str, where: str) -> list[int]:
+    if not isinstance(values, (list, tuple)) or not all(type(n) is int for n in values):
+        raise UsageError(f"{where}: the captured {what} {values!r} is not a list of integers")
+    return list(values)
+
+
+def _expression(value: TensorSpec | Any, name: str, where: str) -> str:
     if isinstance(value, TensorSpec):
-        return f"fresh({list(value.shape)!r}, {list(value.strides)!r}, {value.dtype!r}, DEVICE)"
+        if not generated_python.is_identifier(value.dtype):
+            raise UsageError(f"{where}: the captured dtype {value.dtype!r} of {name} is not a torch dtype name")
+        return (f"fresh({_integers(value.shape, f'shape of {name}', where)!r}, "
+                f"{_integers(value.strides, f'strides of {name}', where)!r}, {value.dtype!r}, DEVICE)")
     return literal(value)
 
 
 def script(replay: ReplayPlan) -> str:
-    """The script carrying out `replay`."""
-    arguments = [f"    {name}={_expression(value)}," for name, value in replay.args.items()]
-    keywords = [f"    {name}={literal(value)}," for name, value in replay.keywords.items()]
+    """The script carrying out `replay`; UsageError when the capture holds a name the script cannot write."""
+    where = replay.label
+    arguments = [f"    {identifier(name, 'argument name', where)}={_expression(value, name, where)},"
+                 for name, value in replay.args.items()]
+    keywords = [f"    {identifier(name, 'constexpr or option name', where)}={literal(value)},"
+                for name, value in replay.keywords.items()]
     helpers = "\n\n".join(inspect.getsource(f) for f in (replay_runtime.load_kernel, replay_runtime.fresh,
                                                          replay_runtime.script_definitions,
                                                          replay_runtime.run_definitions))
     return _TEMPLATE.format(
-        label=replay.label, site=replay.site, count=replay.count, capture=replay.capture_name, helpers=helpers,
-        file=repr(replay.file), module=repr(replay.module), name=repr(replay.name), grid=repr(replay.grid),
-        script=repr(replay.script),
+        label=in_docstring(replay.label), site=in_docstring(replay.site), count=in_docstring(replay.count),
+        capture=in_docstring(replay.capture_name), helpers=helpers, file=literal_text(replay.file),
+        module=literal_text(replay.module), name=literal_text(replay.name),
+        grid=repr(tuple(_integers(replay.grid, "grid", where))),
+        script=repr(bool(replay.script)),
         arguments="\n".join(arguments) or "    # (no runtime arguments)",
         keywords="\n".join(keywords) or "    # (no constexprs or options)")
+
+
+def literal_text(value: Any) -> str:
+    """A captured string as a Python string literal (never anything else in its place)."""
+    return repr(str(value))
 
 
 _TEMPLATE = '''"""Replay of {label}: the launch captured at {site} ({count} launch(es)), written by `ttinspect repro`

@@ -15,6 +15,7 @@ SUMMARY_LAUNCHES launches of a site and then at the powers of two.
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import os
 import sys
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ttinspect.capture import process
+from ttinspect.capture import lost, process
 from ttinspect.capture.format import FORMAT, encode
 from ttinspect.files.source_files import read_regular
 
@@ -61,6 +62,7 @@ class Session:
         self._stream: Any = None
         self._stopped = False  # closed, or stopped by a failure
         self._lines = 0
+        self._size = 0  # bytes of whole lines written: a failed write is cut back to it
         self._compiles: dict[str, str] = {}  # the record's text without its id -> id
         self._compile_records: list[dict[str, Any]] = []
         self._sites: dict[tuple[str, str], _Site] = {}
@@ -135,6 +137,11 @@ class Session:
         `device` line that the merge (and the reader) folds into the header."""
         self._guard(self._add_device, device)
 
+    def add_lost(self, line: str) -> None:
+        """Record that something of the run is not in the capture (one line saying what and why): the join
+        lists it in the end record's `lost` field (capture/lost.py)."""
+        self._guard(self._write, {"type": "lost", "lost": str(line)})
+
     def close(self, exit_code: int | None = None) -> None:
         """Write what is pending and the `end` record; idempotent."""
         with self._lock:
@@ -154,10 +161,18 @@ class Session:
     def stopped(self) -> bool:
         return self._stopped
 
+    def idle(self, wait: float) -> bool:
+        """Whether no write holds the session's lock within `wait` seconds."""
+        if self._lock.acquire(timeout=wait):
+            self._lock.release()
+            return True
+        return False
+
     # --- inside the lock --------------------------------------------------------------------------------
 
     def _open(self, part: Path) -> None:
         self._stream = open(part, "xb", buffering=0)  # unbuffered: each line is one write()
+        lost.hold(self._stream)  # the join knows this process records while it holds the part (lost.py)
         self._write({"format": FORMAT, "type": "header", **self._header, "pid": os.getpid(),
                      "ppid": os.getppid()})
 
@@ -228,7 +243,15 @@ class Session:
         self._next_flush = time.monotonic() + FLUSH_SECONDS
 
     def _write(self, record: Mapping[str, Any]) -> None:
-        self._stream.write(encode(dict(record)).encode("utf-8"))
+        data = encode(dict(record)).encode("utf-8")
+        try:
+            written = self._stream.write(data)
+            if written is not None and written < len(data):  # a short write: the disk filled mid-line
+                raise OSError(errno.ENOSPC, f"only {written} of {len(data)} bytes written")
+        except OSError:
+            self._cut_torn_line()
+            raise
+        self._size += len(data)
         self._lines += 1
         if not self._lines % FSYNC_EVERY:
             os.fsync(self._stream.fileno())
@@ -262,7 +285,18 @@ class Session:
             self._stopped = True
             _say(f"capture stopped recording in process {os.getpid()} ({type(error).__name__}: {error}); "
                  "the program goes on")
+            # why, for the join: a line in the part, else a marker beside it (lost.py)
+            lost.say_why_stopped(self._write, self.part, {**self._header, "pid": os.getpid()}, error)
             self._close_stream()
+
+    def _cut_torn_line(self) -> None:
+        """Give back what a failed write left of its line, so the part ends on a whole line (and the disk gets
+        those bytes back for the line saying why recording stopped)."""
+        try:
+            os.ftruncate(self._stream.fileno(), self._size)
+            os.lseek(self._stream.fileno(), self._size, os.SEEK_SET)  # the next line follows the last whole one
+        except (OSError, AttributeError, ValueError):  # not truncatable: the reader drops a torn last line
+            pass
 
     def _close_stream(self) -> None:
         try:
@@ -278,7 +312,7 @@ class Session:
         if self._stopped:
             return
         self._close_stream()
-        self._stream, self._lines, self._launches = None, 0, 0
+        self._stream, self._lines, self._launches, self._size = None, 0, 0, 0
         self._sites = {}
         self._header.update(parent_pid=os.getppid(), created=process.now())
         self.part = part

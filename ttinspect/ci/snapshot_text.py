@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ttinspect.ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
+from ttinspect.files.terminal_text import shown
 
 _ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (IMPROVED, "improved"), (NEW, "new"),
           (REMOVED, "removed"), (FINDING, "new findings below fail-on"), (NEUTRAL, "changed"))
@@ -30,10 +31,11 @@ def snapshot_text(report: CIReport, seconds: float) -> None:
         click.echo(f"{heading}:")
         for result in results:
             where = f" ({result.file}:{result.line})" if result.file and result.line else ""
-            click.echo(f"  {result.entry}: {result.message}{where}")
+            # a snapshot file may come from someone else: what it names is quoted (files/terminal_text.py)
+            click.echo(shown(f"  {result.entry}: {result.message}{where}"))
             if result.detail and result.detail != result.message:
-                click.echo(f"      {result.detail}")
+                click.echo(shown(f"      {result.detail}"))
             if result.fix:
-                click.echo(f"      fix: {result.fix}")
+                click.echo(shown(f"      fix: {result.fix}"))
     for note in report.notes:
-        click.echo(f"note: {note}")
+        click.echo(shown(f"note: {note}"))

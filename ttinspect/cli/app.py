@@ -7,14 +7,18 @@ import sys
 
 import click
 
-from ttinspect.errors import EXIT_FAILED, EXIT_INTERNAL, TTInspectError, Terminated, interrupted_exit_code
+from ttinspect.errors import (EXIT_FAILED, EXIT_INTERNAL, CompileError, TTInspectError, Terminated, ToolError,
+                              interrupted_exit_code)
+from ttinspect.files.terminal_text import shown, shown_block, tolerate_any_encoding
 
 def _fail(error: TTInspectError) -> None:
     if os.environ.get("TTINSPECT_DEBUG") and error.__cause__ is not None:  # what the user's code raised, in full
         import traceback  # only on request
 
         click.echo("".join(traceback.format_exception(error.__cause__)).rstrip(), err=True)
-    click.echo(f"ttinspect: error: {error}", err=True)
+    # one line, its control characters quoted; a compile or tool error also quotes the lines it names
+    text = shown_block(error) if isinstance(error, (CompileError, ToolError)) else shown(error)
+    click.echo(f"ttinspect: error: {text}", err=True)
     sys.exit(error.exit_code)
 
 
@@ -26,6 +30,7 @@ class _Group(click.Group):
         from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
 
         term.reset()  # one process may run several commands (the API, CliRunner in tests)
+        tolerate_any_encoding()  # PYTHONIOENCODING=ascii: what the encoding lacks is escaped, never a crash
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
@@ -36,10 +41,10 @@ class _Group(click.Group):
         except click.UsageError as error:
             where = f" (`{error.ctx.command_path} --help`)" if error.ctx is not None else ""
             message = " ".join(error.format_message().split())
-            click.echo(f"ttinspect: error: {message}{where}", err=True)
+            click.echo(f"ttinspect: error: {shown(message)}{where}", err=True)
             sys.exit(error.exit_code)
         except click.ClickException as error:
-            click.echo(f"ttinspect: error: {' '.join(error.format_message().split())}", err=True)
+            click.echo(f"ttinspect: error: {shown(' '.join(error.format_message().split()))}", err=True)
             sys.exit(error.exit_code)
         except OSError as error:  # writing --help or --version to a full disk, a closed descriptor
             if isinstance(error, BrokenPipeError):
@@ -65,7 +70,7 @@ class _Group(click.Group):
         except Exception as error:  # a bug in ttinspect: still one line, traceback on request
             if os.environ.get("TTINSPECT_DEBUG"):
                 raise
-            click.echo(f"ttinspect: internal error: {type(error).__name__}: {error} "
+            click.echo(f"ttinspect: internal error: {type(error).__name__}: {shown(error)} "
                        "(set TTINSPECT_DEBUG=1 for the traceback)", err=True)
             sys.exit(EXIT_INTERNAL)
 
@@ -76,10 +81,10 @@ def _os_error_text(error: OSError) -> str:
     import errno
 
     if error.filename:
-        return f"{error.strerror or error}: {error.filename}"
+        return shown(f"{error.strerror or error}: {error.filename}")
     if error.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT):
         return f"cannot write the output: {error.strerror or error}"
-    return str(error.strerror or error)
+    return shown(error.strerror or error)
 
 
 def _interrupted(error: BaseException) -> None:

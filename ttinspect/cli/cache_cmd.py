@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ttinspect.cli.app import cli
+from ttinspect.files.terminal_text import shown as quoted
 from ttinspect.cli.common import VALUE, emit_json
 
 
@@ -65,7 +66,7 @@ def cache_info_command(clear: bool, as_json: bool) -> None:
         if cleared.strays:
             shown = ", ".join(cleared.strays[:5]) + (f" and {len(cleared.strays) - 5} more"
                                                       if len(cleared.strays) > 5 else "")
-            click.echo(f"left alone (not made by ttinspect): {shown}")
+            click.echo(f"left alone (not made by ttinspect): {quoted(shown)}")
         return
     info = cache_info()
     if as_json:

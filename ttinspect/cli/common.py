@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ttinspect.errors import UsageError
+from ttinspect.files.import_limit import DEFAULT_SECONDS, ENV, parse_seconds, set_option
 
 # the text stages (stages.TEXT_STAGES), and `asm`: the target's assembly (ptx or amdgcn)
 STAGE_NAMES = ("ttir", "glir", "ttgir", "llir", "ptx", "sass", "amdgcn", "asm")
@@ -193,3 +194,37 @@ def terminal_options(f):
     return click.option("--width", type=click.IntRange(40, 1000), default=None, expose_value=False, metavar="N",
                         callback=_set_width, help="Columns for tables (default: the terminal's, else COLUMNS, "
                                                   "else 80). Code is never wrapped.")(f)
+
+
+class _Seconds(click.ParamType):
+    """0 (no limit) or a positive, finite number of seconds; refused in one line otherwise."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        try:
+            return parse_seconds(value, "--import-timeout")
+        except UsageError as error:
+            self.fail(str(error).partition(": ")[2], param, ctx)
+
+
+def _keep_import_timeout(ctx, param, value):
+    set_option(value)  # None (not given) too: one process may run several commands (the API, CliRunner)
+    return value
+
+
+def import_timeout_option(f):
+    """--import-timeout, on every command that takes a reference or a file (cli/main.py adds it): how long
+    importing a file of the user's may take before it is stopped and named in one line."""
+    return click.option("--import-timeout", type=_Seconds(), default=None, expose_value=False, metavar="SECONDS",
+                        callback=_keep_import_timeout,
+                        help=f"How long importing a file of yours may take (default {DEFAULT_SECONDS:g}, or {ENV}; "
+                             "0: no limit): code that loops or waits at import is stopped and its line named.")(f)
+
+
+def takes_user_files(command: click.Command) -> bool:
+    """A command whose arguments may name a user's file (a reference, a file, a list of them): every command
+    with an argument but `cache` (a folder) and `capture` (a program it runs as it is, not imports)."""
+    return command.name not in ("cache", "capture") and any(isinstance(p, click.Argument) for p in command.params)

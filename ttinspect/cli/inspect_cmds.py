@@ -8,6 +8,7 @@ import click
 
 from ttinspect.ci.model import FORMATS
 from ttinspect.errors import UsageError
+from ttinspect.files.terminal_text import shown_block
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_option, args_options, check_stage,
                                   device_props_option, emit_json, kernel_source, options_from, ref_options,
@@ -88,7 +89,9 @@ def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args
         folder = check_output_folder(Path(out), STAGES)  # before anything compiles
         result = resolve_one(ref, options_from(arch, settings, args, signature, config))
         written = result.artifacts.export(folder, force=force)
-        click.echo(f"# {result.header()}")
+        from ttinspect.files.terminal_text import shown  # as above
+
+        click.echo(f"# {shown(result.header())}")
         for path in written:
             click.echo(str(path))
         return
@@ -329,13 +332,14 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
 
         click.echo()
         colored = should_color(sys.stdout)
+        text_diff = shown_block(text_diff)  # the kernels' own lines: their control characters quoted
         click.echo(_color_diff(text_diff) if colored else text_diff, color=colored)
     if divergence is not None:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.passes import divergence_text
 
         click.echo()
-        click.echo(divergence_text(divergence))
+        click.echo(shown_block(divergence_text(divergence)))
 
 
 def _sides(a: str, b: str | None, configs: tuple[str, ...]) -> list[tuple[str, str | None]]:

@@ -22,9 +22,10 @@ from ttinspect.cli import repro_cmd  # noqa: F401
 from ttinspect.cli import translate_cmd  # noqa: F401
 from ttinspect.cli import reader_left
 from ttinspect.cli.app import cli
-from ttinspect.cli.common import terminal_options
+from ttinspect.cli.common import import_timeout_option, takes_user_files, terminal_options
 from ttinspect.cli.completion import install as _install_completion
 from ttinspect.cli.help_text import apply as _apply_help
+from ttinspect.refs.leftover_threads import exit_without_waiting, own_process
 
 _apply_help(cli)
 _install_completion(cli)
@@ -32,6 +33,8 @@ _install_completion(cli)
 # Every command takes --width/--color (after its own options in --help), and so does the group.
 for _command in (cli, *cli.commands.values()):
     terminal_options(_command)
+    if takes_user_files(_command):
+        import_timeout_option(_command)
 
 __all__ = ["cli", "main"]
 
@@ -43,6 +46,7 @@ def main() -> None:
     if sys.stdout is None or sys.stderr is None:  # started with a standard stream closed (`>&-`)
         _reopen_closed_streams()
     _stop_like_ctrl_c_on(signal.SIGTERM, signal.SIGHUP)
+    own_process()  # a user's file imported here is bounded in time, and its threads never hold the exit
     atexit.register(_quiet_binding_teardown)  # the first registered: it runs after every other handler
     to_pipe = _is_pipe()
     reader_left.install()  # a reader that leaves silences the output, never the verdict
@@ -58,13 +62,31 @@ def main() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         closed = True
+    except OSError as error:  # a full disk behind stdout: said once (the command may have said it already)
+        code = _output_lost(error, code)
     if reader_left.happened():  # the command ran to its end: its exit code is its verdict
+        exit_without_waiting(code)
         sys.exit(code)
     if closed:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0 if code in (0, 1, None) else code
+    exit_without_waiting(code)  # a thread the user's file left running does not hold the answer's exit
     sys.exit(code)
+
+
+def _output_lost(error: OSError, code: int | str | None) -> int | str | None:
+    """What stdout still held could not be written: the rest goes to /dev/null (so the interpreter's own
+    flush at exit says nothing more), and a command that had succeeded fails with one line."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    if code not in (0, None):
+        return code
+    sys.stderr.write(f"ttinspect: error: cannot write the output: {error.strerror or error}\n")
+    return 1
 
 
 def _quiet_binding_teardown() -> None:

@@ -16,7 +16,7 @@ class _PipeThatMayClose(io.FileIO):
 
     reader_left = False
 
-    def write(self, data) -> int:  # type: ignore[override]
+    def write(self, data) -> int:
         try:
             return super().write(data) or 0
         except BrokenPipeError:
@@ -42,7 +42,7 @@ def install() -> None:
         return
     raw = _PipeThatMayClose(fd, "w", closefd=False)
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding,
-                                  errors=stream.errors, line_buffering=stream.line_buffering)
+                                  errors=stream.errors, line_buffering=bool(stream.line_buffering))
 
 
 def happened() -> bool:

@@ -33,6 +33,7 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     from ttinspect.refs.captured import replay_plan  # as above
     from ttinspect.refs.captured_source import status  # as above
     from ttinspect.caches.store import warn  # as above
+    from ttinspect.files.terminal_text import shown  # as above
 
     out = check_output(output, force=force, option="-o")
     _, record, replay = replay_plan(ref)
@@ -41,4 +42,4 @@ def repro_command(ref: str, output: str, force: bool) -> None:
     if record.file and status(record) == "changed":
         warn(f"{label}: {record.file} changed since the capture; the script replays the file as it is then")
     write_atomically(out, text, force=force)
-    click.echo(f"ttinspect: wrote {output}: replays {label} (run: python {output})", err=True)
+    click.echo(shown(f"ttinspect: wrote {output}: replays {label} (run: python {output})"), err=True)

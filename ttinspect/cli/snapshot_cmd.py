@@ -23,7 +23,8 @@ Examples:
 
 \b
 Exit status: 0 no guarded regression; 1 a guarded regression, or a kernel that no longer compiles;
-2 bad input (the configuration, a missing or damaged snapshot)."""
+2 bad input (the configuration, a missing or damaged snapshot); 5 no entry to gate (no kernel file
+declares TTINSPECT_EXAMPLES: a gate that checks nothing is refused, as pytest's "no tests collected")."""
 
 
 
@@ -80,6 +81,9 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
     names = tuple(t.strip() for t in targets.split(",") if t.strip()) if targets else ()
     from pathlib import Path
 
+    bad = next((f for f in files if not f.strip() or any(ord(c) < 32 or ord(c) == 127 for c in f)), None)
+    if bad is not None:
+        raise UsageError(f"FILE {bad[:60]!r}: empty, or has control characters in it")
     # a hook runs from the repository's root: the library's pyproject.toml is found from the files it passes
     start = Path(files[0]).resolve().parent if files else None
     config = snapshot_config.load(start, kernels=kernels, targets=names, fail_on=fail_on, snapshot=snapshot_path)
@@ -91,12 +95,13 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         check_format_and_output(fmt if fmt != "text" else "json", out, force)  # before anything compiles
         committed = store.load(config.snapshot)
     else:
-        committed = store.existing(config.snapshot)  # refuses a file that is not ttinspect's, before compiling
-    only = run.selected(config, files)
-    computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address)
+        store.existing(config.snapshot)  # refuses what it may not replace before compiling; read again to write
+    only = run.limited(config, files, bool(kernels))
+    computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address,
+                           announce=lambda line: click.echo(f"ttinspect: {line}", err=True))
+    run.require_entries(config, computed, files, writing=not check_mode)
     if not check_mode:  # `--triton X` writes entries keyed by X, beside the snapshot's own
-        entries = run.merged(computed, committed, triton, only)
-        store.write(config.snapshot, store.dumps(entries, _own_version(committed, triton, computed), config.targets))
+        _write(config, computed, triton, only)
         _say_written(config, computed)
         if computed.failed:
             raise click.exceptions.Exit(1)
@@ -119,12 +124,24 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
             report = run.for_code_scanning(report, config.root)
         emit(report, fmt, out, force, repo_root=find_repo_root(config.root))
     if update:
-        entries = run.merged(computed, committed, release, only)
-        store.write(config.snapshot, store.dumps(entries, _own_version(committed, release, computed), config.targets))
+        _write(config, computed, release, only)
         click.echo(f"updated {config.snapshot}", err=True)
         return
     if report.failed:
         raise click.exceptions.Exit(1)
+
+
+def _write(config, computed, release: str | None, only: set[str] | None) -> None:
+    """This run's entries merged into the snapshot as it is when written (read again under its lock: a run
+    that wrote meanwhile keeps its entries)."""
+    # loaded when the command runs: every command module is imported at start-up
+    from ttinspect.snapshot import run, store
+
+    def text_for(current: dict | None) -> str:
+        entries = run.merged(computed, current, release, only)
+        return store.dumps(entries, _own_version(current, release, computed), config.targets)
+
+    store.write_merged(config.snapshot, text_for)
 
 
 def _own_version(committed, release: str | None, computed) -> str:

@@ -7,6 +7,7 @@ import sys
 import click
 
 from ttinspect.errors import UsageError
+from ttinspect.files.terminal_text import shown
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import REF_HELP, VALUE, args_options, config_option, emit_json, options_from, settings_option
 
@@ -147,7 +148,8 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     if result.exit_code:  # every point failed: one line, and the code their failures share
         kinds = ", ".join(sorted({str(row.get("error_kind")) for row in result.rows}))
         every = "the only point" if len(result.rows) == 1 else f"all {len(result.rows)} points"
-        click.echo(f"ttinspect: error: {every} failed ({kinds}); the first: {result.rows[0]['error']}", err=True)
+        click.echo(f"ttinspect: error: {every} failed ({kinds}); the first: {shown(result.rows[0]['error'])}",
+                   err=True)
         sys.exit(result.exit_code)
 
 

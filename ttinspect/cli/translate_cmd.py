@@ -32,14 +32,15 @@ def translate_command(ref: str, arch: str, output: str | None, force: bool) -> N
     from ttinspect.files.outputs import check_output, write_atomically  # as above
     from ttinspect.refs.resolver import kernel_object  # as above
     from ttinspect.engine.builds import resolve_target  # as above
+    from ttinspect.files.terminal_text import shown, shown_block  # as above
 
     out = check_output(output, force=force, option="-o") if output else None
     target = resolve_target(arch)
     obj, name = kernel_object(ref, target.name)
     text = translate_to_gluon(obj, name, target)
     if out is None:
-        click.echo(text, nl=not text.endswith("\n"))
+        click.echo(shown_block(text), nl=not text.endswith("\n"))  # code from the user's file: quoted controls
         return
     write_atomically(out, text, force=force)
-    click.echo(f"ttinspect: wrote {output}: {name} in Gluon for {target.name} "
-               f"(inspect it: ttinspect report {output}:{name} --arch {target.name} --signature ...)", err=True)
+    click.echo(shown(f"ttinspect: wrote {output}: {name} in Gluon for {target.name} "
+                     f"(inspect it: ttinspect report {output}:{name} --arch {target.name} --signature ...)"), err=True)

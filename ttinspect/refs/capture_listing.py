@@ -5,6 +5,7 @@ launched first: what the run spent its launches on. Nothing is compiled or impor
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ttinspect.kernel.variants import config_value_text
@@ -29,7 +30,8 @@ def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, A
         chosen = (pick(capture, ref, text),) if ref.number is not None else tuple(named(capture, ref.name))
     if refuse_changed_sources:
         refuse_changed(chosen, str(ref.path))
-    rows = [compile_row(capture, record) for record in chosen]
+    tunings = tunings_by_kernel(capture)
+    rows = [compile_row(capture, record, tunings) for record in chosen]
     rows.sort(key=lambda row: -row["launches"])  # stable: file order among equals
     header = capture.header
     return {
@@ -53,24 +55,24 @@ def names_several(text: str) -> bool:
     return ref.number is None and len(load(ref.path).named(ref.name)) > 1
 
 
-def compile_row(capture: Capture, record: Compile) -> dict[str, Any]:
+def compile_row(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None
+                ) -> dict[str, Any]:
     count = len(capture.named(record.name))
     entries = sorted(capture.launches_of(record.id), key=lambda e: -e.count)
-    grids: list[list[int]] = []
-    args: list[dict[str, Any]] = []  # the argument shapes the run launched it with (never tensor data)
-    for entry in entries:
-        grids += [list(g) for g in entry.grids if list(g) not in grids]
-        args += [a for a in entry.args if a not in args]
+    # the grids and argument shapes the run launched it with (never tensor data), each once: kept by a key
+    # of its own, so a capture of many sites is listed in linear time
+    grids = {grid: list(grid) for entry in entries for grid in entry.grids}
+    args = {json.dumps(a, sort_keys=True): a for entry in entries for a in entry.args}
     return {
         "ref": f"{capture.path}:{kernel_name(capture, record)}",  # as given
         "kernel": record.name, "number": record.number, "of": count, "id": record.id,
         "file": record.file, "line": record.def_line, "module": record.module, "inductor": record.inductor,
         "launches": sum(e.count for e in entries),
         "sites": [{"site": e.site, "count": e.count} for e in entries],
-        "grids": grids,
-        "args": args,
+        "grids": list(grids.values()),
+        "args": list(args.values()),
         "config": config_of(record),
-        "autotune": autotune_results(capture, record),
+        "autotune": autotune_results(capture, record, tunings),
         "target": target_arch(record.target),
         "source": status(record),
         "triton_cache_key": record.triton_cache_key,
@@ -84,10 +86,23 @@ def config_of(record: Compile) -> dict[str, Any]:
     return {k: config_value_text(v) if not isinstance(v, (bool, int, float)) else v for k, v in values.items()}
 
 
-def autotune_results(capture: Capture, record: Compile) -> list[dict[str, Any]]:
-    """For each autotuning that compiled this config: its key, the config's number, its time, the winner's."""
-    out = []
+def tunings_by_kernel(capture: Capture) -> dict[str, list[Autotune]]:
+    """The autotune records by the kernel name they tuned and by each compile id they made (a record is
+    under both): each compile's are found without a scan of all of them."""
+    index: dict[str, list[Autotune]] = {}
     for tuning in capture.autotune:
+        for key in dict.fromkeys((f"name:{tuning.name}", *(f"id:{c}" for c in tuning.compiles))):
+            index.setdefault(key, []).append(tuning)
+    return index
+
+
+def autotune_results(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None
+                     ) -> list[dict[str, Any]]:
+    """For each autotuning that compiled this config: its key, the config's number, its time, the winner's."""
+    known = tunings if tunings is not None else tunings_by_kernel(capture)
+    mine = {id(t): t for t in [*known.get(f"name:{record.name}", ()), *known.get(f"id:{record.id}", ())]}
+    out = []
+    for tuning in sorted(mine.values(), key=lambda t: t.line):
         index = _config_index(tuning, record)
         if index is None:
             continue

@@ -91,7 +91,7 @@ def load(path: Path) -> Capture:
     return capture
 
 
-def named(capture: Capture, name: str) -> list[Compile]:
+def named(capture: Capture, name: str) -> tuple[Compile, ...]:
     """The compiles of kernel `name`, in the capture's order; none is one line listing the kernels there."""
     found = capture.named(name)
     if not found:
@@ -146,12 +146,17 @@ def target_arch(target: Mapping[str, Any] | None) -> str | None:
     return str(arch)
 
 
-def captured_settings(record: Compile) -> dict[str, Any]:
-    """The record's constexprs and compile options as `--set` values (a dtype as `tl.float16`: a TlDtype)."""
+def captured_settings(record: Compile, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The record's constexprs and compile options as `--set` values (a dtype as `tl.float16`: a TlDtype).
+    A value the capture kept only as a description ({"repr": ...}, {"jit_function": ...}) is refused in one
+    line unless `given` sets it."""
     out: dict[str, Any] = {}
     for key, value in {**record.constexprs, **record.options}.items():
-        if value is None:  # an option the run left at its default
+        if value is None or key in (given or {}):  # an option the run left at its default; one set on top
             continue
+        if isinstance(value, dict):
+            raise UsageError(f"{record.name}: the capture describes {key} as {str(value)[:80]}, not a value "
+                             f"ttinspect can pass again; give it with :{key}=VALUE or --set {key}=VALUE")
         out[key] = TlDtype(value[3:]) if isinstance(value, str) and value.startswith("tl.") else value
     return out
 
@@ -179,7 +184,7 @@ def translate(text: str, options: Any) -> Translated:
     given = {**parse_settings(list(ref.inline), ref=text), **dict(options.settings)}
     label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")
     arch = ref.arch or options.arch or target_arch(record.target)
-    return Translated(f"{path}:{record.name}", record.signature, {**captured_settings(record), **given}, arch,
+    return Translated(f"{path}:{record.name}", record.signature, {**captured_settings(record, given), **given}, arch,
                       label, _note(capture, record), script=record.module == "__main__")
 
 

@@ -142,6 +142,9 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
     key = hashlib.sha256(json.dumps(sorted((k, hashlib.sha256(v.encode()).hexdigest()) for k, v in files.items()))
                          .encode()).hexdigest()
     folder = cache.cache_root() / CAPTURED_FOLDER / key[:2] / key
+    for name in files:  # the reader admits only absolute normalized paths (capture/schema.py); checked again
+        if Path(name).is_absolute() or ".." in Path(name).parts:  # where it writes: never outside the folder
+            raise UsageError(f"{where}: --source captured: the captured path {name!r} leaves its folder")
     try:
         for name, text in files.items():
             target = folder / name

@@ -1,6 +1,8 @@
 """Running a user's file at import without letting it take ttinspect down: its output kept off stdout, its
 closing of the standard streams and its working-directory changes undone, os._exit()/os.abort() turned
-into one line, and ttinspect's own dependencies imported before the file's folder can shadow them."""
+into one line, a fork's child ended as the import returns in it, what it changes of the process put back
+(process_hooks.py), the threads it leaves kept from the answer (leftover_threads.py), and ttinspect's own
+dependencies imported before the file's folder can shadow them."""
 
 from __future__ import annotations
 
@@ -8,6 +10,11 @@ import contextlib
 import os
 import re
 import sys
+import threading
+from typing import Iterable
+
+from ttinspect.refs.leftover_threads import adopt
+from ttinspect.refs.process_hooks import ImportRecord, process_state_kept
 
 
 class ProcessExit(BaseException):
@@ -33,26 +40,33 @@ class _Shielded:
 
 
 @contextlib.contextmanager
-def contained():
+def contained(folders: Iterable[str] = (), record: ImportRecord | None = None):
     """While a user's file runs at import: what it prints goes to stderr (stdout is the stage text or the
     JSON) — Python's prints and a child process's output alike (descriptor 1 points at 2 meanwhile);
     closing sys.stdout/sys.stderr closes nothing; the working directory it changes is changed back (the
     paths the user gave are relative to it); and os._exit()/os.abort() raise instead of ending the
     process, so that the user hears which line did it — in this process only: a child the file forks
-    exits for real."""
+    exits for real, and quietly as soon as the import returns in it (it never runs ttinspect's code: the
+    answer is printed once). Called in a thread the file started, os._exit() ends that thread alone.
+    `folders`: the user's own code (their exit handlers are not run); `record`: what happened meanwhile."""
     saved = sys.stdout, sys.stderr, os._exit, os.abort
     real_exit, real_abort, me = os._exit, os.abort, os.getpid()
+    importer, before = threading.current_thread(), set(threading.enumerate())
     shield = _Shielded(sys.stderr)
     cwd = _cwd()
 
     def no_exit(code=0):
         if os.getpid() != me:
             real_exit(code)
+        if threading.current_thread() is not importer:  # a thread of the file's: it ends, quietly
+            raise SystemExit(code)
         raise ProcessExit(f"os._exit({code})")
 
     def no_abort():
         if os.getpid() != me:
             real_abort()
+        if threading.current_thread() is not importer:
+            raise SystemExit(134)
         raise ProcessExit("os.abort()")
 
     try:
@@ -64,12 +78,16 @@ def contained():
     sys.stdout = sys.stderr = shield
     os._exit, os.abort = no_exit, no_abort
     try:
-        yield
+        with process_state_kept(folders, record if record is not None else ImportRecord()):
+            yield
     finally:
+        if os.getpid() != me:  # the child of a fork at import: the import is over for it, and so is it
+            real_exit(0)
         sys.stdout, sys.stderr, os._exit, os.abort = saved
         if saved_fd is not None:
             os.dup2(saved_fd, 1)
             os.close(saved_fd)
+        sys.stdout = adopt([t for t in threading.enumerate() if t not in before], sys.stdout)
         if cwd is not None and _cwd() != cwd:
             try:
                 os.chdir(cwd)

@@ -31,6 +31,8 @@ from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
 from ttinspect.refs.captured_source import overlaid_folders
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+from ttinspect.files.import_limit import ImportTimedOut, TimeLimit, timed_out_text
+from ttinspect.refs.process_hooks import ImportRecord
 from ttinspect.refs.packages import PackageModule
 from ttinspect.refs.program_script import run_definitions
 from ttinspect.refs.reregistration import repeated_registrations_skipped
@@ -86,39 +88,21 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
     _enter_scope(scope.key)
     before = set(sys.modules)
     asked = scope.questions()
+    record = ImportRecord()
+    limit = TimeLimit(path, folders)
     try:
         # The first import of triton happens here on a cold path: loading a user's file compiles nothing
         # without it, and offline_imports answers the driver questions an import asks without a GPU.
         from ttinspect.compile.jit import offline_imports
 
-        with contained(), offline_imports(), scope.enter(), repeated_registrations_skipped(folders):
+        with limit, contained(folders, record), offline_imports(), scope.enter(), \
+                repeated_registrations_skipped(folders):
             return action()
-    except SyntaxError as error:
+    except BaseException as error:
         forget_on_error()
-        raise UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}") from error
-    except (KeyboardInterrupt, GeneratorExit):
-        forget_on_error()
-        raise
-    except ProcessExit as error:  # os._exit()/os.abort() would end ttinspect with no word
-        forget_on_error()
-        raise UsageError(f"importing {path} called {error} ({where(error, folders)})") from None
-    except UsageError as error:  # the virtual device's refusal already names what and where
-        forget_on_error()
-        raise UsageError(f"importing {path}: {error}") from error
-    except BaseException as error:  # SystemExit too: a file that calls sys.exit() at import
-        forget_on_error()
-        gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
-                 if isinstance(error, ModuleNotFoundError)
-                 and error.name in ("triton.experimental", "triton.experimental.gluon") else "")
-        # an error path only: what the code asked of a real GPU's programs, if anything (virtual/programs.py)
-        from ttinspect.virtual.programs import ran_gpu_programs
-
-        ran = ran_gpu_programs() if scope.key not in ("", "native") else []  # only a virtual device refuses
-        programs = (f"; before it, the code ran {', '.join(ran)}, which only a real GPU answers (a library's own "
-                    "switch may choose its device without it: docs/virtual-device.md)") if ran else ""
-        said = " ".join(str(error).split())  # one line, whatever the library's message spans
-        raise UsageError(f"importing {path} raised {type(error).__name__}: {said} ({where(error, folders)}; "
-                         f"TTINSPECT_DEBUG=1 shows the whole traceback){programs}{gluon}") from error
+        if isinstance(error, KeyboardInterrupt) and record.signals:  # a real Ctrl-C, SIGTERM or SIGHUP
+            raise
+        raise _refusal(error, path, folders, scope, limit) from (None if isinstance(error, ProcessExit) else error)
     finally:
         if scope.questions() > asked:
             _ASKED_AT_IMPORT.add((scope.key, os.path.realpath(path)))
@@ -126,6 +110,42 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
             folder = _own_folder(name, folders)
             if folder is not None:
                 _LOADED.setdefault(folder, set()).add(name)
+
+
+def _refusal(error: BaseException, path: Path, folders: list[str], scope: ImportScope,
+             limit: TimeLimit) -> UsageError:
+    """The one line for whatever escaped the import: an exception of any kind (SystemExit, GeneratorExit, a
+    KeyboardInterrupt the code raised itself, a BaseException of its own), the time limit, os._exit()."""
+    if isinstance(error, SyntaxError):
+        return UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}")
+    if isinstance(error, ImportTimedOut):
+        return UsageError(timed_out_text(path, limit.seconds, limit.source, where(error, folders)))
+    if isinstance(error, ProcessExit):  # os._exit()/os.abort() would end ttinspect with no word
+        return UsageError(f"importing {path} called {error} ({where(error, folders)})")
+    if isinstance(error, UsageError):  # the virtual device's refusal already names what and where
+        return UsageError(f"importing {path}: {error}")
+    gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
+             if isinstance(error, ModuleNotFoundError)
+             and error.name in ("triton.experimental", "triton.experimental.gluon") else "")
+    # an error path only: what the code asked of a real GPU's programs, if anything (virtual/programs.py)
+    from ttinspect.virtual.programs import ran_gpu_programs
+
+    ran = ran_gpu_programs() if scope.key not in ("", "native") else []  # only a virtual device refuses
+    programs = (f"; before it, the code ran {', '.join(ran)}, which only a real GPU answers (a library's own "
+                "switch may choose its device without it: docs/virtual-device.md)") if ran else ""
+    said = _said(error)
+    return UsageError(f"importing {path} raised {type(error).__name__}{': ' + said if said else ''} "
+                      f"({where(error, folders)}; TTINSPECT_DEBUG=1 shows the whole traceback){programs}{gluon}")
+
+
+def _said(error: BaseException, most: int = 500) -> str:
+    """What the error says, on one line and bounded (a library's message may span pages; its str() may
+    itself raise)."""
+    try:
+        text = " ".join(str(error).split())
+    except Exception:
+        return "(its message cannot be shown)"
+    return text if len(text) <= most else text[:most] + "…"
 
 
 def current_scope() -> str:

@@ -37,6 +37,7 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 def cache_table(rows, root: str) -> None:
     from rich.table import Table
 
+    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
 
     console = term.console()
     cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
@@ -45,7 +46,7 @@ def cache_table(rows, root: str) -> None:
     natural = [min(name_width, n) if key == "name" else n for (key, _), n in zip(COLUMNS, longest, strict=True)]
     keys = [key for key, _ in COLUMNS]
     kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY])
-    table = Table(title=f"{len(rows)} kernels in {root}", title_justify="left")
+    table = Table(title=f"{len(rows)} kernels in {data(root)}", title_justify="left")
     for i, (key, title) in enumerate(COLUMNS):  # one line per kernel: a long name is cut (--json has it whole)
         if i in kept:
             table.add_column(title, no_wrap=True, overflow="ellipsis",
@@ -54,7 +55,7 @@ def cache_table(rows, root: str) -> None:
                              justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
                                                         "depth") else "left")
     for row_cells in cells:
-        table.add_row(*(c for i, c in enumerate(row_cells) if i in kept))
+        table.add_row(*(data(c) for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
     print_left_out(console, [title for _, title in COLUMNS], kept)
     reasons: dict[tuple[str, str], int] = {}
@@ -66,7 +67,7 @@ def cache_table(rows, root: str) -> None:
             missing = ("stages", f"missing {', '.join(row.missing)}")
             reasons[missing] = reasons.get(missing, 0) + 1
     for (key, reason), count in sorted(reasons.items()):
-        console.print(f"[dim]? {key} ({count} kernel{'s' if count > 1 else ''}): {reason}[/dim]")
+        console.print(f"[dim]? {data(key)} ({count} kernel{'s' if count > 1 else ''}): {data(reason)}[/dim]")
 
     env = "" if Path(root).resolve() == default_dir().resolve() else f"TRITON_CACHE_DIR={root} "
-    console.print(f"[dim]inspect one: {env}ttinspect report cache:<id prefix>   (dump / diff take it too)[/dim]")
+    console.print(f"[dim]inspect one: {data(env)}ttinspect report cache:<id prefix>   (dump / diff take it too)[/dim]")

@@ -26,8 +26,9 @@ def capture_check_json(listing: Mapping[str, Any], rows: Sequence[CheckedCompile
 
 
 def capture_check_table(listing: Mapping[str, Any], rows: Sequence[CheckedCompile], min_severity: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from ttinspect.render.quoted import data as escape  # imports rich: only when a table is printed
 
     console = term.console()
     floor = severity_rank(min_severity)
@@ -53,7 +54,7 @@ def capture_check_table(listing: Mapping[str, Any], rows: Sequence[CheckedCompil
             said = (counts or "none") + "".join(f"\n[dim]{escape(rule)}{f' ×{n}' if n > 1 else ''}[/dim]"
                                                 for rule, n in rules.items())
         target = r.report.target if r.report is not None else (r.row["target"] or "-")
-        table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(r.row["launches"]), target,
+        table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(r.row["launches"]), escape(target),
                       _number(r.spills), _number(r.registers), said)
     console.print(table)
     compared = [r for r in rows if r.ptx_vs_run is not None]

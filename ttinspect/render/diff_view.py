@@ -8,6 +8,7 @@ import textwrap
 
 from rich.text import Text
 
+from ttinspect.files.terminal_text import shown
 from ttinspect.facts.model import format_value, group_order
 from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded,
                                      group_line,
@@ -30,7 +31,7 @@ def _label(report, other=None) -> str:
     label = f"{report.label}@{report.target}"
     if other is not None and other.triton_version != report.triton_version:
         label += f" · {report.triton_version}"
-    return label
+    return shown(label)
 
 
 def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
@@ -142,5 +143,5 @@ def print_diff(result, *, show_all: bool = False) -> None:
             import click
 
             known = [f"{f.title} {f.display()}" for f in facts if f.value not in (None, 0, (), "none")]
-            click.echo(f"only {report.label}@{report.target} ({len(facts)} facts of its own): "
-                       + "; ".join(known[:6]) + (" ..." if len(known) > 6 else ""))
+            click.echo(shown(f"only {report.label}@{report.target} ({len(facts)} facts of its own): "
+                             + "; ".join(known[:6]) + (" ..." if len(known) > 6 else "")))

@@ -31,6 +31,8 @@ def replay_table(result) -> None:
     the first did from the same data."""
     from rich.table import Table
 
+    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
+
     table = Table(title=f"{result.device} · Triton {result.triton_version} · torch {result.torch_version} · "
                         f"captured launches replayed, median of {result.rounds} rounds of do_bench",
                   title_justify="left")
@@ -38,10 +40,10 @@ def replay_table(result) -> None:
         table.add_column(column, justify="left" if column == "replay" else "right")
     for row in result.rows:
         diff = "—" if row.max_abs_diff is None else f"{row.max_abs_diff:.3g}"
-        table.add_row(row.label, "×".join(str(n) for n in row.grid), f"{row.ms:.4f}", f"{row.ratio_to_first:.2f}×",
-                      diff)
+        table.add_row(data(row.label), "×".join(str(n) for n in row.grid), f"{row.ms:.4f}",
+                      f"{row.ratio_to_first:.2f}×", diff)
     term.console().print(table)
-    term.console().print(f"replayed from: {result.rows[0].site}" if result.rows else "")
+    term.console().print(f"replayed from: {data(result.rows[0].site)}" if result.rows else "")
 
 
 def _fmt(value: float | None, scale: float = 1.0, digits: int = 1, unit: str = "") -> str:

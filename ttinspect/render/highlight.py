@@ -11,6 +11,7 @@ from typing import Any
 
 from ttinspect.dialects.stages import DIALECT_STAGES, dialect_of
 from ttinspect.errors import UsageError
+from ttinspect.files.terminal_text import shown_block
 from ttinspect.render import term
 
 COLOR_ENV, COLOR_MODES = term.COLOR_ENV, term.COLOR_MODES
@@ -67,7 +68,9 @@ def _colorscheme() -> dict:
 def highlight(text: str, stage: str, *, color: bool) -> str:
     """`text` unchanged when `color` is False; otherwise the same text with ANSI color codes (16
     colors, so that the terminal's own palette and theme apply). Stripped of its escape codes, the
-    result is `text` exactly: no newline added or removed."""
+    result is `text` exactly: no newline added or removed. A control character in the text (a file's name
+    or a Python line quoted in it) is written as its escape either way (files/terminal_text.py)."""
+    text = shown_block(text)
     if not color:
         return text
     lexer = lexer_for(stage)

@@ -14,12 +14,14 @@ MAX_GRIDS = 3  # per row; `--json` has every grid the capture recorded
 def file_listing_table(listing: Mapping[str, Any]) -> None:
     from rich.table import Table
 
+    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
+
     if "compiles" in listing:
         capture_listing_table(listing)
         return
     console = term.console()
     where = f"{listing['module']} (from {listing['file']})" if listing.get("module") else listing["file"]
-    table = Table(title=f"kernels in {where}", title_justify="left")
+    table = Table(title=f"kernels in {data(where)}", title_justify="left")
     for column in ("name", "kind", "line", "parameters (constexpr in bold)"):
         table.add_column(column, overflow="fold")
     for k in listing["kernels"]:
@@ -28,8 +30,8 @@ def file_listing_table(listing: Mapping[str, Any]) -> None:
         if helper:
             kind += " (helper: " + (f"called by {', '.join(helper['called_by'])}" if helper["called_by"]
                                     else "returns a value") + ")"
-        params = ", ".join(f"[bold]{p}[/bold]" if p in k["constexprs"] else p for p in k["params"])
-        table.add_row(k["name"], kind, str(k["line"]), params)
+        params = ", ".join(f"[bold]{data(p)}[/bold]" if p in k["constexprs"] else data(p) for p in k["params"])
+        table.add_row(data(k["name"]), data(kind), str(k["line"]), params)
     console.print(table)
     # the autotune configs counted are those this device's answers chose
     print_device_lines(console, [device_line(listing["device"]) if listing.get("device") else None])
@@ -43,17 +45,19 @@ def file_listing_table(listing: Mapping[str, Any]) -> None:
             given = [f"{len(e['args'])} args" if e["args"] else "", "signature" if e["signature"] else "",
                      f"config {e['autotune_config']}" if e["autotune_config"] is not None else "",
                      " ".join(f"{k}={v}" for k, v in e["config"].items()), f"@{e['arch']}" if e["arch"] else ""]
-            examples.add_row(e["name"], e["kernel"], " ".join(g for g in given if g), e["description"])
+            examples.add_row(data(e["name"]), data(e["kernel"]), data(" ".join(g for g in given if g)),
+                             data(e["description"]))
         console.print(examples)
     name = listing.get("suggested") or "NAME"  # a kernel, never a device helper (kernel/helpers.py)
     ref = listing.get("ref", listing["file"])
-    console.print(f"[dim]inspect one: ttinspect report {ref}:{name} --arg ... | --signature ...[/dim]")
+    console.print(f"[dim]inspect one: ttinspect report {data(ref)}:{data(name)} --arg ... | --signature ...[/dim]")
 
 
 def capture_listing_table(listing: Mapping[str, Any]) -> None:
     """refs/capture_listing.py's rows, the most launched first."""
-    from rich.markup import escape
     from rich.table import Table
+
+    from ttinspect.render.quoted import data as escape  # imports rich: only when a table is printed
 
     console = term.console()
     run = listing["run"]
@@ -75,10 +79,11 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
         grids += f" +{len(row['grids']) - MAX_GRIDS}" if len(row["grids"]) > MAX_GRIDS else ""
         config = escape(" ".join(f"{k}={v}" for k, v in row["config"].items()) or "(none)")
         tuned = _tuned(row["autotune"])
-        source = row["source"] if row["source"] == "same" else f"[bold]{row['source']}[/bold]"
+        source = row["source"] if row["source"] == "same" else f"[bold]{escape(row['source'])}[/bold]"
         name = row["kernel"] + (f"#{row['number']}" if row["of"] > 1 else "")  # as FILE.ttcap:NAME#N takes it
-        table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(row["launches"]), grids or "-",
-                      config + (f"\n[dim]{escape(tuned)}[/dim]" if tuned else ""), row["target"] or "-", source)
+        table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(row["launches"]), escape(grids or "-"),
+                      config + (f"\n[dim]{escape(tuned)}[/dim]" if tuned else ""), escape(row["target"] or "-"),
+                      source)
     console.print(table)
     if not listing["compiles"]:
         console.print("[dim]the run compiled no Triton kernel[/dim]")

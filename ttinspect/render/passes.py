@@ -6,6 +6,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ttinspect.facts.model import format_value
+from ttinspect.files.terminal_text import shown_block
 from ttinspect.render import term
 
 _MAX_OPS = 6  # op kinds shown per row; the LLVM lowering adds dozens
@@ -107,11 +108,12 @@ def pass_diff_text(header: str, result, *, color: bool) -> str:
         body = "(nothing to diff)"  # the note says why
     else:
         body = "(no change in the main loop)" if result.loop else "(no change)"
+    body = shown_block(body)  # the IR's own text (names, strings, locations): control characters quoted
     if color:
         colors = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
         body = "\n".join(colors.get(line[:1], "") + line + ("\x1b[0m" if line[:1] in colors else "")
                          for line in body.splitlines())
-    return "\n".join(lines) + "\n" + body + "\n"
+    return shown_block("\n".join(lines)) + "\n" + body + "\n"
 
 
 def divergence_text(result) -> str:

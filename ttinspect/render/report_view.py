@@ -7,6 +7,7 @@ import textwrap
 
 from rich.text import Text
 
+from ttinspect.files.terminal_text import shown
 from ttinspect.render.glance import (DETAIL, brief, heading, UNKNOWN_STYLE, MEANING_STYLE, Columns, folded,
                                      group_line, is_nothing,
                      not_applicable, row)
@@ -15,7 +16,7 @@ from ttinspect.render.glance import device_lines, origin_lines, print_lines
 
 
 def title_lines(report, width: int) -> list[Text]:
-    lines = heading(f"{report.label} · {report.target} · Triton {report.triton_version}", width)
+    lines = heading(shown(f"{report.label} · {report.target} · Triton {report.triton_version}"), width)
     return lines + origin_lines([report], width) + device_lines([report], width)
 
 

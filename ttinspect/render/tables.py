@@ -50,11 +50,13 @@ def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
     """Instructions per Python line: the whole kernel and one trip around the main loop."""
     from rich.table import Table
 
+    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
+
     def breakdown(row, limit: int = 5) -> str:
         return ", ".join(f"{name}×{count}" for name, count in row.families[:limit]) + \
             (", …" if len(row.families) > limit else "")
 
-    table = Table(title=f"{built.label} · {built.target.name} · {stage} instructions per Python line",
+    table = Table(title=f"{data(built.label)} · {built.target.name} · {stage} instructions per Python line",
                   title_justify="left")
     for column in ("line", "source", "kernel", "main loop (per iteration)"):
         table.add_column(column, overflow="fold")
@@ -62,10 +64,10 @@ def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
         in_loop = loop.get(row.line)
         label = str(row.line) if row.line is not None else "—"
         source = row.text if row.line is not None else "no line: " + ", ".join(row.sites)
-        table.add_row(label, source or "", f"{row.count}",
-                      f"{in_loop.count}: {breakdown(in_loop)}" if in_loop else "")
+        table.add_row(label, data(source or ""), f"{row.count}",
+                      data(f"{in_loop.count}: {breakdown(in_loop)}") if in_loop else "")
     console = term.console()
     if reason:
-        console.print(f"[yellow]no source attribution: {reason}[/yellow]")
+        console.print(f"[yellow]no source attribution: {data(reason)}[/yellow]")
     console.print(table)
     print_device_lines(console, [build_device_line(built)])  # docs/virtual-device.md

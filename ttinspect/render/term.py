@@ -81,14 +81,19 @@ def color(stream: IO[str] | None = None) -> bool:
 
 def console(*, stderr: bool = False):
     """A rich Console that obeys the two answers above — rich's own environment reading (COLUMNS over
-    the terminal, FORCE_COLOR, NO_COLOR still emitting bold) is overridden, so every table agrees."""
+    the terminal, FORCE_COLOR, NO_COLOR still emitting bold) is overridden, so every table agrees. What it
+    prints of data has its control characters quoted (render/quoted.py)."""
     from rich.console import Console
+
+    from ttinspect.render.quoted import QuoteControls  # imports rich: only when a table is printed
 
     stream = sys.stderr if stderr else sys.stdout
     colored = color(stream)
-    return Console(file=stream, width=width(stream), highlight=False, soft_wrap=False,
-                   force_terminal=colored, no_color=not colored, color_system="auto" if colored else None,
-                   emoji=False, legacy_windows=False)
+    out = Console(file=stream, width=width(stream), highlight=False, soft_wrap=False,
+                  force_terminal=colored, no_color=not colored, color_system="auto" if colored else None,
+                  emoji=False, legacy_windows=False)
+    out.push_render_hook(QuoteControls())  # a control character in data never reaches the terminal
+    return out
 
 
 def settings_key() -> dict[str, Any]:

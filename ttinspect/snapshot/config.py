@@ -72,8 +72,9 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
     table: dict[str, Any] = {}
     source = "--kernels"
     root = start
+    at = _Locator("", "")
     if pyproject is not None:
-        table = _read_table(pyproject)
+        table, at = _read_table(pyproject)
         root = pyproject.parent
         source = str(pyproject)
     if not table and not kernels:
@@ -82,59 +83,111 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
                          "--kernels")
     unknown = [k for k in table if k not in _KEYS]
     if unknown:
-        raise UsageError(f"{source}: [tool.ttinspect] has unknown key(s) {', '.join(unknown)}; "
+        named = ", ".join(k if _plain(k) else repr(k) for k in unknown)
+        raise UsageError(f"{at(unknown[0])}: [tool.ttinspect] has unknown key(s) {named}; "
                          f"keys: {', '.join(_KEYS)}")
-    kernel_patterns = tuple(kernels) or _strings(table, "kernels", source, required=True)
-    target_names = tuple(targets) or _strings(table, "targets", source) or ("sm_90",)
+    kernel_patterns = tuple(kernels) or _strings(table, "kernels", at, required=True)
+    if not kernels:  # a repository's own configuration names files inside it, never elsewhere on the machine
+        for pattern in kernel_patterns:
+            _inside(pattern, "kernels", at)
+    target_names = tuple(targets) or _strings(table, "targets", at) or ("sm_90",)
     level = fail_on or table.get("fail-on", "error")
     if level not in LEVELS:
-        raise UsageError(f"{source}: fail-on = {level!r}: one of {', '.join(LEVELS)}")
-    guard = _strings(table, "guard", source) or GUARDS
+        raise UsageError(f"{at('fail-on')}: fail-on = {_shown(level)}: one of {', '.join(LEVELS)}")
+    guard = _strings(table, "guard", at) or GUARDS
     wrong = [g for g in guard if g not in GUARDS]
     if wrong:
-        raise UsageError(f"{source}: guard {', '.join(map(repr, wrong))}: not a guard; guards: {', '.join(GUARDS)}")
+        raise UsageError(f"{at('guard')}: guard {', '.join(map(repr, wrong))}: not a guard; guards: "
+                         f"{', '.join(GUARDS)}")
     path = snapshot or table.get("snapshot", DEFAULT_SNAPSHOT)
-    if not isinstance(path, str) or not path.strip():
-        raise UsageError(f"{source}: snapshot must be a file name, e.g. {DEFAULT_SNAPSHOT!r}")
+    if not isinstance(path, str) or not path.strip() or not _plain(path):
+        raise UsageError(f"{at('snapshot')}: snapshot = {_shown(path)}: must be a file name, e.g. "
+                         f"{DEFAULT_SNAPSHOT!r}")
+    if not snapshot:  # the file a repository's configuration may make ttinspect write: inside the repository
+        _inside(path, "snapshot", at)
 
     for name in target_names:
         try:
             resolve_target(name)  # an unknown target is refused here, with the valid ones
         except UsageError as error:
-            where = "--arch" if targets else f"{source}: [tool.ttinspect] targets"
+            where = "--arch" if targets else f"{at('targets')}: [tool.ttinspect] targets"
             raise UsageError(f"{where}: {error} (one target per list item: [\"sm_80\", \"gfx942\"])") from None
     # not resolved: a link at the snapshot's path is refused when written, never followed
     return SnapshotConfig(root, kernel_patterns, target_names, level, tuple(guard), root / path, source)
 
 
-def _read_table(pyproject: Path) -> dict[str, Any]:
+class _Locator:
+    """`pyproject.toml:LINE` for a key of [tool.ttinspect] (the line a user edits), found in the text: tomllib
+    keeps no positions. A key written another way (a dotted key elsewhere) is named without a line."""
+
+    def __init__(self, source: str, text: str):
+        self.source, self.lines = source, text.splitlines()
+
+    def __call__(self, key: str) -> str:
+        section = ""
+        for number, line in enumerate(self.lines, 1):
+            stripped = line.strip()
+            if stripped.startswith("["):
+                section = stripped.strip("[] ").replace(" ", "").replace('"', "")
+                continue
+            name = stripped.partition("=")[0].strip().strip('"').strip("'") if "=" in stripped else ""
+            if section == "tool.ttinspect" and name == key or section == "tool" and name == f"ttinspect.{key}" \
+                    or not section and name in (f"tool.ttinspect.{key}", key if key == "tool" else None):
+                return f"{self.source}:{number}"
+        return self.source or "--kernels"
+
+
+def _read_table(pyproject: Path) -> tuple[dict[str, Any], _Locator]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10: the same parser, from PyPI
         import tomli as tomllib
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        text = pyproject.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{pyproject}: cannot be read ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{pyproject}: not valid TOML ({error})") from None
-    table = data.get("tool", {}).get("ttinspect", {})
+    at = _Locator(str(pyproject), text)
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise UsageError(f"{at('tool')}: tool = {_shown(tool)}: [tool] must be a table")
+    table = tool.get("ttinspect", {})
     if not isinstance(table, dict):
-        raise UsageError(f"{pyproject}: [tool.ttinspect] must be a table")
-    return table
+        raise UsageError(f"{at('ttinspect')}: [tool] ttinspect must be a table, got {_shown(table)}")
+    return table, at
 
 
-def _strings(table: dict[str, Any], key: str, source: str, required: bool = False) -> tuple[str, ...]:
+def _strings(table: dict[str, Any], key: str, at: _Locator, required: bool = False) -> tuple[str, ...]:
     value = table.get(key)
     if value is None:
         if required:
-            raise UsageError(f"{source}: [tool.ttinspect] needs {key} = [...]")
+            raise UsageError(f"{at.source or '--kernels'}: [tool.ttinspect] needs {key} = [...]")
         return ()
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise UsageError(f"{source}: [tool.ttinspect] {key} must be a list of strings")
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() and _plain(v) for v in value):
+        raise UsageError(f"{at(key)}: [tool.ttinspect] {key} = {_shown(value)}: must be a list of strings "
+                         "(no control characters, at most 1000 characters each)")
     if not value:  # an empty list would silently shrink the gate to nothing (or fall back to a default)
-        raise UsageError(f"{source}: [tool.ttinspect] {key} = [] names nothing; leave it out for the default"
-                         if not required else f"{source}: [tool.ttinspect] {key} = [] names no kernel file")
+        raise UsageError(f"{at(key)}: [tool.ttinspect] {key} = [] names nothing; leave it out for the default"
+                         if not required else f"{at(key)}: [tool.ttinspect] {key} = [] names no kernel file")
     return tuple(value)
+
+
+def _plain(text: str) -> bool:
+    """Text a path or a name can be: no control character (a NUL is no file name), of a sane length."""
+    return len(text) <= 1000 and not any(ord(c) < 32 or ord(c) == 127 for c in text)
+
+
+def _inside(path: str, key: str, at: _Locator) -> None:
+    if os.path.isabs(path) or path.startswith("~") or ".." in Path(path).parts:
+        raise UsageError(f"{at(key)}: [tool.ttinspect] {key} {path!r}: must be relative to pyproject.toml's folder "
+                         "and stay inside it (no absolute path, no `..`)")
+
+
+def _shown(value: Any) -> str:
+    """A value as the message quotes it: repr, and never more than a line's worth."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

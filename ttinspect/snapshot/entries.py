@@ -13,12 +13,13 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ttinspect.caches import store as cache
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.files.declared_names import mention_line
 from ttinspect.files.source_files import digests
-from ttinspect.refs.userfile import examples_in, load_module
+from ttinspect.refs.userfile import EXAMPLES_NAME, examples_in, load_module
 from ttinspect.refs.resolver import RefOptions
 from ttinspect.engine.builds import NotCached, cached_only
 
@@ -29,39 +30,70 @@ FACTS = ("block_sizes", "num_warps", "num_stages", "registers", "spills", "local
          "loop_tensor_core_ops", "tma_copies", "warp_specialized")
 
 
-def example_names(path: Path) -> list[str]:
-    """The names of the file's TTINSPECT_EXAMPLES. Loading the file is the cold part: the names are kept
-    in the cache keyed by the file and the local modules it imports, so a warm run imports nothing."""
-    key = cache.content_key({"examples": 1, "path": os.path.realpath(path), "sources": digests(path)})
-    index = cache.cache_root() / "examples-index" / f"{key}.json"
+def cached_example_names(path: Path) -> list[str] | None:
+    """The names of the file's TTINSPECT_EXAMPLES as a run before found them (None: not known). They are kept in
+    the cache keyed by the file and the local modules it imports, so a warm run imports nothing."""
     try:
-        names = json.loads(index.read_text())["examples"]
+        names = json.loads(_names_index(path).read_text())["examples"]
         if isinstance(names, list) and all(isinstance(n, str) for n in names):
             return names
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    return None
 
+
+def example_names(path: Path) -> list[str]:
+    """The names of the file's TTINSPECT_EXAMPLES; loading the file (running it) is the cold part."""
+    names = cached_example_names(path)
+    if names is not None:
+        return names
     module = load_module(path)
     names = list(examples_in(module, path))
-    cache.write_json(index, {"examples": names})
+    cache.write_json(_names_index(path), {"examples": names})
     return names
 
 
-def planned(config, only: set[str] | None = None) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """(entry key, reference, target) for every example × target, and a note per file with no examples."""
-    plan, notes = [], []
+def _names_index(path: Path) -> Path:
+    key = cache.content_key({"examples": 1, "path": os.path.realpath(path), "sources": digests(path)})
+    return cache.cache_root() / "examples-index" / f"{key}.json"
+
+
+def declaring(config, only: set[str] | None = None) -> tuple[list[Path], list[str]]:
+    """The kernel files that declare TTINSPECT_EXAMPLES, read statically (files/declared_names.py: a file that
+    does not mention the name is never imported, so a glob matching a script never runs it), and a note for
+    each file left out (`only`: of these library-relative files)."""
+    files, notes = [], []
     for path in config.files():
-        relative = os.path.relpath(path, config.root)
-        if only is not None and relative not in only:
+        if only is not None and os.path.relpath(path, config.root) not in only:
             continue
+        if mention_line(path, EXAMPLES_NAME) is None:
+            notes.append(f"{os.path.relpath(path, config.root)}: declares no {EXAMPLES_NAME} (read without "
+                         "importing it), so not in the snapshot (docs/your-kernels.md says how to declare a launch)")
+        else:
+            files.append(path)
+    return files, notes
+
+
+def planned(config, only: set[str] | None = None, announce: Callable[[str], None] | None = None
+            ) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """(entry key, reference, target) for every example × target, and a note per file with no examples.
+    `announce` is told once, before any is imported, which files are imported to read their examples."""
+    files, notes = declaring(config, only)
+    cold = [os.path.relpath(path, config.root) for path in files if cached_example_names(path) is None]
+    if cold and announce is not None:
+        several = len(cold) > 1
+        announce(f"importing {len(cold)} kernel file{'s' if several else ''} that declare{'' if several else 's'} "
+                 f"{EXAMPLES_NAME} (their top-level code runs): {', '.join(cold)}")
+    plan = []
+    for path in files:
+        relative = os.path.relpath(path, config.root)
         try:
             names = example_names(path)
         except TTInspectError as error:  # a file that no longer loads fails its own entries, not the whole gate
             plan += [(f"{relative}:*@{target}", f"!{error}", target) for target in config.targets]
             continue
         if not names:
-            notes.append(f"{relative}: no TTINSPECT_EXAMPLES, so not in the snapshot (docs/your-kernels.md says how "
-                         "to declare a launch)")
+            notes.append(f"{relative}: {EXAMPLES_NAME} is empty, so not in the snapshot")
             continue
         for name in names:
             for target in config.targets:

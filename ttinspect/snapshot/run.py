@@ -6,9 +6,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED
+from ttinspect.errors import NothingToGate
 from ttinspect.report.model import device_line
 from ttinspect.snapshot.config import SnapshotConfig
 from ttinspect.snapshot.entries import check_unique, compute_all, planned
@@ -41,6 +42,28 @@ def selected(config: SnapshotConfig, files: tuple[str, ...]) -> set[str] | None:
         if given & set(local_imports(path)):  # local_imports starts with the file itself
             chosen.add(os.path.relpath(path, config.root))
     return chosen
+
+
+def limited(config: SnapshotConfig, files: tuple[str, ...], kernels_given: bool) -> set[str] | None:
+    """The library-relative files this run's entries are of (None: the whole library, as configured). FILEs
+    select among the kernel files (selected); `--kernels` names some files instead of the configured ones, so
+    its run is limited to them: the entries of every other file are kept, never dropped."""
+    only = selected(config, files)
+    if kernels_given and only is None:
+        only = {os.path.relpath(path, config.root) for path in config.files()}
+    return only
+
+
+def require_entries(config: SnapshotConfig, computed: "Computed", files: tuple[str, ...], writing: bool) -> None:
+    """An empty gate is refused (exit 5, as pytest's "no tests collected"): a configuration under which no
+    kernel file declares an example checks nothing and would always pass. A commit's FILEs that hold no
+    kernel file are not an empty gate: there is nothing of theirs to check."""
+    if computed.entries or files:
+        return
+    patterns = ", ".join(config.kernels)
+    raise NothingToGate(f"no entries to {'snapshot' if writing else 'check'}: no file that {patterns} matches "
+                        f"declares TTINSPECT_EXAMPLES ({config.source}); nothing {'written' if writing else 'checked'}"
+                        " (docs/your-kernels.md says how to declare a launch)")
 
 
 def key_file(key: str) -> str:
@@ -105,11 +128,12 @@ def to_write(computed: "Computed", committed: dict[str, Any] | None, only: set[s
 
 
 def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | None = None,
-            only: set[str] | None = None, executor: str = "local", ray_address: str | None = None) -> Computed:
+            only: set[str] | None = None, executor: str = "local", ray_address: str | None = None,
+            announce: Callable[[str], None] | None = None) -> Computed:
     """Every entry of the library as it compiles now (`triton`: compiled by that release instead; `only`:
-    the entries of these library-relative files)."""
+    the entries of these library-relative files; `announce`: told once which files are imported)."""
     start = time.perf_counter()
-    plan, notes = planned(config, only)
+    plan, notes = planned(config, only, announce)
     check_unique(plan)
     if triton:
         plan = [(key, f"{reference}@triton={triton}", target) for key, reference, target in plan]

@@ -8,6 +8,7 @@ import json
 from typing import Any, Iterable
 
 from ttinspect.errors import UsageError
+from ttinspect.files.generated_python import dtype_attribute, in_comment, literal
 from ttinspect.kernel.options import OPTION_KEYS
 from ttinspect.sweep.task import DEFAULT_COLUMNS
 
@@ -110,7 +111,8 @@ def _csv(value: Any) -> str:
 def autotune_configs(rows: list[dict]) -> str:
     """The rows that compiled and fit, as `triton.Config(...)` lines to paste into
     `@triton.autotune(configs=[...])`: constexprs in the dict, options as keywords. One line per
-    distinct config; the comment names the targets it was swept on and its facts there."""
+    distinct config; the comment names the targets it was swept on and its facts there. Every value is a
+    literal (files/generated_python.py): pasted and run, the lines build configs and do nothing else."""
     by_config: dict[str, list[dict]] = {}
     order: list[str] = []
     for row in rows:
@@ -126,18 +128,19 @@ def autotune_configs(rows: list[dict]) -> str:
         notes = "; ".join(f"{r.get('target') or r.get('arch')}: regs {r['facts'].get('registers')}, "
                           f"spills {r['facts'].get('spills')}, occupancy {r['facts'].get('occupancy')}%"
                           for r in by_config[line])
-        out.append(f"{line},  # {notes}")
+        out.append(f"{line},  # {in_comment(notes)}")
     return "\n".join(out) + "\n"
 
 
 def config_line(config: dict[str, Any]) -> str:
     constexprs = {k: v for k, v in config.items() if k not in OPTION_KEYS}
-    options = [f"{k}={config[k]!r}" for k in ("num_warps", "num_stages", "num_ctas", "maxnreg") if k in config]
-    body = "{" + ", ".join(f"{k!r}: {_literal(v)}" for k, v in constexprs.items()) + "}"
+    options = [f"{k}={_literal(config[k])}" for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+               if k in config]
+    body = "{" + ", ".join(f"{str(k)!r}: {_literal(v)}" for k, v in constexprs.items()) + "}"
     return f"triton.Config({', '.join([body, *options])})"
 
 
 def _literal(value: Any) -> str:
-    if isinstance(value, str) and value.startswith(("float", "bfloat", "int", "uint")):
+    if isinstance(value, str) and value.startswith(("float", "bfloat", "int", "uint")) and dtype_attribute(value):
         return f"tl.{value}"  # a dtype constexpr (TlDtype is stored by its name)
-    return repr(value)
+    return literal(value)

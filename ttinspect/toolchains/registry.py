@@ -111,13 +111,19 @@ def write(toolchain: Toolchain) -> None:
     cache.write_atomic(_record(toolchain.version), json.dumps(asdict(toolchain), indent=1).encode())
 
 
+PROBE_SECONDS = 120.0  # asking a python for its Triton's version: a second when it is well
+
+
 def triton_of(python: str) -> str:
     """The Triton release `python`'s environment imports (read from its metadata; nothing compiled)."""
     probe = "import importlib.metadata as m; print(m.version('triton'))"
     try:
-        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=PROBE_SECONDS)
     except OSError as error:
         raise UsageError(f"{python}: cannot run it ({error.strerror})") from error
+    except subprocess.TimeoutExpired:  # a python that never answers: stopped (run() kills it), said in one line
+        raise UsageError(f"{python}: did not answer within {PROBE_SECONDS:g} s when asked which Triton it has; "
+                         "stopped") from None
     if done.returncode != 0:
         raise UsageError(f"{python}: no Triton in its environment")
     return done.stdout.strip()

@@ -12,16 +12,23 @@ import sys
 
 import importlib.util
 import json
+import os
+import select
 import subprocess
 import tempfile
 from pathlib import Path
 
 from ttinspect.caches.store import WARNING, warn
-from ttinspect.errors import CompileError, TTInspectError, UsageError
+from ttinspect.errors import CompileError, TTInspectError, ToolError, UsageError
+from ttinspect.files.import_limit import ENV as IMPORT_TIMEOUT_ENV, limit as import_limit
 from ttinspect.toolchains.registry import Toolchain
 
-_BOOT = ("import sys; sys.path.append({root!r}); "
+# The worker says it started (a line on its stdout) before it reads the request: a toolchain's python that
+# never answers (a wrapper that waits, a frozen mount) is a bounded wait and one line, not a hang.
+_STARTED = "ttinspect-worker-started"
+_BOOT = ("import sys; sys.stdout.write({started!r} + '\\n'); sys.stdout.flush(); sys.path.append({root!r}); "
          "from ttinspect.versions.worker import main; main()")
+START_SECONDS = 60.0  # a python's start: well under a second, tens on a cold network file system
 
 
 def _package_root() -> Path:
@@ -63,9 +70,9 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
         result_path = Path(scratch) / "result.json"
         request = {"ref": ref, "options": list(raw), "keep_going": keep_going, "kernels": kernels_dir(),
                    "result": str(result_path), **(extra or {})}
-        command = [toolchain.python, "-c", _BOOT.format(root=str(_package_root()))]
+        command = [toolchain.python, "-c", _BOOT.format(started=_STARTED, root=str(_package_root()))]
         try:
-            done = subprocess.run(command, input=json.dumps(request), capture_output=True, text=True)
+            done = _run_worker_process(toolchain, command, json.dumps(request))
         except OSError as error:
             v = toolchain.version
             raise UsageError(f"Triton {v} toolchain cannot run ({error.strerror}): "
@@ -83,6 +90,28 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
             raise TTInspectError(f"Triton {toolchain.version} worker failed: {why}") from None
     return result
 
+
+
+def _run_worker_process(toolchain: Toolchain, command: list[str], request: str) -> subprocess.CompletedProcess:
+    """The worker run to its end, once it has said it started within START_SECONDS (else it is killed and
+    that is the one line). The user's imports there keep this process's --import-timeout."""
+    seconds, source = import_limit()
+    env = {**os.environ, IMPORT_TIMEOUT_ENV: repr(seconds)} if source != "the default" else None
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env) as process:
+        try:
+            assert process.stdout is not None  # PIPE
+            if not select.select([process.stdout], [], [], START_SECONDS)[0]:
+                process.kill()
+                raise ToolError(f"Triton {toolchain.version} toolchain: its python {toolchain.python} did not start "
+                                f"within {START_SECONDS:g} s; stopped (`{toolchain.python} -c 'import triton'` "
+                                "shows why)")
+            os.read(process.stdout.fileno(), len(_STARTED) + 1)  # unbuffered: the rest is communicate()'s
+            out, err = process.communicate(request)
+        except BaseException:
+            process.kill()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def _relay_warnings(stderr: str) -> None:

@@ -119,6 +119,10 @@ def missing_module(error: BaseException) -> dict:
 
 
 def main() -> None:
+    # in main(): see the module docstring (this one imports nothing of Triton's)
+    from ttinspect.refs.leftover_threads import exit_without_waiting, own_process
+
+    own_process()  # the worker is ttinspect's own process: the user's imports bounded, their threads not waited on
     request = json.loads(sys.stdin.read())
     _load_kernels(request.get("kernels"))
     try:
@@ -126,6 +130,7 @@ def main() -> None:
     except Exception as error:  # a bug, or a Triton this ttinspect cannot drive: said in one line
         result = {"error": f"{type(error).__name__}: {error}", "type": "internal", "exit_code": 70}
     Path(request["result"]).write_text(json.dumps(result))
+    exit_without_waiting(0)  # a thread the user's file left running does not keep the caller waiting
 
 
 if __name__ == "__main__":
