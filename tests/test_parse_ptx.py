@@ -223,23 +223,3 @@ def test_versions_present():
     assert any(version_of(p) >= (3, 6) for p in DATA.glob("triton-*/*.ptx"))
 
 
-def test_parse_speed():
-    """At least 40 MB/s on a concatenation of the captured PTX files (kernels and DWARF sections)."""
-    import sys
-    import time
-
-    texts = [p.read_text() for p in sorted(DATA.glob("triton-*/*.ptx"))]
-    if not texts or sys.gettrace() is not None:
-        pytest.skip("no captured PTX, or running under a tracer")
-    joined = "".join(texts)
-    text = joined * max(1, int(10e6 / len(joined)))
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        module = parse_ptx(text)
-        for function in module.functions:
-            function.main_loop  # noqa: B018
-        best = min(best, time.perf_counter() - start)
-    speed = len(text) / 1e6 / best
-    assert len(module.functions) == len(texts) * (len(text) // len(joined))
-    assert speed >= 40, f"{speed:.1f} MB/s"
