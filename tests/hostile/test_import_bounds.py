@@ -40,6 +40,7 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
 TIMEOUT = "0.3"  # --import-timeout for the files that never finish: the cases stay fast
 HANG = 120  # a process still running after this long is a hang (the test fails; nothing is timed)
 SIGNATURE = "*fp32, i32, 64"
+REAL_KILL = os.kill  # taken before any import wraps it (a file's signals to itself are refused while it imports)
 
 
 def _write(folder: Path, tail: str) -> tuple[Path, int]:
@@ -129,9 +130,14 @@ def test_no_limit_with_0(tmp_path):
 
 def test_a_real_ctrl_c_during_an_import_still_interrupts(tmp_path):
     """A KeyboardInterrupt from a SIGINT that really arrived is the user's Ctrl-C (130), not the file's error."""
-    path, _ = _write(tmp_path / "ctrl_c", "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n"
-                                          "time.sleep(5)\n")
-    result = run_cli("list", path)
+    path, _ = _write(tmp_path / "ctrl_c", "import time\ntime.sleep(5)\n")
+    # sent from outside the file (its own os.kill of itself is the file's doing: kills_itself below)
+    ctrl_c = threading.Timer(0.5, REAL_KILL, (os.getpid(), signal.SIGINT))
+    ctrl_c.start()
+    try:
+        result = run_cli("list", path)
+    finally:
+        ctrl_c.cancel()
     assert result.exit_code == 130 and result.output.strip() == "ttinspect: interrupted", result.output
 
 
@@ -249,6 +255,14 @@ PROCESS_CASES = {  # name -> (appended code, command, exit code, what the one st
     "excepthook_then_raises": ("import sys, os\nsys.excepthook = lambda *a: os._exit(0)\n"
                                "raise ValueError('no')  # HERE", "list", 2, r"raised ValueError: no"),
     "keyboard_interrupt": ("raise KeyboardInterrupt  # HERE", "list", 2, r"raised KeyboardInterrupt"),
+    # a fatal signal it sends itself: one line naming the call (a SIGKILL would end the process with no word)
+    "kills_itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)  # HERE", "list", 2,
+                     r"called os\.kill\(its own process, SIGKILL\)"),
+    "kills_its_group": ("import os, signal\nos.killpg(0, signal.SIGTERM)  # HERE", "list", 2,
+                        r"called os\.killpg\(its own process group, SIGTERM\)"),
+    "raises_a_signal": ("import signal\nsignal.raise_signal(signal.SIGSEGV)  # HERE", "report", 2,
+                        r"called signal\.raise_signal\(SIGSEGV\)"),
+    "sends_itself_a_harmless_signal": ("import os, signal\nos.kill(os.getpid(), signal.SIGWINCH)", "list", 0, None),
 }
 
 
@@ -336,3 +350,24 @@ def test_registering_a_python_that_never_answers_is_one_line(monkeypatch, silent
     monkeypatch.setattr(registry, "PROBE_SECONDS", 0.3)
     result = run_cli("toolchains", "--add", "3.6.0", "--python", silent_python)
     assert_one_line_error(result, 2, f"{silent_python}: did not answer within 0.3 s")
+
+
+@pytest.mark.parametrize("ignores_sigterm", [False, True], ids=["stops", "ignores-sigterm"])
+def test_a_fork_child_left_running_at_import_is_ended_with_the_command(tmp_path, well_behaved, ignores_sigterm):
+    """A child forked at import that is still running the file's code when the command has answered (it sleeps,
+    serves, loops) is ended with the command — one warning line — instead of outliving it as an orphan."""
+    pid_file = tmp_path / "child.pid"
+    ignore = "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignores_sigterm else ""
+    tail = (f"import os, signal, time\nif os.fork() == 0:\n{ignore}"
+            f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n    time.sleep(600)\n"
+            f"while not os.path.exists({str(pid_file)!r}):\n    time.sleep(0.01)\n")
+    path, _ = _write(tmp_path / "case", tail)
+    done = _run(_argv("list", path), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.replace(str(path.parent), "<DIR>") == well_behaved["list"]
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "ended 1 process(es) a kernel file forked at import" in lines[0], done.stderr
+    assert ("ignored SIGTERM" in lines[0]) == ignores_sigterm, lines[0]
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # ended and reaped before the command exited
+        os.kill(child, 0)

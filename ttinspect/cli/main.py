@@ -25,6 +25,7 @@ from ttinspect.cli.app import cli
 from ttinspect.cli.common import import_timeout_option, takes_user_files, terminal_options
 from ttinspect.cli.completion import install as _install_completion
 from ttinspect.cli.help_text import apply as _apply_help
+from ttinspect.refs.leftover_children import end_left_children
 from ttinspect.refs.leftover_threads import exit_without_waiting, own_process
 
 _apply_help(cli)
@@ -64,6 +65,7 @@ def main() -> None:
         closed = True
     except OSError as error:  # a full disk behind stdout: said once (the command may have said it already)
         code = _output_lost(error, code)
+    end_left_children(lambda line: sys.stderr.write(f"ttinspect: warning: {line}\n"))
     if reader_left.happened():  # the command ran to its end: its exit code is its verdict
         exit_without_waiting(code)
         sys.exit(code)

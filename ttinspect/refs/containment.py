@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import sys
 import threading
 from typing import Iterable
 
-from ttinspect.refs.leftover_threads import adopt
+from ttinspect.refs.leftover_children import children_tracked
+from ttinspect.refs.leftover_threads import adopt, process_is_ours
 from ttinspect.refs.process_hooks import ImportRecord, process_state_kept
 
 
@@ -69,6 +71,19 @@ def contained(folders: Iterable[str] = (), record: ImportRecord | None = None):
             raise SystemExit(134)
         raise ProcessExit("os.abort()")
 
+    real_kill, real_killpg, real_raise = os.kill, os.killpg, signal.raise_signal
+
+    def no_fatal_signal_to_us(how: str, send, target: int, signum: int) -> None:
+        if os.getpid() == me and target in _own_targets(how, me) and _ends_the_process(signum):
+            if threading.current_thread() is not importer:
+                raise SystemExit(128 + int(signum))
+            whom = {"os.kill": "its own process, ", "os.killpg": "its own process group, "}.get(how, "")
+            raise ProcessExit(f"{how}({whom}{signal.Signals(signum).name})")
+        if how == "signal.raise_signal":
+            send(signum)
+        else:
+            send(target, signum)
+
     try:
         sys.stdout.flush()
         saved_fd = os.dup(1)
@@ -77,13 +92,18 @@ def contained(folders: Iterable[str] = (), record: ImportRecord | None = None):
         saved_fd = None
     sys.stdout = sys.stderr = shield
     os._exit, os.abort = no_exit, no_abort
+    os.kill = lambda pid, sig: no_fatal_signal_to_us("os.kill", real_kill, pid, sig)
+    os.killpg = lambda group, sig: no_fatal_signal_to_us("os.killpg", real_killpg, group, sig)
+    signal.raise_signal = lambda sig: no_fatal_signal_to_us("signal.raise_signal", real_raise, me, sig)
     try:
-        with process_state_kept(folders, record if record is not None else ImportRecord()):
+        with process_state_kept(folders, record if record is not None else ImportRecord()), \
+                children_tracked(process_is_ours()):
             yield
     finally:
         if os.getpid() != me:  # the child of a fork at import: the import is over for it, and so is it
             real_exit(0)
         sys.stdout, sys.stderr, os._exit, os.abort = saved
+        os.kill, os.killpg, signal.raise_signal = real_kill, real_killpg, real_raise
         if saved_fd is not None:
             os.dup2(saved_fd, 1)
             os.close(saved_fd)
@@ -93,6 +113,28 @@ def contained(folders: Iterable[str] = (), record: ImportRecord | None = None):
                 os.chdir(cwd)
             except OSError:
                 pass
+
+
+# Signals whose default action does not end a process: sending them to ourselves is harmless.
+_HARMLESS = {0, signal.SIGCHLD, signal.SIGCONT, signal.SIGURG, signal.SIGWINCH}
+
+
+def _own_targets(how: str, me: int) -> set[int]:
+    """The pids (or process groups, for killpg) that name this process: itself, its group, 0 and -group."""
+    group = os.getpgid(me)
+    return {me} if how == "signal.raise_signal" else ({0, group} if how == "os.killpg" else {me, 0, -group})
+
+
+def _ends_the_process(signum: int) -> bool:
+    """A signal that would end ttinspect: not a harmless one, and not one the file gave a handler of its own
+    (then it is the file's business, as its handler decides)."""
+    if signum in _HARMLESS:
+        return False
+    try:
+        handler = signal.getsignal(signum)
+    except (ValueError, OSError):
+        return True
+    return handler in (signal.SIG_DFL, None) or getattr(handler, "__module__", "").startswith("ttinspect.")
 
 
 def _cwd() -> str | None:
