@@ -20,6 +20,7 @@ SHORT = {
     "capture": "Record every Triton kernel a program compiles and launches",
     "repro": "A standalone script replaying one captured launch",
     "translate": "Triton's Triton-to-Gluon translator run on a kernel",
+    "mcp": "An MCP server: these commands as tools for coding agents",
     "versions": "One kernel under several Tritons: a row of facts each",
     "cache": "The kernels in Triton's cache (torch.compile's too)",
     "cache-info": "ttinspect's own cache: where, how big, --clear",
@@ -46,6 +47,7 @@ EXAMPLES = {
     "capture": [],  # its epilog has them (cli/capture_cmd.py)
     "repro": [],  # its epilog has them (cli/repro_cmd.py)
     "translate": [],  # its epilog has them (cli/translate_cmd.py)
+    "mcp": [],  # its epilog has them (cli/mcp_cmd.py)
     "toolchains": ["ttinspect toolchains", "ttinspect toolchains --add 3.5.1",
                    "ttinspect toolchains --add 3.6.0 --python /opt/venv-3.6/bin/python"],
     "versions": ["ttinspect versions opt --arch sm_90", "ttinspect versions opt --triton 3.5.1,3.9.0 --arch sm_90"],

@@ -20,6 +20,7 @@ from ttinspect.cli import (  # noqa: F401
 from ttinspect.cli import capture_cmd  # noqa: F401
 from ttinspect.cli import repro_cmd  # noqa: F401
 from ttinspect.cli import translate_cmd  # noqa: F401
+from ttinspect.cli import mcp_cmd  # noqa: F401
 from ttinspect.cli import reader_left
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import import_timeout_option, takes_user_files, terminal_options
