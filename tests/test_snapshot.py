@@ -88,8 +88,9 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
                                                     "mylib/ops/mm.py:small@sm_80"}
     assert [name for name, case in cases.items() if case.find("failure") is not None] == \
         ["mylib/ops/mm.py:big@sm_80", "mylib/ops/mm.py:small@sm_80"]
+    # --update accepts the changes and the verdict on them stands: a regression still exits 1 (never FAIL, exit 0)
     updated = run_plain("snapshot", "--check", "--update", cwd=library)
-    assert updated.returncode == 0 and "updated" in updated.stderr
+    assert updated.returncode == 1 and updated.stdout.startswith("FAIL: 2 of 3") and "updated" in updated.stderr
     assert run_plain("snapshot", "--check", cwd=library).returncode == 0
 
 

@@ -6,6 +6,7 @@ exit 2 (5 for an empty gate), never a traceback or exit 70. Generated families, 
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import os
 import subprocess
@@ -22,6 +23,7 @@ from ttinspect.files.lock import held, lock_path
 from ttinspect.files.outputs import WriteError
 from ttinspect.snapshot import store
 from ttinspect.snapshot.gate import gate
+from ttinspect.snapshot.schema import TENSOR_CORE_PATHS, library_path_problem
 
 ADD = textwrap.dedent('''\
     import triton
@@ -87,7 +89,8 @@ def _deep(depth: int):
 
 
 BAD_VALUES = {"number": 5, "float": 1.5, "bool": True, "null": None, "text": "x", "list": [1], "object": {"k": 1},
-              "deep": _deep(12), "long": "y" * 70_000, "nul": "a\x00b", "escape": "\x1b[31mred", "empty": ""}
+              "deep": _deep(12), "long": "y" * 70_000, "nul": "a\x00b", "escape": "\x1b[31mred", "empty": "",
+              "surrogate": "a\ud800", "negative": -5, "percent": "150%", "path": "../../etc/passwd"}
 FIELDS = [path for path in _paths(_document()) if path]
 
 
@@ -131,6 +134,23 @@ def test_every_field_mutated_is_refused_with_its_line_or_gated_cleanly(tmp_path,
     (("entries", "ops/a.py:a@sm_80", "surprise"), 1, "unknown field 'surprise'"),
     (("targets",), "sm_80", "targets must be a list"),
     (("entries",), [], "entries must be an object"),
+    # a fact's value is one the fact can take: its enumeration, its range (a hand edit cannot steer the gate)
+    (("entries", "ops/a.py:a@sm_80", "facts", "tensor_core_path"), "quantum", "tensor_core_path 'quantum': one of"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "occupancy"), "150%", "occupancy must be a percentage"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "occupancy"), 1.5, "occupancy must be a percentage"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "occupancy"), "62.5%", "occupancy must be a percentage"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "spills"), -5, "spills must be a count"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "pipeline_depth"), -1, "pipeline_depth must be a count"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "shared_memory"), 10**15, "shared_memory must be a count"),
+    # the fields the key also says agree with it; a file is a place inside the library
+    (("entries", "ops/a.py:a@sm_80", "target"), "sm_90", "target 'sm_90' disagrees with its key's target 'sm_80'"),
+    (("entries", "ops/a.py:a@sm_80", "file"), "../../etc/passwd", "file '../../etc/passwd' is not a path inside"),
+    (("entries", "ops/a.py:a@sm_80", "file"), "/etc/x.py", "file '/etc/x.py' is not a path inside"),
+    (("entries", "ops/a.py:a@sm_80", "file"), "ops/./a.py", "is not a path inside"),
+    # strings that are not Unicode text (a lone surrogate parses from "\ud800", and could never be written)
+    (("entries", "ops/a.py:a@sm_80", "kernel"), "k\ud800", "lone surrogate"),
+    (("entries", "ops/a.py:a@sm_80", "findings", 0, "title"), "t\udfff", "lone surrogate"),
+    (("entries", "ops/a.py:a@sm_80", "facts", "occupancy_limit"), "r\ud800", "lone surrogate"),
 ])
 def test_a_field_against_its_schema_names_its_line(tmp_path, path, value, says):
     snapshot = tmp_path / "s.json"
@@ -146,12 +166,48 @@ def test_a_field_against_its_schema_names_its_line(tmp_path, path, value, says):
 
 
 @pytest.mark.parametrize("key", ["ops/a.py:a@sm_80\x00", "no-colon@sm_80", "ops/a.py:a", "a.py:x@sm 80",
-                                 "\x1b[2Ja.py:x@sm_80", "ops/a.py:a@sm_80#triton="])
+                                 "\x1b[2Ja.py:x@sm_80", "ops/a.py:a@sm_80#triton=",
+                                 # FILE is a normalized path inside the library; the release a version
+                                 "../../etc/passwd:x@sm_80", "/etc/x.py:x@sm_80", "ops/../../x.py:x@sm_80",
+                                 "./ops/a.py:a@sm_80", "ops//a.py:a@sm_80", "ops/a.py:a@sm_80#triton=../../x",
+                                 "ops/a.py:a@sm_80#triton=3.9", "ops/a.py:a@sm_80#triton=3.9.0#triton=3.9.0",
+                                 # not Unicode text, or an EXAMPLE the grammar cannot split
+                                 "ops/\ud800.py:x@sm_80", "ops/a.py:a\ud800@sm_80", "ops/a.py:\u202eb@sm_80",
+                                 "ops/a.py:a#b@sm_80", "ops/a.py: @sm_80"])
 def test_an_entry_key_that_is_not_file_example_target_is_refused(tmp_path, key):
     snapshot = tmp_path / "s.json"
-    snapshot.write_text(store.dumps({key: _entry()}, "3.9.0", ("sm_80",)))
-    with pytest.raises(UsageError, match=r":3: a damaged ttinspect snapshot: .*is not FILE:EXAMPLE@TARGET"):
+    text = store.dumps({key: _entry()}, "3.9.0", ("sm_80",))
+    snapshot.write_bytes(text.encode("utf-8", "backslashreplace"))  # a lone surrogate as JSON writes it: "\ud800"
+    with pytest.raises(UsageError, match=r":3: a damaged ttinspect snapshot: .*is not FILE:EXAMPLE@TARGET") as raised:
         store.load(snapshot)
+    assert str(raised.value).encode("utf-8", "strict")  # printable as it is: no lone surrogate in the message
+
+
+@pytest.mark.parametrize("key_target, entry_target, agree", [
+    ("sm_80", "sm_80", True), ("sm80", "sm_80", True), ("sm_90a", "sm_90", True),  # the name a run records
+    ("sm_80", "sm_90", False), ("sm80", "sm_90", False), ("gfx942", "sm_80", False), ("sm_80", "sm80", False)])
+def test_an_entry_target_agrees_with_its_key(tmp_path, key_target, entry_target, agree):
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(store.dumps({f"ops/a.py:a@{key_target}": _entry(target=entry_target)}, "3.9.0", ("sm_80",)))
+    if agree:
+        store.load(snapshot)
+    else:
+        with pytest.raises(UsageError, match=r"\.target '[^']+' disagrees with its key's target"):
+            store.load(snapshot)
+
+
+def test_the_tensor_core_paths_allowed_are_those_the_gate_ranks():
+    ranks = importlib.import_module("ttinspect.snapshot.gate")._PATH_RANK  # the package exports gate(), a function
+    assert set(TENSOR_CORE_PATHS) == set(ranks)
+
+
+@pytest.mark.parametrize("file, inside", [("ops/a.py", True), ("a.py", True), ("ops/my kernels/a b.py", True),
+                                          ("../a.py", False), ("/a.py", False), ("ops/../a.py", False),
+                                          ("./a.py", False), ("ops//a.py", False), ("ops/", False),
+                                          ("ops\\a.py", False), ("C:/a.py", False), ("a\ud800.py", False),
+                                          ("a\x1b.py", False)])
+def test_a_file_in_a_snapshot_is_a_place_inside_the_library(file, inside):
+    assert (library_path_problem(file) is None) == inside
 
 
 def _replaced(text: str, old: str, new: str) -> str:
@@ -373,3 +429,121 @@ def test_a_malformed_tool_table_is_one_line_exit_2(library, toml):
                                   ("snapshot", "--kernels", "ops/\x00*.py")])
 def test_a_nul_on_the_command_line_is_one_line_exit_2(library, argv):
     assert_one_stderr_line_error(run_cli(*argv), 2)
+
+
+# --- a kernel file that no longer loads, or an example no key can hold: fails the gate, loses nothing ----------
+
+BREAKAGES = {
+    "raises on import": "raise RuntimeError('boom')\n",
+    "a syntax error": "def f(:\n",
+    "TTINSPECT_EXAMPLES = 5": "TTINSPECT_EXAMPLES = 5\n",
+    "an example that no longer compiles": "TTINSPECT_EXAMPLES['a']['signature'] = 'bogus'\n",
+}
+WRITING = [("snapshot", "--check", "--update"), ("snapshot",), ("snapshot", "--kernels", "ops/a.py"),
+           ("snapshot", "ops/a.py")]
+
+
+def _said(result) -> str:
+    """Every stream of a run, which must hold no raw control character (a newline ends a line) and be UTF-8."""
+    text = result.stdout + result.stderr
+    assert not [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0xD800 <= ord(c) < 0xE000]
+    return text
+
+
+@pytest.mark.parametrize("breakage", list(BREAKAGES))
+def test_a_kernel_file_that_no_longer_loads_keeps_its_committed_entries(library, breakage):
+    """Every command that writes: exit 1 (the gate's verdict stands, `--update` too), the broken file's
+    committed entries kept byte for byte beside every other file's, and the summary counts what the file holds."""
+    snapshot = library / "ttinspect.snapshot.json"
+    assert run_cli("snapshot").exit_code == 0
+    committed = snapshot.read_text()
+    source = (library / "ops" / "a.py").read_text()
+    (library / "ops" / "a.py").write_text(source + BREAKAGES[breakage])
+    for argv in WRITING:
+        snapshot.write_text(committed)
+        result = run_cli(*argv)
+        said = _said(result)
+        assert result.exit_code == 1, (argv, said)
+        assert "FAIL" in said or "failed: ops/a.py:" in said, (argv, said)
+        assert snapshot.read_text() == committed, (argv, said)  # both entries, as they were
+        assert "2 entries" in said, (argv, said)
+    checked = run_cli("snapshot", "--check")
+    assert checked.exit_code == 1 and "ops/a.py:" in checked.stdout, checked.output
+
+
+BAD_NAMES = {"an escape sequence": "'\\x1b]0;pwn\\x07'", "a lone surrogate": "'a\\ud800'", "a colon": "'a:b@sm_80'",
+             "an at sign": "'x@sm_80'", "a release mark": "'a#triton=1.0.0'", "a bidi override": "'\\u202eb'",
+             "empty": "''", "a number": "5", "a newline": "'a\\nb'"}
+
+
+@pytest.mark.parametrize("name", list(BAD_NAMES))
+def test_an_example_name_no_key_can_hold_is_one_failing_entry(library, name):
+    """An example whose name holds a key separator, a control character or a lone surrogate: one failing entry
+    naming the file:line and the name, quoted; the snapshot keeps what it held; never exit 70 or a raw ESC."""
+    snapshot = library / "ttinspect.snapshot.json"
+    assert run_cli("snapshot").exit_code == 0
+    committed = snapshot.read_text()
+    (library / "ops" / "a.py").write_text(ADD.replace("NAME", "a")
+                                          + f"TTINSPECT_EXAMPLES[{BAD_NAMES[name]}] = TTINSPECT_EXAMPLES['a']\n")
+    for argv in (("snapshot", "--check"), *WRITING):
+        snapshot.write_text(committed)
+        result = run_cli(*argv)
+        said = _said(result)
+        assert result.exit_code == 1, (argv, said)
+        line = 13 if name == "a number" else 14  # the line that spells the name, else the declaration's
+        assert f"ops/a.py:{line}: TTINSPECT_EXAMPLES: the example name" in said, (argv, said)
+        assert snapshot.read_text() == committed, (argv, said)
+
+
+# --- a snapshot in conflict, a pyproject.toml that is no file: the true cause, one line ----------------------------
+
+def _in_conflict(text: str) -> dict[str, str]:
+    lines = text.splitlines(keepends=True)
+    middle = len(lines) // 2
+    return {
+        "wrapped whole": f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> theirs\n",
+        "wrapped whole, diff3": f"<<<<<<< ours\n{text}||||||| base\n{text}=======\n{text}>>>>>>> theirs\n",
+        "inside": "".join(lines[:middle]) + "<<<<<<< HEAD\n" + lines[middle] + "=======\n" + lines[middle]
+                  + ">>>>>>> theirs\n" + "".join(lines[middle + 1:]),
+        "at the end": text + "<<<<<<< HEAD\n=======\n>>>>>>> theirs\n",
+    }
+
+
+def test_a_snapshot_in_conflict_is_named_so_wherever_the_markers_are(library):
+    snapshot = library / "ttinspect.snapshot.json"
+    assert run_cli("snapshot").exit_code == 0
+    for where, text in _in_conflict(snapshot.read_text()).items():
+        snapshot.write_text(text)
+        for argv in (("snapshot", "--check"), ("snapshot",), ("snapshot", "ops/a.py")):
+            line = assert_one_stderr_line_error(run_cli(*argv), 2, "a ttinspect snapshot with git conflict markers")
+            marker_line = next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith(("<", "=", "|", ">")))
+            assert f"ttinspect.snapshot.json:{marker_line}:" in line, (where, line)
+            assert snapshot.read_text() == text
+
+
+def _not_a_file(kind: str, path) -> None:
+    path.unlink()
+    if kind == "a FIFO":
+        os.mkfifo(path)
+    elif kind == "a folder":
+        path.mkdir()
+    elif kind == "a link to a device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.symlink_to(path.parent / "nowhere")
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a folder", "a link to a device", "a link to nothing"])
+def test_a_pyproject_that_is_no_regular_file_is_named_for_what_it_is(library, kind):
+    """Never opened (a FIFO would hang the tool, /dev/zero never ends), never skipped for a pyproject.toml above."""
+    _not_a_file(kind, library / "pyproject.toml")
+    for argv in (("snapshot",), ("snapshot", "--check")):
+        assert_one_stderr_line_error(run_cli(*argv), 2, "pyproject.toml: not a regular file", f"({kind})")
+
+
+@pytest.mark.parametrize("nested", ["[" * 5000 + "]" * 5000, "{ a = " * 3000 + "1" + " }" * 3000])
+def test_a_pyproject_nested_past_any_reader_is_one_line_exit_2(library, nested):
+    with (library / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(f"x = {nested}\n")
+    for argv in (("snapshot",), ("snapshot", "--check")):
+        assert_one_stderr_line_error(run_cli(*argv), 2, "pyproject.toml: ", "nested too deep")

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from ttinspect.capture.file_bytes import GZIP_MAGIC, MAX_BYTES, CaptureError, capture_bytes, is_regular
-from ttinspect.capture.schema import MAX_DEPTH, check_record, deep_field, shown
+from ttinspect.capture.file_bytes import GZIP_MAGIC, MAX_BYTES, CaptureError, is_regular
+from ttinspect.capture.record_lines import records
+from ttinspect.capture.schema import check_record
 
 FORMAT = 1
 RECORD_TYPES = ("header", "source", "compile", "launches", "autotune", "heuristics", "device", "end")
@@ -197,29 +198,6 @@ def looks_like_capture(path: str | Path) -> bool:
     return first.lstrip().startswith(b"{") and b'"type":"header"' in first.replace(b" ", b"")
 
 
-def records(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-    """Every record of the file as (line number, dict), and the warnings (a torn last line). Raises
-    CaptureError for anything else that is wrong."""
-    where = str(path)
-    data, warnings = capture_bytes(Path(path))
-    lines = data.split(b"\n")
-    torn = lines.pop() if lines else b""  # after the last newline: empty, or a line the run never finished
-    found: list[tuple[int, dict[str, Any]]] = []
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        found.append((number, _decode(raw, f"{where}:{number}")))
-    if torn.strip():
-        try:
-            found.append((len(lines) + 1, _decode(torn, "")))
-        except CaptureError:
-            warnings.append(f"{where}:{len(lines) + 1}: the last line is incomplete (the run stopped while "
-                            "writing it); it was left out")
-    if not found:
-        raise CaptureError(f"{where}: empty; a capture starts with its header line")
-    return found, warnings
-
-
 def read(path: str | Path) -> Capture:
     """The capture at `path`, every field of every record checked (schema.py); CaptureError (one line,
     file:line and the field) when it cannot be read."""
@@ -235,6 +213,7 @@ def read(path: str | Path) -> Capture:
     heuristics: list[Heuristics] = []
     sources: dict[str, Source] = {}
     end: End | None = None
+    end_line = 0
     per_name: dict[str, int] = {}
     for number, record in found[1:]:
         at = f"{where}:{number}"
@@ -254,6 +233,10 @@ def read(path: str | Path) -> Capture:
             source = Source(record["sha256"], record["path"], record.get("text"), number)
             sources.setdefault(source.sha256, source)
         elif kind == "end":
+            if end is not None:  # a second one would erase what the first says was lost
+                raise CaptureError(f"{at}: a second end record (the first is at line {end_line}); a run ends "
+                                   "once (two captures joined into one file?)")
+            end_line = number
             end = End(record.get("compiles", 0), record.get("launches", 0), record.get("exit_code"),
                       tuple(record.get("lost", ())))
         elif kind == "device":  # a part's: the GPU, known only once the hooks saw it
@@ -267,23 +250,6 @@ def read(path: str | Path) -> Capture:
         warnings.append(f"{where}: the run lost part of its recording: {end.lost[0]}{more}; what was kept is read")
     return Capture(Path(path), header, tuple(compiles), tuple(launches.values()), tuple(autotune),
                    tuple(heuristics), sources, end, tuple(warnings))
-
-
-def _decode(raw: bytes, at: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise CaptureError(f"{at}: not UTF-8 text (byte {error.start + 1} of the line)") from None
-    except RecursionError:  # a value nested thousands deep: no record of ours is
-        field = deep_field(raw.decode("utf-8"))
-        named = f"{shown(field)} is " if field is not None else "a JSON value "
-        raise CaptureError(f"{at}: damaged line, {named}nested too deeply for a capture (more than "
-                           f"{MAX_DEPTH} levels)") from None
-    except ValueError as error:
-        raise CaptureError(f"{at}: damaged line, not JSON ({str(error)[:200]})") from None
-    if not isinstance(value, dict):
-        raise CaptureError(f"{at}: damaged line, a JSON {type(value).__name__} where a record (object) belongs")
-    return value
 
 
 def _checked(record: dict[str, Any], at: str) -> Any:

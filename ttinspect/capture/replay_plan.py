@@ -3,8 +3,9 @@ every runtime argument by name (a tensor as its shape, strides and dtype — a c
 and the constexprs and launch options, with a reference's own changes (`step.ttcap:k:num_stages=4`) on top.
 
 One plan serves `ttinspect repro` (written out as a script, repro.py) and `bench` / `profile` of a captured
-kernel (run in-process, gpu/replay.py). Built from the record alone: nothing here imports triton or torch,
-so a refusal (no launch, no grid, no summary of a pointer) costs nothing and needs no GPU.
+kernel (run in-process, gpu/replay.py). Built from the record alone (and whether the kernel's file is a
+program, read from the file: program_file.py): nothing here imports triton or torch, so a refusal (no launch,
+no grid, no summary of a pointer) costs nothing and needs no GPU.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from ttinspect.capture.format import Capture, Compile
+from ttinspect.capture.program_file import loads_definitions_only
 from ttinspect.errors import UsageError
 from ttinspect.kernel.argument_types import TlDtype
 
@@ -47,7 +49,7 @@ class ReplayPlan:
     grid: tuple[int, ...]
     args: dict[str, TensorSpec | Any]  # every runtime argument, in the kernel's order
     keywords: dict[str, Any] = field(default_factory=dict)  # constexprs and launch options; a dtype as "tl.X"
-    script: bool = False  # the kernel is in the program's own script (__main__): loaded for its definitions
+    script: bool = False  # the kernel's file is a program (program_file.py): loaded for its definitions
 
 
 def _argument(name: str, value: Any, where: str) -> TensorSpec | Any:
@@ -128,4 +130,5 @@ def plan(capture: Capture, record: Compile, label: str, changes: Mapping[str, An
         keywords[key] = _keyword_value(value)
     return ReplayPlan(label=label, site=launch.site, count=launch.count, capture_name=capture.path.name,
                       file=record.file, module=_module_name(record), name=record.name, grid=tuple(launch.grids[0]),
-                      args=args, keywords=keywords, script=record.module == "__main__")
+                      args=args, keywords=keywords,
+                      script=loads_definitions_only(record.module, record.file))

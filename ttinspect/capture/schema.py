@@ -297,6 +297,30 @@ def deep_field(line: str) -> str | None:
     return worst
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def not_text(record: Any) -> tuple[Field, str, bool] | None:
+    """The first string of a record, key or value, that is not Unicode text — a lone surrogate, which JSON's
+    `\\ud800` escape makes and no UTF-8 file can hold (surrogate-escaped bytes, `\\udcff`, alike): (its
+    field, the string, whether it is a key), else None. ttinspect never writes one: its recorder encodes
+    strictly as UTF-8; anything downstream that writes the string (a terminal, a page) would fail on it."""
+    stack: list[tuple[Any, Field]] = [(record, ())]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where, item, False
+        elif isinstance(item, dict):
+            for name, entry in item.items():
+                if _SURROGATE.search(name):
+                    return where, name, True
+                stack.append((entry, (*where, name)))
+        elif isinstance(item, list):
+            stack += [(entry, (*where, index)) for index, entry in enumerate(item)]
+    return None
+
+
 def check_record(record: dict[str, Any], kind: str) -> str | None:
     """None when the record of type `kind` holds what format 1 says; else the one line saying which field
     is not what (without the file:line, which the reader adds). A type this module does not know (a later

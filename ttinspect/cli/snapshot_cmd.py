@@ -10,6 +10,7 @@ import click
 from ttinspect.ci.model import FORMATS
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import VALUE
+from ttinspect.files.terminal_text import shown
 
 SNAPSHOT_HELP = """
 \b
@@ -19,7 +20,7 @@ Examples:
   ttinspect snapshot --check --format sarif -o ttinspect.sarif
   ttinspect snapshot --check --format markdown >> $GITHUB_STEP_SUMMARY
   ttinspect snapshot --check --triton 3.9.0            # what the next Triton would change
-  ttinspect snapshot --check --update                  # accept the changes
+  ttinspect snapshot --check --update                  # accept the changes (the verdict on them stands)
 
 \b
 Exit status: 0 no guarded regression; 1 a guarded regression, or a kernel that no longer compiles;
@@ -32,7 +33,8 @@ declares TTINSPECT_EXAMPLES: a gate that checks nothing is refused, as pytest's 
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 @click.option("--check", "check_mode", is_flag=True,
               help="Compare with the committed snapshot instead of writing it.")
-@click.option("--update", is_flag=True, help="With --check: write the snapshot afterwards, accepting the changes.")
+@click.option("--update", is_flag=True,
+              help="With --check: write the snapshot afterwards, accepting the changes; the exit status is --check's.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="How --check reports.")
 @click.option("-o", "--out", default=None, metavar="FILE", help="Write the --check report here instead of stdout.")
@@ -98,11 +100,10 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         store.existing(config.snapshot)  # refuses what it may not replace before compiling; read again to write
     only = run.limited(config, files, bool(kernels))
     computed = run.compute(config, triton=triton, jobs=jobs, only=only, executor=executor, ray_address=ray_address,
-                           announce=lambda line: click.echo(f"ttinspect: {line}", err=True))
+                           announce=lambda line: click.echo(shown(f"ttinspect: {line}"), err=True))
     run.require_entries(config, computed, files, writing=not check_mode)
     if not check_mode:  # `--triton X` writes entries keyed by X, beside the snapshot's own
-        _write(config, computed, triton, only)
-        _say_written(config, computed)
+        _say_written(config, computed, _write(config, computed, triton, only))
         if computed.failed:
             raise click.exceptions.Exit(1)
         return
@@ -123,25 +124,28 @@ def snapshot_command(files: tuple[str, ...], check_mode: bool, update: bool, fmt
         if fmt == "sarif":  # code scanning: what fails or warns, each kernel file named from the repository root
             report = run.for_code_scanning(report, config.root)
         emit(report, fmt, out, force, repo_root=find_repo_root(config.root))
-    if update:
-        _write(config, computed, release, only)
-        click.echo(f"updated {config.snapshot}", err=True)
-        return
+    if update:  # what compiled is written, what failed kept as committed: the verdict stands either way
+        count = _write(config, computed, release, only)
+        click.echo(shown(f"updated {config.snapshot}: {_entries(count)}"), err=True)
     if report.failed:
         raise click.exceptions.Exit(1)
 
 
-def _write(config, computed, release: str | None, only: set[str] | None) -> None:
+def _write(config, computed, release: str | None, only: set[str] | None) -> int:
     """This run's entries merged into the snapshot as it is when written (read again under its lock: a run
-    that wrote meanwhile keeps its entries)."""
+    that wrote meanwhile keeps its entries); the number of entries the file now holds."""
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.snapshot import run, store
 
+    written = [0]
+
     def text_for(current: dict | None) -> str:
         entries = run.merged(computed, current, release, only)
+        written[0] = len(entries)
         return store.dumps(entries, _own_version(current, release, computed), config.targets)
 
     store.write_merged(config.snapshot, text_for)
+    return written[0]
 
 
 def _own_version(committed, release: str | None, computed) -> str:
@@ -151,14 +155,21 @@ def _own_version(committed, release: str | None, computed) -> str:
     return computed.triton_version
 
 
-def _say_written(config, computed) -> None:
-    count = len(computed.entries)
-    click.echo(f"wrote {config.snapshot}: {count} entr{'y' if count == 1 else 'ies'} "
-               f"({', '.join(config.targets)}; Triton {computed.triton_version}) in {computed.seconds:.1f} s")
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def _say_written(config, computed, count: int) -> None:
+    """What the file now holds (a failing entry is not written: its committed one is kept), then what failed.
+    Names and errors come from the kernel files: quoted, never sent raw to the terminal."""
+    failed = computed.failed
+    kept = f"; {len(failed)} failed: not written, any committed entry of theirs kept" if failed else ""
+    click.echo(shown(f"wrote {config.snapshot}: {_entries(count)} ({', '.join(config.targets)}; Triton "
+                     f"{computed.triton_version}) in {computed.seconds:.1f} s{kept}"))
     for note in computed.notes:
-        click.echo(f"  note: {note}")
-    for key, error in computed.failed.items():
-        click.echo(f"  failed: {key}: {error}", err=True)
+        click.echo(shown(f"  note: {note}"))
+    for key, error in failed.items():
+        click.echo(shown(f"  failed: {key}: {error}"), err=True)
     sys.stdout.flush()
 
 

@@ -46,7 +46,29 @@ def write_capture_html(text: str, out: str | os.PathLike, *, options: Any = None
             raise UsageError(f"{folder} already exists (the compiles' pages of an earlier index); --force "
                              "overwrites them")
     listing, rows = check_capture(text, options)
+    made_folder = not folder.exists()
     folder.mkdir(exist_ok=True)
+    written: list[Path] = []
+    try:
+        pages, problems = _write_pages(rows, folder, written, passes, stages)
+        write_atomically(check_output(index, force=force, option="-o"),
+                         render_index(listing, rows, pages, problems), force=force)
+    except BaseException:  # no index: the pages this run wrote go too, so a failure leaves nothing half made
+        for page in written:
+            page.unlink(missing_ok=True)
+        if made_folder:
+            try:
+                folder.rmdir()
+            except OSError:  # something else appeared in it meanwhile: kept
+                pass
+        raise
+    return index
+
+
+def _write_pages(rows: Sequence[CheckedCompile], folder: Path, written: list[Path], passes: bool, stages: Any
+                 ) -> tuple[list[str | None], list[str | None]]:
+    """Each checked compile's own page, written into `folder` (each path added to `written` once it is):
+    (the pages' links, the one-line reason a page could not be made), one of each per row."""
     pages: list[str | None] = []
     problems: list[str | None] = []
     for number, row in enumerate(rows, 1):
@@ -56,16 +78,14 @@ def write_capture_html(text: str, out: str | os.PathLike, *, options: Any = None
             continue
         name = f"{number:02d}-{row.row['kernel']}" + (f"-{row.row['number']}" if row.row["of"] > 1 else "") + ".html"
         try:
-            write_html(row.report, folder / name, force=True, passes=passes, stages=stages)
+            written.append(write_html(row.report, folder / name, force=True, passes=passes, stages=stages))
         except TTInspectError as error:  # the index still says everything else about it
             pages.append(None)
             problems.append(str(error))
             continue
         pages.append(f"{folder.name}/{name}")
         problems.append(None)
-    write_atomically(check_output(index, force=force, option="-o"),
-                     render_index(listing, rows, pages, problems), force=force)
-    return index
+    return pages, problems
 
 
 def render_index(listing: Mapping[str, Any], rows: Sequence[CheckedCompile], pages: Sequence[str | None],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ttinspect.kernel.variants import config_value_text
 from ttinspect.refs.kinds import kind_of
-from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, target_arch
+from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings, target_arch
 from ttinspect.refs.captured_source import refuse_changed, status
 
 if TYPE_CHECKING:
@@ -24,10 +24,11 @@ def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, A
     """`text`: FILE.ttcap, or FILE.ttcap:KERNEL for that kernel's compiles only. `refuse_changed_sources`: the
     compiles are compiled next, without a `--source` choice: a file changed since the run is one line."""
     ref = parse_capture_ref(text)
-    capture = load(ref.path)
+    capture = load(ref.path, quiet=True)  # a kernel not in an incomplete capture: one line saying both
     chosen = capture.compiles
     if ref.name is not None:
         chosen = (pick(capture, ref, text),) if ref.number is not None else tuple(named(capture, ref.name))
+    say_warnings(capture)
     if refuse_changed_sources:
         refuse_changed(chosen, str(ref.path))
     tunings = tunings_by_kernel(capture)
@@ -52,7 +53,7 @@ def names_several(text: str) -> bool:
     ref = parse_capture_ref(text)
     if ref.name is None:
         return True
-    return ref.number is None and len(load(ref.path).named(ref.name)) > 1
+    return ref.number is None and len(load(ref.path, quiet=True).named(ref.name)) > 1  # said when listed
 
 
 def compile_row(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None

@@ -34,9 +34,11 @@ if TYPE_CHECKING:
 
 # the path: a name ending in .ttcap or .ttcap.gz, followed by the kernel part or nothing
 _SUFFIX = re.compile(r"\.ttcap(?:\.gz)?(?=[:@]|$)")
-# What follows the path: [:NAME[#N]][:KEY=VALUE,...][@ARCH]
-_TAIL = re.compile(r"^(?::(?P<name>[A-Za-z_]\w*)(?:#(?P<number>[^:@]*))?)?(?::(?P<inline>[^@]*))?"
+# What follows the path: [:NAME[#N]][:KEY=VALUE,...][@ARCH]; a NAME is a Python identifier (`ädd` too: the
+# capture's reader admits what str.isidentifier does), checked again once matched
+_TAIL = re.compile(r"^(?::(?P<name>[^\W\d]\w*)(?:#(?P<number>[^:@]*))?)?(?::(?P<inline>[^@]*))?"
                    r"(?:@(?P<arch>[^@]+))?$")
+_GRAMMAR = "FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH]"
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,11 @@ def parse_capture_ref(text: str) -> CaptureRef:
     if path is None:
         raise UsageError(f"{text!r} is not a capture reference (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH])")
     rest = _TAIL.match(text[len(path):])
-    if rest is None:
-        raise UsageError(f"{text!r}: a capture reference is FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH], "
-                         "e.g. step.ttcap:matmul_kernel#2@sm_90")
+    if rest is None or rest["name"] is not None and not rest["name"].isidentifier():
+        raise UsageError(f"{text!r}: a capture reference is {_GRAMMAR}, e.g. step.ttcap:matmul_kernel#2@sm_90")
+    if rest["name"] is None and rest["inline"]:  # `run.ttcap:a b`: no name, so no filter (`run.ttcap:` is none)
+        raise UsageError(f"{text!r}: {rest['inline']!r} is not a kernel name (a Python identifier); a capture "
+                         f"reference is {_GRAMMAR} (`ttinspect list {path}` shows its kernels)")
     number = None
     if rest["number"] is not None:
         digits = rest["number"]
@@ -81,14 +85,29 @@ def parse_capture_ref(text: str) -> CaptureRef:
     return CaptureRef(Path(path).expanduser(), rest["name"], number, inline, rest["arch"])
 
 
-def load(path: Path) -> Capture:
-    """The capture, its reader's warnings (a torn last line) said once each."""
+def load(path: Path, quiet: bool = False) -> Capture:
+    """The capture, its reader's warnings (a torn last line, what the run lost) said once each; `quiet`: not
+    yet — the caller says them (`say_warnings`) once the capture holds what it asked for, and a refusal says
+    them in its own line instead (one line, not a warning and an error about one cause)."""
     from ttinspect.capture.format import read  # as in capture_path
 
     capture = read(path)
+    if not quiet:
+        say_warnings(capture)
+    return capture
+
+
+def say_warnings(capture: Capture) -> None:
     for message in capture.warnings:
         warn(message)
-    return capture
+
+
+def _incomplete(capture: Capture) -> str:
+    """What an incomplete capture's refusal adds: why the kernel may be missing from it."""
+    if not capture.warnings:
+        return ""
+    first = re.sub(rf"^{re.escape(str(capture.path))}(?::\d+)?: ", "", capture.warnings[0])
+    return f"; the capture is incomplete: {first}"
 
 
 def named(capture: Capture, name: str) -> tuple[Compile, ...]:
@@ -96,7 +115,7 @@ def named(capture: Capture, name: str) -> tuple[Compile, ...]:
     found = capture.named(name)
     if not found:
         names = ", ".join(sorted({c.name for c in capture.compiles})) or "none"
-        raise UsageError(f"{capture.path}: no kernel {name!r} in the capture (kernels: {names})")
+        raise UsageError(f"{capture.path}: no kernel {name!r} in the capture (kernels: {names}){_incomplete(capture)}")
     return found
 
 
@@ -114,7 +133,8 @@ def pick(capture: Capture, ref: CaptureRef, text: str) -> Compile:
         raise UsageError(f"{ref.path}: {ref.name} was compiled {count} times in the run: name one, "
                          f"{ref.name}#1 to {ref.name}#{count} (`ttinspect list {ref.path}` shows them)")
     if ref.number > count:
-        raise UsageError(f"{text}: the capture holds {count} compile(s) of {ref.name}, numbered from 1 to {count}")
+        raise UsageError(f"{text}: the capture holds {count} compile(s) of {ref.name}, numbered from 1 to "
+                         f"{count}{_incomplete(capture)}")
     return found[ref.number - 1]
 
 
@@ -129,8 +149,9 @@ def replay_plan(text: str) -> tuple[Capture, Compile, ReplayPlan]:
     from ttinspect.capture.replay_plan import plan  # as in capture_path: the capture reader, only for a replay
 
     ref = parse_capture_ref(text)
-    capture = load(ref.path)
+    capture = load(ref.path, quiet=True)
     record = pick(capture, ref, text)
+    say_warnings(capture)
     changes = parse_settings(list(ref.inline), ref=text)
     label = f"{ref.path.name}:{kernel_name(capture, record)}" + (":" + ",".join(ref.inline) if changes else "")
     return capture, record, plan(capture, record, label, changes)
@@ -171,21 +192,24 @@ class Translated:
     arch: str | None
     label: str  # step.ttcap:matmul_kernel#2, and the settings given on top
     note: str  # where it ran: launches and sites
-    script: bool = False  # the kernel is in the program's own script (`__main__`): loaded for its definitions
+    script: bool = False  # the kernel's file is a program (capture/program_file.py): loaded for its definitions
 
 
 def translate(text: str, options: Any) -> Translated:
     """`options`: the command's RefOptions (its settings, arch and source choice)."""
+    from ttinspect.capture.program_file import loads_definitions_only  # as in capture_path
+
     ref = parse_capture_ref(text)
-    capture = load(ref.path)
+    capture = load(ref.path, quiet=True)
     record = pick(capture, ref, text)
+    say_warnings(capture)
     shown = f"{ref.path.name}:{kernel_name(capture, record)}"
     path = kernel_file(capture, record, shown, getattr(options, "source", None))
     given = {**parse_settings(list(ref.inline), ref=text), **dict(options.settings)}
     label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")
     arch = ref.arch or options.arch or target_arch(record.target)
     return Translated(f"{path}:{record.name}", record.signature, {**captured_settings(record, given), **given}, arch,
-                      label, _note(capture, record), script=record.module == "__main__")
+                      label, _note(capture, record), script=loads_definitions_only(record.module, path))
 
 
 def _note(capture: Capture, record: Compile) -> str:

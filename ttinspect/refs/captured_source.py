@@ -99,12 +99,15 @@ def refuse_changed(records: Iterable[Compile], where: str) -> None:
 
 
 def _changed_text(changed: list[FileState]) -> str:
+    """The first changed file and how many more. Its digest here is never printed: the capture names the
+    files, so printing what they hash to now would let a capture probe any file on this machine
+    (`"sources": {"/etc/passwd": ...}`); the captured digest is the capture's own, and is shown."""
     first = changed[0]
-    now = f"{first.now[:12]} now" if first.now else "not on this machine now"
+    now = "its text here differs" if first.now else "not on this machine now"
     more = f" (and {len(changed) - 1} more file(s))" if len(changed) > 1 else ""
     offer = ("--source captured compiles the text the run compiled, --source current the file as it is now"
              if first.now else "--source captured compiles the text the capture kept")
-    return f"{first.path}{more} changed since the capture (sha256 {first.captured[:12]} then, {now}): {offer}"
+    return f"{first.path}{more} changed since the capture (sha256 {first.captured[:12]} then; {now}): {offer}"
 
 
 def _layout_root(record: Compile) -> Path:
@@ -145,6 +148,7 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
     for name in files:  # the reader admits only absolute normalized paths (capture/schema.py); checked again
         if Path(name).is_absolute() or ".." in Path(name).parts:  # where it writes: never outside the folder
             raise UsageError(f"{where}: --source captured: the captured path {name!r} leaves its folder")
+    _check_layout(files, root, folder, where)
     try:
         for name, text in files.items():
             target = folder / name
@@ -156,6 +160,36 @@ def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
         raise UsageError(f"{where}: --source captured: cannot write the captured text under {folder} "
                          f"({error.strerror or error}); set TTINSPECT_CACHE_DIR to a writable folder") from None
     return folder / kernel_relative
+
+
+# what a file system takes: a name of at most 255 bytes, a path of at most 4,095 (Linux's NAME_MAX, PATH_MAX)
+_NAME_MAX, _PATH_MAX = 255, 4095
+
+
+def _check_layout(files: dict[str, str], root: Path, folder: Path, where: str) -> None:
+    """That the captured files can be laid out under `folder` as the run had them: no file is also a folder
+    of another (`prog.py` and `prog.py/x.py`, which no file system holds), and no name or path is longer than
+    a file system takes. Said as what it is — a capture whose files cannot be laid out — before anything is
+    written, not as a cache that cannot be written."""
+    def cannot(why: str) -> UsageError:
+        return UsageError(f"{where}: --source captured: the capture's files cannot be laid out: {why}")
+
+    def short(path: Path | str) -> str:  # a path of thousands of characters, in a one-line message
+        text = str(path)
+        return text if len(text) <= 120 else f"{text[:60]}...{text[-50:]} ({len(text):,} characters)"
+
+    names = set(files)
+    for name in sorted(names):
+        parents = [parent.as_posix() for parent in Path(name).parents][:-1]
+        clash = next((parent for parent in parents if parent in names), None)
+        if clash is not None:
+            raise cannot(f"{short(root / clash)} is a file and also the folder of {short(root / name)}")
+        long = next((part for part in Path(name).parts if len(part.encode()) > _NAME_MAX), None)
+        if long is not None:
+            raise cannot(f"{short(root / name)} has a name of {len(long.encode())} bytes (a file system takes "
+                         f"{_NAME_MAX})")
+        if len(str(folder / name).encode()) > _PATH_MAX:
+            raise cannot(f"{short(root / name)} is too long a path to write under {folder}")
 
 
 def _living_folder(root: Path, package: Path) -> Path | None:

@@ -31,6 +31,7 @@ from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
 from ttinspect.refs.captured_source import overlaid_folders
 from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+from ttinspect.refs.import_warnings import warnings_quoted
 from ttinspect.files.import_limit import ImportTimedOut, TimeLimit, timed_out_text
 from ttinspect.refs.process_hooks import ImportRecord
 from ttinspect.refs.packages import PackageModule
@@ -95,7 +96,7 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
         # without it, and offline_imports answers the driver questions an import asks without a GPU.
         from ttinspect.compile.jit import offline_imports
 
-        with limit, contained(folders, record), offline_imports(), scope.enter(), \
+        with limit, contained(folders, record), warnings_quoted(), offline_imports(), scope.enter(), \
                 repeated_registrations_skipped(folders):
             return action()
     except BaseException as error:

@@ -23,7 +23,7 @@ from ttinspect.errors import UsageError
 # when it is not a shipped variant's: refs/kinds.py decides)
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 # What follows the module: [:NAME][:KEY=VALUE,...][@ARCH], as for a file reference
-_MODULE_REF = re.compile(r"^(?P<module>[A-Za-z_][\w.]*?)(?::(?P<name>[A-Za-z_]\w*))?"
+_MODULE_REF = re.compile(r"^(?P<module>[A-Za-z_][\w.]*?)(?::(?P<name>[^\W\d]\w*))?"
                          r"(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$")
 
 

@@ -1,5 +1,6 @@
-"""A kernel defined in the program's own script: a capture's compile record whose module was `__main__`
-(`ttinspect capture -- python train.py`, the kernel in train.py). Importing that file would run the program
+"""A kernel defined in a program's script (`ttinspect capture -- python train.py`, the kernel in train.py): a
+file of no package that acts when imported — the file decides (capture/program_file.py), never the capture's
+`module` string, which a stranger's capture could set to anything. Importing that file would run the program
 again — its launches, its synchronizations, its prints — which is neither possible offline nor wanted. So
 such a file is loaded for its *definitions*: its imports, functions, classes, assignments and the
 `if`/`try` blocks that choose among them run; the statements that only act — a bare call (`print(...)`,

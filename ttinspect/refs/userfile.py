@@ -34,7 +34,7 @@ EXAMPLE_KEYS = ("kernel", "args", "signature", "config", "autotune_config", "arc
 
 # my_mm.py:matmul, ./k.py:small:BLOCK_M=64,num_warps=8@sm_90, dir/kernel_file:fn (a `/` is enough)
 # What follows the path: [:NAME][:KEY=VALUE,...][@ARCH]
-_TAIL = r"(?::(?P<name>[A-Za-z_]\w*))?(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$"
+_TAIL = r"(?::(?P<name>[^\W\d]\w*))?(?::(?P<inline>[^@]*))?(?:@(?P<arch>[^@]+))?$"
 _FILE_REF = re.compile(r"^(?P<path>[^:@]*(?:\.py|/[^:@]*))" + _TAIL)
 _REST = re.compile("^" + _TAIL)
 _PY_END = re.compile(r"\.py(?=[:@]|$)")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.errors import UsageError
+from ttinspect.files.source_files import read_regular
 from ttinspect.engine.builds import resolve_target
 
 GUARDS = ("spills", "pipeline_depth", "tensor_core_path", "occupancy", "shared_memory")
@@ -57,11 +58,27 @@ class SnapshotConfig:
 
 
 def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start`. One that is there but is no regular file (a FIFO, a
+    folder, a link to a device) is refused for what it is, never opened and never skipped for one above."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             return candidate
+        if candidate.exists() or candidate.is_symlink():
+            raise UsageError(f"{candidate}: not a regular file ({_what_is(candidate)}); not read")
     return None
+
+
+def _what_is(path: Path) -> str:
+    import stat  # only to name what a refused path is
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a link to nothing" if path.is_symlink() else "unreadable"
+    kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device" \
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
+    return f"a link to {kind}" if path.is_symlink() else kind
 
 
 def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: tuple[str, ...] = (),
@@ -142,13 +159,18 @@ def _read_table(pyproject: Path) -> tuple[dict[str, Any], _Locator]:
         import tomllib
     else:  # Python 3.10: the same parser, from PyPI
         import tomli as tomllib
+    data_bytes = read_regular(pyproject)  # never blocks: swapped for a FIFO since it was found, it is refused
+    if data_bytes is None:
+        raise UsageError(f"{pyproject}: cannot be read, or not a regular file")
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        text = data_bytes.decode("utf-8")
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise UsageError(f"{pyproject}: cannot be read ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{pyproject}: not valid TOML ({error})") from None
+    except RecursionError:  # `x = [[[[...]]]]` thousands deep: tomllib recurses once per level
+        raise UsageError(f"{pyproject}: arrays or tables nested too deep to read as TOML") from None
     at = _Locator(str(pyproject), text)
     tool = data.get("tool", {})
     if not isinstance(tool, dict):

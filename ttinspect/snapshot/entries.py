@@ -22,6 +22,7 @@ from ttinspect.files.source_files import digests
 from ttinspect.refs.userfile import EXAMPLES_NAME, examples_in, load_module
 from ttinspect.refs.resolver import RefOptions
 from ttinspect.engine.builds import NotCached, cached_only
+from ttinspect.snapshot.schema import example_name_problem, library_path_problem, not_in_a_name
 
 FORMAT = "ttinspect-snapshot/1"  # bump when FACTS or an entry's shape changes
 # The facts kept per entry: the guarded ones, what explains them, and what a reviewer reads beside them.
@@ -96,9 +97,32 @@ def planned(config, only: set[str] | None = None, announce: Callable[[str], None
             notes.append(f"{relative}: {EXAMPLES_NAME} is empty, so not in the snapshot")
             continue
         for name in names:
+            why = example_name_problem(name)
+            # a name no key can hold is one failing entry, under a key that can be printed and written
+            refused = f"!{_name_refused(path, relative, name, why)}" if why else None
             for target in config.targets:
-                plan.append((f"{relative}:{name}@{target}", f"{path}:{name}", target))
+                if refused:
+                    plan.append((f"{relative}:{_escaped(name)}@{target}", refused, target))
+                else:
+                    plan.append((f"{relative}:{name}@{target}", f"{path}:{name}", target))
     return plan, notes
+
+
+def _name_refused(path: Path, relative: str, name: object, why: str) -> str:
+    """One line for an example name no entry key can hold, at the line that spells it (else the declaration's)."""
+    line = (mention_line(path, name) if isinstance(name, str) else None) or mention_line(path, EXAMPLES_NAME)
+    return (f"{relative}:{line or 1}: {EXAMPLES_NAME}: {why}; an entry is keyed FILE:EXAMPLE@TARGET, so rename "
+            "the example (letters, digits, '_', '-', '.', spaces)")
+
+
+def _escaped(name: object) -> str:
+    """A refused example name as a key's EXAMPLE part: every character the key cannot hold as its escape."""
+    text = name if isinstance(name, str) else repr(name)
+    return "".join(_escape(c) if not_in_a_name(c) or c == "\\" else c for c in text) or "(empty)"
+
+
+def _escape(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 256 else f"\\u{ord(char):04x}"
 
 
 def compute(reference: str, target: str, root: str) -> dict[str, Any]:
@@ -115,8 +139,11 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
         facts["fits"] = facts["shared_memory"] <= limit
     facts["loop_depths"] = list(report.loop_depths)
     source = build.source_file if build is not None else None
+    file = os.path.relpath(source, root).replace(os.sep, "/") if source else None
+    if file is not None and library_path_problem(file):  # a kernel defined outside the library (a dependency):
+        file = None  # not located, as a snapshot names no place outside the library (schema.py)
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
-            "file": os.path.relpath(source, root) if source else None, "line": def_line_of(source, report.kernel),
+            "file": file, "line": def_line_of(source, report.kernel) if file else None,
             **({"device": report.device} if report.device else {}),
             "facts": facts,
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,

@@ -116,12 +116,26 @@ def others(document: dict[str, Any], only: set[str]) -> dict[str, Any]:
     return {k: v for k, v in document.get("entries", {}).items() if key_file(k) not in only}
 
 
+def kept_for(failed_key: str, old: dict[str, Any]) -> dict[str, Any]:
+    """The committed entries a failing entry keeps as they were: its own, or for a kernel file that no longer
+    loads (`FILE:*@TARGET`, entries.planned) every entry of that file and target — never replaced by nothing."""
+    if failed_key in old:
+        return {failed_key: old[failed_key]}
+    head, _, target = failed_key.rpartition("@")
+    if not head.endswith(":*"):
+        return {}
+    return {key: entry for key, entry in old.items() if key_file(key) == head[:-2] and key.rpartition("@")[2] == target}
+
+
 def to_write(computed: "Computed", committed: dict[str, Any] | None, only: set[str] | None) -> dict[str, dict]:
     """The entries a snapshot is written with: what compiled now; for an entry that fails now, the committed
-    one (kept as it was: a snapshot never records an error as facts); outside `only`, the committed ones."""
+    one (kept as it was: a snapshot never records an error as facts), and for a file that no longer loads,
+    all of its committed ones; outside `only`, the committed ones."""
     old = (committed or {}).get("entries", {})
     entries = {key: entry for key, entry in computed.entries.items() if not entry.get("error")}
-    entries.update({key: old[key] for key in computed.failed if key in old})
+    for key in computed.failed:
+        for kept, entry in kept_for(key, old).items():
+            entries.setdefault(kept, entry)  # what compiled now wins over what was committed
     if only is not None:
         entries = {**others(committed or {}, only), **entries}
     return entries

@@ -6,8 +6,13 @@ into the file's line. What passes reaches the gate with the types the gate reaso
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any
+from typing import Any, Callable
+
+from ttinspect.errors import TTInspectError
+from ttinspect.targets.lookup import parse_arch
+from ttinspect.toolchains.registry import VERSION_RE
 
 _TOP = {"format": str, "triton_version": str, "targets": list, "facts": list, "entries": dict}
 _TOP_REQUIRED = ("format", "entries")
@@ -16,14 +21,34 @@ _ENTRY_OPTIONAL = ("file", "line", "device")
 _FINDING_REQUIRED = ("id", "severity", "title")
 _FINDING_OPTIONAL = ("slug", "line", "fix")
 _SEVERITIES = ("info", "warning", "error")
-# The facts the gate compares by value (gate.classify): their types are exact. Other facts are shown as
-# they are, so any small JSON value will do.
-_GUARDED_TYPES: dict[str, tuple[type, ...]] = {
-    "spills": (int,), "pipeline_depth": (int,), "tensor_core_path": (str,), "occupancy": (str, int, float),
-    "fits": (bool,), "shared_memory": (int,)}
+# The tensor-core paths the compilers' code can take (facts/ptx.py, facts/amd.py), as gate.py ranks them.
+TENSOR_CORE_PATHS = ("none", "mma.sync", "mfma", "wmma", "wgmma", "tcgen05")
+_PERCENT = re.compile(r"(0|[1-9][0-9]?|100)%")  # occupancy as the resource calculators write it: f"{x:.0%}"
+
+
+def _count(value: Any) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"must be int or null, got {_kind(value)}"
+    return None if 0 <= value < 10**12 else f"must be a count (0 or more), got {value}"
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
+    return lambda value: None if value in choices else f"{_shown(value)}: one of {', '.join(choices)} or null"
+
+
+# The facts the gate compares by value (gate.classify): each value is one the fact can take (its type, its
+# enumeration or range), so a hand edit cannot make a regression pass or an improvement fail. Other facts are
+# shown as they are, so any small JSON value will do.
+_GUARDED_VALUES: dict[str, Callable[[Any], str | None]] = {
+    "spills": _count, "pipeline_depth": _count, "shared_memory": _count,
+    "tensor_core_path": _one_of(TENSOR_CORE_PATHS),
+    "occupancy": lambda value: None if isinstance(value, str) and _PERCENT.fullmatch(value)
+    else f"must be a percentage from 0% to 100% (\"62%\") or null, got {_shown(value)}",
+    "fits": lambda value: None if isinstance(value, bool) else f"must be bool or null, got {_kind(value)}"}
 _EXTRA_FACTS = ("fits", "loop_depths")  # written beside FACTS (entries.compute)
-# `FILE:EXAMPLE@TARGET`, with `#triton=X` for a release's entries (run.RELEASE)
-_KEY = re.compile(r"[^\x00-\x1f\x7f]+:[^:@\x00-\x1f\x7f]+@[^@#\s\x00-\x1f\x7f]+(#triton=[^\s#\x00-\x1f\x7f]+)?")
+RELEASE = "#triton="  # a release's entries are keyed `FILE:EXAMPLE@TARGET#triton=X` (run.RELEASE)
+_TARGET = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")  # sm_90, sm90, sm_90a, gfx942, gfx90a:xnack-
+_NOT_IN_A_NAME = ":@#"  # the key's separators: FILE:EXAMPLE@TARGET#triton=X
 MAX_TEXT = 65536  # characters in one string: a finding's fix is a few hundred
 MAX_ITEMS = 100_000  # entries, findings, list items
 MAX_DEPTH = 4  # a fact's nesting: block sizes are pairs in a list (depth 2)
@@ -71,8 +96,9 @@ def validate(document: Any, facts: tuple[str, ...]) -> None:
 
 def _entry(key: str, entry: Any, facts: tuple[str, ...]) -> None:
     path: tuple[str | int, ...] = ("entries", key)
-    if len(key) > 1000 or not _KEY.fullmatch(key):
-        raise Invalid(path, f"the entry key {_shown(key)} is not FILE:EXAMPLE@TARGET")
+    why = key_problem(key)
+    if why:
+        raise Invalid(path, f"is not FILE:EXAMPLE@TARGET: {why}")
     if not isinstance(entry, dict):
         raise Invalid(path, f"must be an object, got {_kind(entry)}")
     _known_keys(entry, path, _ENTRY_REQUIRED + _ENTRY_OPTIONAL, _ENTRY_REQUIRED)
@@ -81,6 +107,11 @@ def _entry(key: str, entry: Any, facts: tuple[str, ...]) -> None:
             if not isinstance(entry[name], str):
                 raise Invalid((*path, name), f"must be a string, got {_kind(entry[name])}")
             _text(entry[name], (*path, name), name=True)
+    target = key.partition(RELEASE)[0].rpartition("@")[2]
+    if entry["target"] not in (target, _canonical(target)):  # the gate reads the key, a reader the field
+        raise Invalid((*path, "target"), f"{_shown(entry['target'])} disagrees with its key's target {target!r}")
+    if entry.get("file") is not None and library_path_problem(entry["file"]):
+        raise Invalid((*path, "file"), f"{_shown(entry['file'])} {library_path_problem(entry['file'])}")
     _line(entry.get("line"), (*path, "line"))
     if not isinstance(entry["facts"], dict):
         raise Invalid((*path, "facts"), f"must be an object, got {_kind(entry['facts'])}")
@@ -88,15 +119,85 @@ def _entry(key: str, entry: Any, facts: tuple[str, ...]) -> None:
         where = (*path, "facts", fact)
         if fact not in facts and fact not in _EXTRA_FACTS:
             raise Invalid(where, f"{_shown(fact)} is not a fact this format keeps")
-        kinds = _GUARDED_TYPES.get(fact)
-        if kinds is not None and value is not None and (not isinstance(value, kinds)
-                                                          or isinstance(value, bool) != (bool in kinds)):
-            raise Invalid(where, f"must be {' or '.join(k.__name__ for k in kinds)} or null, got {_kind(value)}")
+        check = _GUARDED_VALUES.get(fact)
+        wrong = check(value) if check is not None and value is not None else None
+        if wrong:
+            raise Invalid(where, wrong)
         _json(value, where, 0)
     if not isinstance(entry["findings"], list):
         raise Invalid((*path, "findings"), f"must be a list, got {_kind(entry['findings'])}")
     for index, finding in enumerate(_bounded_list(entry["findings"], (*path, "findings"))):
         _finding(finding, (*path, "findings", index))
+
+
+@functools.lru_cache(maxsize=256)
+def _canonical(target: str) -> str:
+    """The name an entry records for the target its key was made with (`sm90`, `sm_90a` -> `sm_90`)."""
+    try:
+        return parse_arch(target).name
+    except TTInspectError:  # not a target this ttinspect knows: only the same name agrees
+        return target
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` is not `FILE:EXAMPLE@TARGET[#triton=X.Y.Z]` with FILE a path inside the library (None: it is)."""
+    if len(key) > 2000:
+        return f"{len(key)} characters long"
+    base, release_mark, release = key.partition(RELEASE)
+    head, at, target = base.rpartition("@")
+    file, colon, example = head.rpartition(":")
+    if not (at and colon and file):
+        return "a part is missing"
+    if release_mark and not VERSION_RE.fullmatch(release):
+        return f"its release {_shown(release)} is not a version X.Y.Z"
+    if not _TARGET.fullmatch(target):
+        return f"its target {_shown(target)} is not a target's name"
+    problem = example_name_problem(example)
+    if problem:
+        return problem
+    problem = library_path_problem(file)
+    return f"its FILE {_shown(file)} {problem}" if problem else None
+
+
+def example_name_problem(name: Any) -> str | None:
+    """Why `name` cannot be an example's name in an entry key (None: it can): not a string, empty, too long, or
+    holding a key separator (`:`, `@`, `#`), a control character or a lone surrogate (not Unicode text)."""
+    if not isinstance(name, str):
+        return f"the example name {_shown(name)} is {_kind(name)}, not a string"
+    if not name.strip() or len(name) > 200:
+        return f"the example name {_shown(name)} is empty or longer than 200 characters"
+    bad = next((c for c in name if not_in_a_name(c)), None)
+    if bad is not None:
+        what = "a key separator (FILE:EXAMPLE@TARGET)" if bad in _NOT_IN_A_NAME else \
+            "a lone surrogate (not Unicode text)" if 0xD800 <= ord(bad) <= 0xDFFF else "a control character"
+        return f"the example name {_shown(name)} holds {bad!r}, {what}"
+    return None
+
+
+def not_in_a_name(char: str) -> bool:
+    """A character an example's name cannot hold: a key separator, or one that is no printable text."""
+    return char in _NOT_IN_A_NAME or _unprintable(char)
+
+
+def library_path_problem(file: str) -> str | None:
+    """Why `file` is not a normalized path relative to the library's root, inside it (None: it is; the reason
+    reads after the file's name). A snapshot from elsewhere names files, never places outside the library: no
+    absolute path, no `..`, no `.`, no backslash (the key is written with `/` on every system)."""
+    bad = next((c for c in file if _unprintable(c) or c == "\\"), None)
+    if bad is not None:
+        return f"holds {bad!r} (a library path holds no control character, lone surrogate or backslash)"
+    parts = file.split("/")
+    if file.startswith("/") or re.match(r"[A-Za-z]:/", file) or any(p in ("", ".", "..") for p in parts):
+        return "is not a path inside the library (relative to its root, normalized, no '..')"
+    return None
+
+
+def _unprintable(char: str) -> bool:
+    """A control character (C0, DEL, C1), a bidirectional control, or a lone surrogate (not Unicode text: it
+    cannot even be written as UTF-8)."""
+    code = ord(char)
+    return code < 32 or 127 <= code < 160 or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 \
+        or 0xD800 <= code <= 0xDFFF
 
 
 def _finding(finding: Any, path: tuple[str | int, ...]) -> None:
@@ -160,6 +261,9 @@ def _text(value: str, path: tuple[str | int, ...], name: bool = False) -> None:
     bad = next((c for c in value if (ord(c) < 32 or ord(c) == 127) and c not in allowed), None)
     if bad is not None:
         raise Invalid(path, f"holds the control character {bad!r}")
+    surrogate = next((c for c in value if 0xD800 <= ord(c) <= 0xDFFF), None)
+    if surrogate is not None:  # `"\ud800"` parses, yet is no text: it cannot be written, printed or compared
+        raise Invalid(path, f"holds {surrogate!r}, a lone surrogate: not Unicode text")
 
 
 _KIND_NAMES = {str: "a string", list: "a list", dict: "an object"}

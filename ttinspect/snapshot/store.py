@@ -55,6 +55,7 @@ def _stable(value: Any, depth: int = 0) -> str:
 MAX_BYTES = 256 << 20  # 100 000 entries of a few KB each; a bigger file is not one of ours
 # git's conflict markers, each at the start of a line: a merge that left both sides in the file
 _CONFLICT = re.compile(r"^[ \t]*(<<<<<<<( |$)|=======$|>>>>>>>( |$)|\|{7}( |$))", re.MULTILINE)
+_CONFLICT_LINE = re.compile(_CONFLICT.pattern + ".*$", re.MULTILINE)
 _OURS = re.compile(r'^\s*"format": "ttinspect-snapshot/', re.MULTILINE)
 
 
@@ -85,7 +86,8 @@ def load(path: Path) -> dict[str, Any]:
         line = data.count(b"\n", 0, error.start) + 1
         raise UsageError(f"{path}:{line}: {_whose(data)} (not UTF-8 at byte {error.start})") from None
     conflict = _CONFLICT.search(text)
-    if conflict and _whose(data) != "not a ttinspect snapshot":
+    if conflict and _whose(_CONFLICT_LINE.sub("", text).encode()) != "not a ttinspect snapshot":  # markers anywhere,
+        # line 1 included (a snapshot wrapped whole in one side and the other): the merge is the cause, said so
         line = text.count("\n", 0, conflict.start()) + 1
         raise UsageError(f"{path}:{line}: a ttinspect snapshot with git conflict markers "
                          f"({text[conflict.start():].splitlines()[0][:40]!r}); take one side (git checkout --ours "
