@@ -12,8 +12,10 @@ Other tools the suite starts write to HOME unless told otherwise; each is pointe
 writes ~/.rustup/settings.toml), Ray (RAY_AUTH_MODE=disabled: a local cluster otherwise saves a token to
 ~/.ray/auth_token, a path Ray does not let us move), matplotlib (MPLCONFIGDIR, else ~/.config/matplotlib) and
 pre-commit (PRE_COMMIT_HOME). pip, uv, torch and pre-commit keep their caches under XDG_CACHE_HOME, set above.
-With TTINSPECT_CHECK_HOME=1 the session lists everything under HOME when it starts and fails if the list
-differs when it ends (run it with a HOME of its own: docs/testing.md).
+torch's Inductor (TORCHINDUCTOR_CACHE_DIR, else $TMPDIR/torchinductor_USER), torch hub and extensions (TORCH_HOME,
+TORCH_EXTENSIONS_DIR) and the CUDA driver's JIT cache (CUDA_CACHE_PATH, else ~/.nv) go there too.
+With TTINSPECT_CHECK_HOME=1 the session lists everything under HOME and the names in TMPDIR when it starts and
+fails if either differs when it ends (run it with a HOME and TMPDIR of its own: docs/testing.md).
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ os.environ["RUSTUP_HOME"] = str(_SESSION / "rustup")
 os.environ["RAY_AUTH_MODE"] = "disabled"
 os.environ["MPLCONFIGDIR"] = str(_SESSION / "matplotlib")
 os.environ["PRE_COMMIT_HOME"] = str(_SESSION / "pre-commit")
+# torch and the CUDA driver keep caches of their own outside XDG_CACHE_HOME: Inductor under
+# $TMPDIR/torchinductor_<user> (importing torch.library's triton_op makes it), the driver's JIT cache in ~/.nv.
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_SESSION / "torchinductor")
+os.environ["TORCH_HOME"] = str(_SESSION / "torch")
+os.environ["TORCH_EXTENSIONS_DIR"] = str(_SESSION / "torch-extensions")
+os.environ["CUDA_CACHE_PATH"] = str(_SESSION / "nv-compute-cache")
 
 _HOME = Path.home()
 _WATCHED = (_HOME / ".cache" / "ttinspect", _HOME / ".triton")
@@ -51,6 +59,8 @@ def _snapshot(root: Path) -> tuple:
 _BEFORE = {root: _snapshot(root) for root in _WATCHED}
 _CHECK_HOME = os.environ.get("TTINSPECT_CHECK_HOME", "") == "1"
 _HOME_BEFORE = _snapshot(_HOME) if _CHECK_HOME else ()
+_TMP = Path(tempfile.gettempdir())
+_TMP_BEFORE = {p.name for p in _TMP.iterdir()} if _CHECK_HOME else set()
 
 
 def _home_changes(before: tuple, after: tuple) -> list[str]:
@@ -58,6 +68,13 @@ def _home_changes(before: tuple, after: tuple) -> list[str]:
     old, new = dict(before), dict(after)
     return sorted([f"+ {p}" for p in new.keys() - old.keys()] + [f"- {p}" for p in old.keys() - new.keys()]
                   + [f"~ {p}" for p in old.keys() & new.keys() if old[p] != new[p] and not (_HOME / p).is_dir()])
+
+
+def _tmp_left() -> list[str]:
+    """What the session left in TMPDIR: new entries besides pytest's own tmp_path folders (pytest-of-USER, which
+    pytest keeps for the last three runs by design; --basetemp moves them)."""
+    return sorted(f"+ {name}" for name in {p.name for p in _TMP.iterdir()} - _TMP_BEFORE
+                  if not name.startswith("pytest-of-"))
 
 
 def _has_cuda() -> bool:
@@ -95,12 +112,15 @@ def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_SESSION, ignore_errors=True)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     home_changes = _home_changes(_HOME_BEFORE, _snapshot(_HOME)) if _CHECK_HOME else []
-    if home_changes:
+    tmp_left = _tmp_left() if _CHECK_HOME else []
+    for where, changes in ((f"changed HOME ({_HOME})", home_changes), (f"left files in TMPDIR ({_TMP})", tmp_left)):
+        if not changes:
+            continue
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if reporter is not None:
             reporter.ensure_newline()
-            reporter.write_line(f"error: the test session changed HOME ({_HOME}), TTINSPECT_CHECK_HOME=1:", red=True)
-            for change in home_changes[:50]:
+            reporter.write_line(f"error: the test session {where}, TTINSPECT_CHECK_HOME=1:", red=True)
+            for change in changes[:50]:
                 reporter.write_line(f"  {change}", red=True)
     if touched and reporter is not None:
         reporter.write_line(f"warning: {', '.join(touched)} changed during the test session "

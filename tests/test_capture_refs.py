@@ -164,8 +164,9 @@ def test_list_is_one_row_per_compile_the_most_launched_first():
     assert winner["winner"] and winner["ms"] == 0.171 and not tried["winner"] and tried["best_ms"] == 0.171
     assert rows[2]["grids"] == [[1, 1, 1]] and rows[2]["args"][0]["n"] == 1000
     assert {r["source"] for r in rows} == {"missing"} and {r["target"] for r in rows} == {"sm_90"}
-    text = run_cli_ok("list", EXAMPLE, "--width", "120")
-    assert "best of 2 (0.171 ms)" in text and "#1 of 2: 0.214 ms, best 0.171" in text and "missing" in text
+    text = " ".join(run_cli_ok("list", EXAMPLE, "--width", "120").split())
+    assert "chosen for M=1024 N=1024 K=1024 (of 2, 0.171 ms)" in text and "missing" in text
+    assert "tried for M=1024 N=1024 K=1024 (#1 of 2, 0.214 ms);" in text and "chose #2 (0.171 ms)" in text
     assert_one_line_error(run_cli("list", EXAMPLE, "--arch", "sm_80"), EXIT_USAGE, "--arch does not apply")
 
 

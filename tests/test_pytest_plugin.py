@@ -20,6 +20,11 @@ from ttinspect.pytest_plugin import ExpectationFailed, expect
 
 pytest_plugins = ["pytester"]
 
+# pytester's inline runs put sys.modules back as it was before each run: a Triton first imported inside one
+# is dropped after it, and importing Triton's native extension a second time aborts the process (SIGABRT,
+# seen when this file runs alone). Imported here once, it stays for every inline run.
+pytest.importorskip("triton")
+
 # A user's own kernel, written next to the inner test files.
 USER_KERNEL = '''
 import triton
@@ -113,7 +118,7 @@ def test_fixture_passing_session(pytester):
     result.stdout.no_fnmatch_line("*ttinspect: *on sm_*---*")  # no sections for passing tests
 
 
-def test_failing_expect_lists_mismatches_then_summary(pytester):
+def test_failing_expect_lists_mismatches_their_evidence_and_the_command_for_the_rest(pytester):
     pytester.makepyfile(test_fail='''
         def test_depth(ttinspect):
             r = ttinspect.inspect("opt", arch="sm_90", num_stages=3)
@@ -125,17 +130,21 @@ def test_failing_expect_lists_mismatches_then_summary(pytester):
         "E*ExpectationFailed: ttinspect: 2 of 3 expectation(s) failed for opt:num_stages=3 on sm_90*",
         "E*  pipeline_depth: expected 4, got 3",
         "E*pipeline depth (num_stages): *Two witnesses agree: PTX wait_group 2 / 2 commit groups per iteration + 2*",
+        "E*ptx:*  cp.async.wait_group 2;",  # the line that shows it
         "E*  max_shared_memory: expected <= 16384, got 30720",
         "E*dynamic shared memory per CTA*",
-        "E*ttinspect report: opt:num_stages=3 on sm_90*",
-        "E*  pipeline_depth = 3",
-        "E*main loop PTX:",
-        "E*cp.async.wait_group*2;",
-        "E*wgmma.mma_async*",
+        "E*every fact: ttinspect report opt:num_stages=3 --arch sm_90 --explain",
+        "E*the main loop: ttinspect dump opt:num_stages=3 --arch sm_90 --loop*",
     ])
     text = result.stdout.str()
     assert "tensor_core_path: expected" not in text  # the passing check is not listed
-    assert "-- ttinspect: opt:num_stages=3 on sm_90 --" not in text  # summary not repeated
+    assert "main loop PTX:" not in text and "ttinspect report:" not in text  # the rest is a command away
+    assert "-- ttinspect: opt:num_stages=3 on sm_90 --" not in text
+    assert len(text.splitlines()) < 40, text  # was ~610 lines: every fact and the whole main-loop PTX
+    verbose = pytester.runpytest("-p", "no:cacheprovider", "-vv")
+    verbose.assert_outcomes(failed=1)
+    verbose.stdout.fnmatch_lines(["*-- ttinspect: opt:num_stages=3 on sm_90 --*", "  pipeline_depth = 3",
+                                  "main loop PTX:", "*wgmma.mma_async*"])
 
 
 def test_bare_assert_gets_facts_section_only_where_the_fixture_was_used(pytester):
@@ -248,7 +257,7 @@ def test_budgets(opt3):
     assert "2 of 3 expectation(s) failed" in message
     assert "max_shared_memory: expected <= 16384, got 30720" in message
     assert "min_pipeline_depth: expected >= 4, got 3" in message
-    assert "max_num_warps" not in message.split("ttinspect report:")[0]
+    assert "max_num_warps" not in message
     assert info.value.report is opt3 and len(info.value.mismatches) == 2
     with pytest.raises(UsageError, match="numeric facts only; tensor_core_path is 'wgmma'"):
         expect(opt3, max_tensor_core_path=3)

@@ -37,8 +37,9 @@ _REPORTS = pytest.StashKey["list[Report]"]()  # the Reports a test's `ttinspect`
 
 
 class ExpectationFailed(AssertionError):
-    """`expect` found facts that differ from what was expected. The message lists each mismatch and
-    then the report's summary (every fact and the main-loop PTX)."""
+    """`expect` found facts that differ from what was expected. The message lists each mismatch with its
+    fact's meaning and the lines of compiled code that show it, then the command that shows the rest (every
+    fact, the main loop); `.report.summary()` is that rest as text."""
 
     def __init__(self, message: str, report: Report, mismatches: tuple[str, ...]):
         super().__init__(message)
@@ -112,8 +113,8 @@ def expect(report: Any, **expected: Any) -> Report:
     """Check facts of `report` (a Report, or anything `inspect` takes as it is: `"my_mm.py:small"`,
     `"cache:3fa9c2"`, a kernel object whose arguments need no values) by key; raise `ExpectationFailed`
     (an AssertionError) listing every mismatch — key, expected, actual, the fact's explanation or why it
-    is unknown — followed by the
-    report's summary (all facts and the main-loop PTX).
+    is unknown, the compiled lines that show it — and then the command that shows every fact and the main
+    loop (`pytest -vv` adds them to the failure as a section).
 
     - `key=value`: the fact equals value (`pipeline_depth=3`, `tensor_core_path="wgmma"`,
       `loop_wait_group=(2,)`; lists count as tuples, a dict matches a counts fact such as
@@ -163,7 +164,8 @@ def expect(report: Any, **expected: Any) -> Report:
                 continue
             wanted = f"{op} {want!r}"
         actual = f"{got!r}" if got is not None else f"unknown ({fact.unknown or 'no reason given'})"
-        mismatches.append(f"  {name}: expected {wanted}, got {actual}\n      {_describe(fact)}")
+        evidence = "".join(f"\n      {line}" for line in _evidence(report, key))
+        mismatches.append(f"  {name}: expected {wanted}, got {actual}\n      {_describe(fact)}{evidence}")
 
     failed = len(mismatches)
     if max_severity is not None:
@@ -174,9 +176,35 @@ def expect(report: Any, **expected: Any) -> Report:
         checked = len(expected) + (max_severity is not None)
         head = (f"ttinspect: {failed} of {checked} expectation(s) failed for "
                 f"{report.label} on {report.target} (Triton {report.triton_version}, {report.kernel})")
-        message = "\n".join([head, *mismatches, "", report.summary()])
+        message = "\n".join([head, *mismatches, _the_rest(report)])
         raise ExpectationFailed(message, report, tuple(mismatches))
     return report
+
+
+def _evidence(report: Report, key: str) -> list[str]:
+    """The compiled lines that show fact `key` (`ptx:412  cp.async.wait_group 2;`), as a diff shows them."""
+    from ttinspect.compare.evidence import witness  # on use: the plugin loads in every pytest session
+
+    return witness(report.build, key, limit=2)
+
+
+def _the_rest(report: Report) -> str:
+    """Where every fact and the main loop are: the commands, where the report's label is a shipped variant's
+    reference that compiles this very kernel (a user's kernel may share its name); else `pytest -vv`."""
+    import shlex
+
+    from ttinspect.errors import TTInspectError  # on use: the plugin loads in every pytest session
+    from ttinspect.kernel.catalog import get_variant  # on use: the plugin loads in every pytest session
+
+    try:
+        variant = get_variant(report.label.partition(":")[0].partition("@")[0]).kernel == report.kernel
+    except TTInspectError:
+        variant = False
+    if variant:
+        ref, arch = shlex.quote(report.label), shlex.quote(report.target)
+        return (f"every fact: ttinspect report {ref} --arch {arch} --explain\n"
+                f"the main loop: ttinspect dump {ref} --arch {arch} --loop   (pytest -vv adds both here)")
+    return "every fact and the main loop: pytest -vv adds them here; in Python, error.report.summary()"
 
 
 def _findings_above(report: Report, max_severity: str) -> list[str]:
@@ -281,7 +309,7 @@ def _reports_of(item: pytest.Item) -> list[Report]:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
-    if call.when != "call" or _REPORTS not in item.stash:
+    if call.when != "call":
         return
     rep = outcome.get_result()
     error = call.excinfo.value if call.excinfo is not None else None
@@ -289,9 +317,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not rep.failed or not isinstance(error, (AssertionError, pytest.fail.Exception)):
         return
     shown = error.report if isinstance(error, ExpectationFailed) else None
+    if shown is not None and item.config.get_verbosity() >= 2:  # -vv: the rest the expect message points to
+        rep.sections.append((f"ttinspect: {shown.label} on {shown.target}", shown.summary()))
+    if _REPORTS not in item.stash:
+        return
     for report in _reports_of(item):
         if report is shown:
-            continue  # the expect message already carries this summary
+            continue  # the expect message names its failing facts, and how to see the rest
         rep.sections.append((f"ttinspect: {report.label} on {report.target}", report.summary()))
 
 
@@ -322,6 +354,7 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
 # --- --ttinspect-capture=FILE: record the kernels the tests compile and launch ---------------------------
 
 _CAPTURE = pytest.StashKey[Any]()  # the Recording (in the controller) or True (in an xdist worker)
+_CAPTURE_EXIT = pytest.StashKey[int]()  # the session's exit status, for the capture's end
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -347,6 +380,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--ttinspect-capture: {error}") from None
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_CAPTURE_EXIT] = int(exitstatus)  # a capture's end record says how the run ended
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     recording = config.stash.get(_CAPTURE, None)
     if recording is None or recording is False:
@@ -356,6 +393,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if recording is True:
         api.leave_as_worker()
         return
-    merged = recording.finish()
+    merged = recording.finish(config.stash.get(_CAPTURE_EXIT, None))
     config.get_terminal_writer().line(f"ttinspect: captured {merged.compiles} compile(s) and {merged.launches} "
                                       f"launch(es) into {merged.path}")

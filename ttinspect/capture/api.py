@@ -31,8 +31,9 @@ class Recording:
 
     shared_env: dict[str, str | None] | None = None  # what the environment held before worker processes were told
 
-    def finish(self) -> Merged:
-        """Stop recording and write the file (idempotent)."""
+    def finish(self, exit_code: int | None = None) -> Merged:
+        """Stop recording and write the file (idempotent). `exit_code`: what the recorded run ended with,
+        when the caller knows it (the pytest option passes the session's); a block of Python has none."""
         if self.result is None:
             for name, value in (self.shared_env or {}).items():
                 if value is None:
@@ -41,7 +42,7 @@ class Recording:
                     os.environ[name] = value
             if session.current() is not None and session.current().part.parent == self.folder:  # type: ignore[union-attr]
                 recording.finish()
-            self.result = merge(self.folder, self.path, base_header=self.header, exit_code=None,
+            self.result = merge(self.folder, self.path, base_header=self.header, exit_code=exit_code,
                                 compress=self.compress, force=self.force)
         return self.result
 

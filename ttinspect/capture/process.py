@@ -21,9 +21,20 @@ def header(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """The header fields (format 1, less "format" and "type") for this process; `argv` defaults to its own.
     The device is None here: the hooks name it once they see it (Session.set_device)."""
     return {"tool": "ttinspect", "tool_version": version("ttinspect"), "created": now(),
-            "argv": list(sys.argv if argv is None else argv), "cwd": os.getcwd(),
+            "argv": command_line() if argv is None else list(argv), "cwd": os.getcwd(),
             "python": platform.python_version(), "triton": version("triton"), "torch": version("torch"),
             "interpreter": interpreter_on(), "device": None}
+
+
+def command_line() -> list[str]:
+    """This process's command as it was typed: `python -m pytest -q` (sys.orig_argv), where sys.argv says
+    `.../pytest/__main__.py -q`; a console script its shebang started (`pytest -q`: orig_argv is the venv's
+    python, then the script's path) by the script's name."""
+    typed = list(getattr(sys, "orig_argv", None) or sys.argv)
+    if len(typed) >= 2 and sys.argv and typed[1] == sys.argv[0] and os.path.isabs(typed[1]) \
+            and os.path.dirname(typed[1]) == os.path.dirname(sys.executable):
+        return [os.path.basename(typed[1]), *typed[2:]]
+    return typed
 
 
 def run_fields(fields: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ none when that is 0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ttinspect.backends import backend_for
@@ -65,27 +66,46 @@ def defaulted_num_stages(stages) -> bool:
     return config is not None and "num_stages" not in config
 
 
+def loop_stages(stages, loop) -> tuple[int | None, Evidence | None]:
+    """The stages the loop asks for itself (`tl.range(..., num_stages=N)`: `tt.num_stages = N` on the TTIR
+    loop's closing line), with that line as evidence; (None, None) when it leaves them to the launch."""
+    if not loop.op.end_line:
+        return None, None
+    found = _LOOP_STAGES.search(stages.lines("ttir")[loop.op.end_line - 1])
+    return (int(found[1]), stages.evidence("ttir", loop.op.end_line)) if found else (None, None)
+
+
+_LOOP_STAGES = re.compile(r"\btt\.num_stages = (\d+)")
+
+
 def loop_not_pipelined(report, build) -> list[Finding]:
-    asked = fact_value(report, "num_stages")
-    if not isinstance(asked, int) or asked <= 1 or build is None:
-        return []  # nothing asked for
+    launch = fact_value(report, "num_stages")
+    if build is None:
+        return []
     stages = stages_of(build)
-    depth, inferred = loop_depth(report, stages)
-    if depth is None or depth >= asked:
-        return []  # pipelined as asked, or the depth is unknown: silent
     loop = _loop_of_interest(stages)
     if loop is None:
         return []
+    # the loop's own tl.range(num_stages=N) is what the pipeliner honours for it (a 1 there is a cause
+    # below: the launch's stages, which it overrides, are what was asked of the kernel)
+    own, own_line = loop_stages(stages, loop)
+    asked = own if own is not None and own > 1 else launch
+    if not isinstance(asked, int) or asked <= 1:
+        return []  # nothing asked for
+    depth, inferred = loop_depth(report, stages)
+    if depth is None or depth >= asked:
+        return []  # pipelined as asked, or the depth is unknown: silent
     trips = trip_count(stages.ttir, loop.op, stages.launch_args)
     if trips.value is not None and trips.value <= 1:
         return []  # it runs once (or never) for the values this build had: nothing to overlap
-    reasons = _why_not_pipelined(report, build, loop)
+    reasons = _why_not_pipelined(report, build, loop, asked)
     causes = [r for r in reasons if r.cause]
     shallow = depth > 1
     if shallow and not causes:
         return []  # a shallower pipeline without a known cause is not worth a guess
-    evidence = [e for e in (fact_evidence(report, "num_stages"), inferred or fact_evidence(report, "pipeline_depth"))
-                if e]
+    by_loop = asked == own
+    evidence = [e for e in (own_line if by_loop else fact_evidence(report, "num_stages"),
+                            inferred or fact_evidence(report, "pipeline_depth")) if e]
     evidence += [stages.mlir_evidence("ttir", loop.op)]
     for reason in reasons:
         evidence += reason.evidence
@@ -97,11 +117,15 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     if history_text:
         why_found += ". " + history_text
     why_found += _trips_text(trips)
-    default = defaulted_num_stages(stages)
-    stages_text = f"Triton's default num_stages={asked} (the launch does not set it)" if default else \
-        f"num_stages={asked}"
-    title = (f"main loop pipelined {depth} stages deep, {stages_text} asked for" if shallow else
-             f"main loop not software-pipelined although {stages_text}")
+    if by_loop:  # the loop's own stages, never the launch's it overrides
+        said = f"its tl.range(..., num_stages={asked})"
+        title = (f"main loop pipelined {depth} stages deep, fewer than {said} asks for" if shallow else
+                 f"main loop not software-pipelined although {said} asks for {asked} stages")
+    else:
+        said = (f"Triton's default num_stages={asked} (the launch does not set it)" if defaulted_num_stages(stages)
+                else f"num_stages={asked}")
+        title = (f"main loop pipelined {depth} stages deep, {said} asked for" if shallow else
+                 f"main loop not software-pipelined although {said}")
     if shallow:
         matters = "Fewer loads are in flight than asked for, so less memory latency is hidden. "
     elif loop.dots:
@@ -146,7 +170,7 @@ def _ops_in(module, loop, name: str) -> list:
     return [op for op in module.ops if op.name == name and loop.op.line < op.line <= loop.op.end_line]
 
 
-def _why_not_pipelined(report, build, loop) -> list[Reason]:
+def _why_not_pipelined(report, build, loop, asked: int) -> list[Reason]:
     """Every condition the final IR shows that keeps Triton's pipeliner off `loop` (a TTIR MlirLoop).
 
     Causes come from the final TTIR/TTGIR/PTX and the config; where the build's pass history is already
@@ -156,7 +180,6 @@ def _why_not_pipelined(report, build, loop) -> list[Reason]:
     module = stages.ttir
     reasons: list[Reason] = []
     target = build.target
-    asked = fact_value(report, "num_stages")
     loads = _ops_in(module, loop, "tt.load")
     load_evidence = tuple(stages.mlir_evidence("ttir", op) for op in loads[:2])
     if not backend_for(target).has_async_copy(target):

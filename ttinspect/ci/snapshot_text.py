@@ -1,5 +1,6 @@
 """`snapshot --check` on a terminal: the verdict first, then regressions, improvements and the rest, one line
-each with the kernel's file:line and diff's explanation indented under it."""
+each with the kernel's file:line and diff's explanation indented under it, wrapped to the terminal's width
+(render/term.py) at word boundaries: a CI log keeps every word."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import click
 
 from ttinspect.ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
 from ttinspect.files.terminal_text import shown
+from ttinspect.render import fit, term
 
 _ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (IMPROVED, "improved"), (NEW, "new"),
           (REMOVED, "removed"), (FINDING, "new findings below fail-on"), (NEUTRAL, "changed"))
@@ -23,19 +25,24 @@ def verdict(report: CIReport) -> str:
 
 
 def snapshot_text(report: CIReport, seconds: float) -> None:
-    click.echo(f"{verdict(report)} ({seconds:.1f} s)")
+    width = term.width()
+
+    def say(text: str, indent: str = "", subsequent: str = "") -> None:
+        click.echo("\n".join(fit.wrap(text, width, indent=indent, subsequent=subsequent or indent + "  ")))
+
+    say(f"{verdict(report)} ({seconds:.1f} s)")
     for status, heading in _ORDER:
         results = [r for r in report.results if r.status == status]
         if not results:
             continue
-        click.echo(f"{heading}:")
+        say(f"{heading}:")
         for result in results:
             where = f" ({result.file}:{result.line})" if result.file and result.line else ""
             # a snapshot file may come from someone else: what it names is quoted (files/terminal_text.py)
-            click.echo(shown(f"  {result.entry}: {result.message}{where}"))
+            say(shown(f"{result.entry}: {result.message}{where}"), "  ", "      ")
             if result.detail and result.detail != result.message:
-                click.echo(shown(f"      {result.detail}"))
+                say(shown(result.detail), "      ", "      ")
             if result.fix:
-                click.echo(shown(f"      fix: {result.fix}"))
+                say(shown(f"fix: {result.fix}"), "      ", "        ")
     for note in report.notes:
-        click.echo(shown(f"note: {note}"))
+        say(shown(f"note: {note}"))

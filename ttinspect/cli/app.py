@@ -10,6 +10,7 @@ import click
 from ttinspect.errors import (EXIT_FAILED, EXIT_INTERNAL, CompileError, TTInspectError, Terminated, ToolError,
                               interrupted_exit_code)
 from ttinspect.files.terminal_text import shown, shown_block, tolerate_any_encoding
+from ttinspect.cli.help_text import SHORT
 
 def _fail(error: TTInspectError) -> None:
     if os.environ.get("TTINSPECT_DEBUG") and error.__cause__ is not None:  # what the user's code raised, in full
@@ -27,7 +28,7 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Click's usage errors in one line too (click prints usage, a hint and the error on three)."""
-        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.render import term  # loaded when a command line runs, not when `cli` is imported
 
         term.reset()  # one process may run several commands (the API, CliRunner in tests)
         tolerate_any_encoding()  # PYTHONIOENCODING=ascii: what the encoding lacks is escaped, never a crash
@@ -54,6 +55,26 @@ class _Group(click.Group):
         except click.Abort as error:  # click's wrapping of Ctrl-C (and of SIGTERM/SIGHUP, errors.Terminated)
             _interrupted(error.__context__ or error)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def format_commands(self, ctx, formatter):
+        """The list `--help` ends with, from each command's one-liner (cli/help_text.py), whole: no command's
+        module is imported to list it (cli/lazy_commands.py)."""
+        rows = [(name, SHORT.get(name) or self._loaded_short_help(ctx, name)) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def _loaded_short_help(self, ctx, name: str) -> str:
+        command = self.get_command(ctx, name)  # a command help_text.py lacks (a test says so): its own words
+        return command.get_short_help_str(limit=10_000) if command is not None else ""
+
+    def shell_complete(self, ctx, incomplete):
+        """Command names from the one-liners too: a Tab on a command name imports no command's module."""
+        from click.shell_completion import CompletionItem  # only while completing
+
+        names = [name for name in self.list_commands(ctx) if name.startswith(incomplete)]
+        return [CompletionItem(name, help=SHORT.get(name)) for name in names] \
+            + click.Command.shell_complete(self, ctx, incomplete)
 
     def invoke(self, ctx):
         try:

@@ -53,7 +53,7 @@ STAGE = _Stage()
 
 
 def emit_json(data) -> None:
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off start-up and `--help`
     from ttinspect.render.jsonout import dumps
 
     click.echo(dumps(data))
@@ -66,7 +66,7 @@ def check_stage(stage: str) -> None:
 
 def stage_for(stage: str, built) -> str:
     """The stage as the build's target has it: `asm` -> ptx / amdgcn; the other vendor's stage refused."""
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off start-up and `--help`
     from ttinspect.dialects.stages import for_target
 
     return for_target(stage, built.target.backend, built.target.name)
@@ -89,7 +89,7 @@ class _ArchOption(click.Option):
     """Its help lists the targets the installed Triton compiles for, worked out only when help is shown."""
 
     def get_help_record(self, ctx):
-        # loaded when the command runs: every command module is imported at start-up
+        # only when a command's --help shows it: kept off start-up
         from ttinspect.targets.releases import supported_targets
 
         self.help = (f"Target: {', '.join(supported_targets())} (what the installed Triton compiles for; "
@@ -148,7 +148,7 @@ def ref_options(f):
 
 
 def options_from(arch, settings, args, signature, config):
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off start-up and `--help`
     from ttinspect.refs.resolver import RefOptions
 
     context = click.get_current_context(silent=True)
@@ -172,7 +172,7 @@ def kernel_source(built) -> tuple[str, str]:
 
 def _set_width(ctx, param, value):
     if value is not None:
-        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.render import term  # only when --width is given: kept off start-up
 
         term.configure(width=value)
     return value
@@ -180,7 +180,7 @@ def _set_width(ctx, param, value):
 
 def _set_color(ctx, param, value):
     if value is not None:
-        from ttinspect.render import term  # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.render import term  # only when --color is given: kept off start-up
 
         term.configure(color=value)
     return value

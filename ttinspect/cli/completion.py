@@ -17,7 +17,7 @@ def complete_ref(ctx, param, incomplete: str) -> list[CompletionItem]:
         return _kernels_in_file(incomplete)
     if "/" in incomplete or incomplete.startswith(".") or incomplete.endswith(".py"):
         return [CompletionItem(incomplete, type="file")]
-    # loaded when the command runs: every command module is imported at start-up
+    # only on a Tab that completes a reference: kept off start-up
     from ttinspect.kernel.catalog import all_variants
 
     names = sorted({n for v in all_variants() for n in (v.name, *v.aliases)})
@@ -46,19 +46,21 @@ def complete_stage(ctx, param, incomplete: str) -> list[CompletionItem]:
 
 
 def complete_arch(ctx, param, incomplete: str) -> list[CompletionItem]:
-    # loaded when the command runs: every command module is imported at start-up
+    # only on a Tab that completes a target: kept off start-up
     from ttinspect.targets.lookup import all_names
 
     return [CompletionItem(t) for t in (*all_names(), "native") if t.startswith(incomplete)]
 
 
-def install(group) -> None:
-    """Attach the completers by parameter name, so every command that takes a REF or --arch gets them."""
-    by_name = {"ref": complete_ref, "refs": complete_ref, "a": complete_ref, "b": complete_ref,
-               "variants": complete_ref, "variant": complete_ref, "stage": complete_stage, "arch": complete_arch}
-    for command in group.commands.values():
-        for param in command.params:
-            completer = by_name.get(param.name or "")
-            if completer is not None:
-                # click keeps a parameter's completer here; its constructor argument sets the same field
-                param._custom_shell_complete = completer
+# the completers by parameter name, so every command that takes a REF or --arch gets them
+_BY_NAME = {"ref": complete_ref, "refs": complete_ref, "a": complete_ref, "b": complete_ref,
+            "variants": complete_ref, "variant": complete_ref, "stage": complete_stage, "arch": complete_arch}
+
+
+def attach(command) -> None:
+    """Attach the completers to one command's parameters (cli/main.py calls it as each command is loaded)."""
+    for param in command.params:
+        completer = _BY_NAME.get(param.name or "")
+        if completer is not None:
+            # click keeps a parameter's completer here; its constructor argument sets the same field
+            param._custom_shell_complete = completer

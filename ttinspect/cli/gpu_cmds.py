@@ -7,6 +7,7 @@ import click
 from ttinspect.errors import UsageError
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import emit_json
+from ttinspect.gpu.presence import refuse_without_gpu
 
 
 MAX_SIZE = 65536  # M=N=K: a 65536^3 fp16 matmul already needs 24 GiB for its three matrices
@@ -25,7 +26,7 @@ def _sizes(text: str) -> list[int]:
 
 def _captured(variants: tuple[str, ...], command: str) -> bool:
     """Whether VARIANTS are captured kernels (all of them), not shipped matmul variants (none of them)."""
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off every other command's start-up
     from ttinspect.refs.captured import is_capture_ref
 
     captured = [v for v in variants if is_capture_ref(v)]
@@ -73,25 +74,21 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
     captured shapes, beside the first and checked against it."""
     if _captured(variants, "bench"):
         _matmul_only(ctx, ("sizes", "dtype", "plot_path"), "bench")
-        # loaded when the command runs: every command module is imported at start-up
+        # loaded when the command runs: kept off every other command's start-up
         from ttinspect.gpu.replay import bench_captured
 
         replayed = bench_captured(variants, rounds, source)
         if as_json:
             emit_json(replayed.as_dict())
             return
-        # loaded when the command runs: every command module is imported at start-up
+        # loaded when the command runs: kept off every other command's start-up
         from ttinspect.render.gpu_tables import replay_table
 
         replay_table(replayed)
         return
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.gpu.bench import bench as run_bench, plot, require_gpu
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.refs.reference import parse_ref
-
-    # loaded when the command runs: every command module is imported at start-up
+    # the variants' names and the plot's path, checked before the GPU: loaded only by this command
     from ttinspect.files.outputs import IMAGE_SUFFIXES, check_output
+    from ttinspect.refs.reference import parse_ref
 
     if source is not None:
         raise UsageError("--source chooses a captured kernel's file (FILE.ttcap:KERNEL); matmul variants have one")
@@ -99,6 +96,10 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
     refs = [parse_ref(v).resolved for v in variants]
     out = check_output(plot_path, force=force, option="--plot", suffixes=IMAGE_SUFFIXES) \
         if plot_path is not None else None
+    refuse_without_gpu()  # then the GPU, before torch and the timing machinery are imported
+    # the timing machinery (it imports torch and triton): only once a GPU may be there
+    from ttinspect.gpu.bench import bench as run_bench, plot, require_gpu
+
     require_gpu()
     result = run_bench(refs, sizes_list, dtype, rounds)
     if out is not None:
@@ -106,7 +107,7 @@ def bench(ctx: click.Context, variants: tuple[str, ...], sizes: str, dtype: str,
     if as_json:
         emit_json(result.as_dict())
         return
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off every other command's start-up
     from ttinspect.render.gpu_tables import bench_table
 
     bench_table(result)
@@ -128,15 +129,15 @@ def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas:
     captured = _captured(variants, "profile")
     if captured:
         _matmul_only(ctx, ("size",), "profile")
-        # loaded when the command runs: every command module is imported at start-up
+        # loaded when the command runs: kept off every other command's start-up
         from ttinspect.gpu.replay import plans
 
         plans(variants, source)  # what a capture lacks for a replay is said before anything looks for a GPU
     elif source is not None:
         raise UsageError("--source chooses a captured kernel's file (FILE.ttcap:KERNEL); matmul variants have one")
-    # loaded when the command runs: every command module is imported at start-up
+    refuse_without_gpu()
+    # torch's check and Nsight Compute's wrapper: only once a GPU may be there
     from ttinspect.gpu.bench import require_gpu
-    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.profile import find_ncu, profile as run_profile
 
     require_gpu()
@@ -145,7 +146,7 @@ def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas:
     if as_json:
         emit_json([{"label": p.label, "kernel": p.kernel, **p.metrics} for p in profiles])
         return
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off every other command's start-up
     from ttinspect.render.gpu_tables import profile_table
 
     profile_table(profiles, None if captured else size)
@@ -158,14 +159,14 @@ def profile(ctx: click.Context, variants: tuple[str, ...], size: int, no_cublas:
 def ladder(size: int, with_profile: bool, as_json: bool) -> None:
     """Doc 003 §7.1 step by step: naive → +GROUP_SIZE_M=8 → +num_stages=4 → +modulo → opt → autotuned,
     each step's fact changes beside its measured speedup."""
-    # loaded when the command runs: every command module is imported at start-up
+    refuse_without_gpu()
+    # torch's check and the steps' compiles and facts: only once a GPU may be there
     from ttinspect.gpu.bench import require_gpu
-    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.tuning import ladder as run_ladder
 
     require_gpu()
     if with_profile:
-        # loaded when the command runs: every command module is imported at start-up
+        # loaded when the command runs: kept off every other command's start-up
         from ttinspect.gpu.profile import find_ncu
 
         find_ncu()
@@ -173,7 +174,7 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off every other command's start-up
     from ttinspect.render.gpu_tables import ladder_table
 
     ladder_table(data)
@@ -186,9 +187,9 @@ def ladder(size: int, with_profile: bool, as_json: bool) -> None:
 def autotune(variant: str, size: int, as_json: bool) -> None:
     """Time every autotune config of VARIANT on this GPU; the winner is saved and can be inspected
     anywhere with `--config best` (e.g. `ttinspect dump opt --config best`)."""
-    # loaded when the command runs: every command module is imported at start-up
+    refuse_without_gpu()
+    # torch's check and the configs' compiles: only once a GPU may be there
     from ttinspect.gpu.bench import require_gpu
-    # loaded when the command runs: every command module is imported at start-up
     from ttinspect.gpu.tuning import autotune as run_autotune
 
     require_gpu()
@@ -196,7 +197,7 @@ def autotune(variant: str, size: int, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    # loaded when the command runs: every command module is imported at start-up
+    # loaded when the command runs: kept off every other command's start-up
     from ttinspect.render.gpu_tables import autotune_table
 
     autotune_table(data)

@@ -61,10 +61,10 @@ EXAMPLES = {
 }
 
 
-def apply(group: click.Group) -> None:
-    for name, command in group.commands.items():
-        command.short_help = SHORT[name]
-        if command.epilog and "Examples:" in command.epilog:  # written beside the command already
-            continue
-        examples = "\b\nExamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
-        command.epilog = f"{command.epilog}\n\n{examples}" if command.epilog else examples
+def describe(name: str, command: click.Command) -> None:
+    """The command's one-liner, and the examples its --help ends with (unless its epilog has them)."""
+    command.short_help = SHORT[name]
+    if command.epilog and "Examples:" in command.epilog:  # written beside the command already
+        return
+    examples = "\b\nExamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
+    command.epilog = f"{command.epilog}\n\n{examples}" if command.epilog else examples

@@ -57,16 +57,26 @@ def list_command(file: str | None, as_json: bool, arch: str | None) -> None:
               help=f"One of {', '.join(STAGE_NAMES)} (default asm: ptx, or amdgcn for an AMD target).")
 @ref_options
 @click.option("--loop", is_flag=True, help="Print only the main loop.")
-@click.option("--source", "with_source", is_flag=True,
-              help="Interleave the kernel's Python lines with the stage text (like objdump -S).")
+@click.option("--source", "sources", is_flag=False, flag_value="lines", multiple=True,
+              type=click.Choice(("lines", "captured", "current")),
+              help="Alone (or `lines`): interleave the kernel's Python lines with the stage text (like objdump -S). "
+                   "captured / current: a captured kernel (FILE.ttcap:KERNEL) whose file changed since the run: "
+                   "compile the text the capture kept, or the file as it is now, as every command takes it "
+                   "(repeat --source for both: --source captured --source).")
 @click.option("--all", "dump_all", is_flag=True, help="Write every stage and metadata.json to --out.")
 @click.option("--out", help="Directory for --all.")
 @click.option("--force", is_flag=True, help="With --all: overwrite files already in --out.")
 @click.option("--header/--no-header", default=True, help="Print the one-line header comment.")
 def dump(ref: str, stage: str, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
-         signature: str | None, config: str | None, loop: bool, with_source: bool, dump_all: bool, out: str | None,
-         force: bool, header: bool) -> None:
+         signature: str | None, config: str | None, loop: bool, sources: tuple[str, ...], dump_all: bool,
+         out: str | None, force: bool, header: bool) -> None:
     """Print one compiled stage of REF (e.g. naive, opt:num_stages=3, my_mm.py:matmul, cache:3fa9c2)."""
+    with_source = "lines" in sources
+    captured = sorted({s for s in sources if s != "lines"})
+    if len(captured) > 1:
+        raise UsageError("--source captured and --source current: choose one text for the captured kernel")
+    # as --source of every other command that takes a capture reference (cli/common.py's source_option)
+    click.get_current_context().meta["ttinspect.source"] = captured[0] if captured else None
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.refs.resolver import resolve_one
     # loaded when the command runs: every command module is imported at start-up

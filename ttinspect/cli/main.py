@@ -13,30 +13,48 @@ import signal
 import stat
 import sys
 
-# Each command group registers itself on `cli` when imported.
-from ttinspect.cli import (  # noqa: F401
-    cache_cmd, check_cmd, gpu_cmds, html_cmd, inspect_cmds, passes_cmd, snapshot_cmd, sweep_cmd, targets_cmd,
-        toolchains_cmd)
-from ttinspect.cli import capture_cmd  # noqa: F401
-from ttinspect.cli import repro_cmd  # noqa: F401
-from ttinspect.cli import translate_cmd  # noqa: F401
-from ttinspect.cli import mcp_cmd  # noqa: F401
 from ttinspect.cli import reader_left
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import import_timeout_option, takes_user_files, terminal_options
-from ttinspect.cli.completion import install as _install_completion
-from ttinspect.cli.help_text import apply as _apply_help
+from ttinspect.cli.completion import attach as _attach_completion
+from ttinspect.cli.help_text import describe as _describe
+from ttinspect.cli.lazy_commands import LazyCommands
+from ttinspect.errors import Terminated
 from ttinspect.refs.leftover_children import end_left_children
 from ttinspect.refs.leftover_threads import exit_without_waiting, own_process
 
-_apply_help(cli)
-_install_completion(cli)
+# Which module registers each command on `cli`: it is imported when its command is looked up, so a command
+# imports its own module only, and `--help` none (tests/test_warm_imports.py holds both, and this table).
+COMMAND_MODULES = {
+    **dict.fromkeys(("list", "dump", "report", "diff"), "ttinspect.cli.inspect_cmds"),
+    "check": "ttinspect.cli.check_cmd",
+    "passes": "ttinspect.cli.passes_cmd",
+    "html": "ttinspect.cli.html_cmd",
+    "sweep": "ttinspect.cli.sweep_cmd",
+    "snapshot": "ttinspect.cli.snapshot_cmd",
+    "targets": "ttinspect.cli.targets_cmd",
+    **dict.fromkeys(("toolchains", "versions"), "ttinspect.cli.toolchains_cmd"),
+    "capture": "ttinspect.cli.capture_cmd",
+    "repro": "ttinspect.cli.repro_cmd",
+    "translate": "ttinspect.cli.translate_cmd",
+    "mcp": "ttinspect.cli.mcp_cmd",
+    **dict.fromkeys(("cache", "cache-info"), "ttinspect.cli.cache_cmd"),
+    **dict.fromkeys(("bench", "profile", "ladder", "autotune"), "ttinspect.cli.gpu_cmds"),
+}
 
-# Every command takes --width/--color (after its own options in --help), and so does the group.
-for _command in (cli, *cli.commands.values()):
-    terminal_options(_command)
-    if takes_user_files(_command):
-        import_timeout_option(_command)
+
+def _prepare(name: str, command) -> None:
+    """What every command gets as it is loaded: its one-liner and examples, completion of its values,
+    --width/--color (after its own options in --help), and --import-timeout where it may import a user's file."""
+    _describe(name, command)
+    _attach_completion(command)
+    terminal_options(command)
+    if takes_user_files(command):
+        import_timeout_option(command)
+
+
+cli.commands = LazyCommands(COMMAND_MODULES, _prepare)
+terminal_options(cli)  # the group takes them too
 
 __all__ = ["cli", "main"]
 
@@ -106,9 +124,6 @@ def _quiet_binding_teardown() -> None:
 def _stop_like_ctrl_c_on(*signals: int) -> None:
     """SIGTERM and SIGHUP stop a command the way Ctrl-C does (workers ended, what finished kept, no orphan),
     then exit 128 + the signal: they raise errors.Terminated, a KeyboardInterrupt, in the main thread."""
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.errors import Terminated
-
     def stop(signum, frame):
         raise Terminated(signum)
 

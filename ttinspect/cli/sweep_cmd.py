@@ -9,7 +9,8 @@ import click
 from ttinspect.errors import UsageError
 from ttinspect.files.terminal_text import shown
 from ttinspect.cli.app import cli
-from ttinspect.cli.common import REF_HELP, VALUE, args_options, config_option, emit_json, options_from, settings_option
+from ttinspect.cli.common import (REF_HELP, VALUE, args_options, config_option, emit_json, options_from,
+                                  settings_option, source_option)
 
 SWEEP_HELP = REF_HELP + """
 
@@ -42,6 +43,7 @@ Exit status:
 @settings_option
 @args_options
 @config_option
+@source_option
 @click.option("--where", "where", default=None, metavar="EXPR",
               help='Keep the points whose facts satisfy EXPR: "spills == 0 and occupancy >= 25" '
                    "(== != < <= > >=, and/or/not, parentheses; occupancy is a percentage).")
@@ -107,7 +109,7 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     shown_columns = tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else DEFAULT_COLUMNS
     parsed = options_from(None, settings, args, signature, config)
     options = {"settings": dict(parsed.settings), "args": dict(parsed.args), "signature": parsed.signature,
-               "config": parsed.config}
+               "config": parsed.config, "source": parsed.source}
     axes, points = plan(ref, grid, arch, options)
     if plot_path is not None and pair is None and len(axes) + (len({a for _, a in points}) > 1) < 2:
         raise UsageError("--plot needs two axes: a --grid with two keys, or one key and several --arch targets")

@@ -25,4 +25,3 @@ def targets_command(as_json: bool) -> None:
     from ttinspect.render.targets_table import targets_table
 
     targets_table(rows, f"Triton {version[0]}.{version[1]}" if version else "Triton (not installed)")
-    click.echo("AMD (gfx*): smem = LDS, SM = CU, warps = waves (64 lanes on CDNA, 32 on RDNA), blocks = workgroups")

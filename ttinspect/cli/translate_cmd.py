@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from ttinspect.cli.app import cli
@@ -37,7 +39,8 @@ def translate_command(ref: str, arch: str, output: str | None, force: bool) -> N
     out = check_output(output, force=force, option="-o") if output else None
     target = resolve_target(arch)
     obj, name = kernel_object(ref, target.name)
-    text = translate_to_gluon(obj, name, target)
+    # what the source imports resolves from its folder (printed: the current one, where it would be saved)
+    text = translate_to_gluon(obj, name, target, Path(out).parent if out is not None else Path.cwd())
     if out is None:
         click.echo(shown_block(text), nl=not text.endswith("\n"))  # code from the user's file: quoted controls
         return

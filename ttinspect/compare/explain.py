@@ -51,10 +51,18 @@ def _ratio(before: Any, after: Any) -> str:
 def _depth(a, b, before, after) -> str | None:
     if not isinstance(before, int) or not isinstance(after, int):
         return None
-    return (f"pipeline depth {before} → {after}: the loop now loads {max(after - 1, 0)} K steps ahead (was "
-            f"{max(before - 1, 0)}); while it waits for one step's tiles, {max(after - 2, 0)} more steps' copies "
+    ahead = max(after - 1, 0)
+    return (f"pipeline depth {before} → {after}: the loop now loads {ahead} K step{'s' * (ahead != 1)} ahead (was "
+            f"{max(before - 1, 0)}); while it waits for one step's tiles, {_copies(max(after - 2, 0))} "
             f"stay in flight. Each stage is one more buffer per operand in shared memory "
             f"({after - before:+d} here)")
+
+
+def _copies(steps: int) -> str:
+    """`no other step's copies`, `1 more step's copies`, `2 more steps' copies`: the count agrees."""
+    if steps == 0:
+        return "no other step's copies"
+    return "1 more step's copies" if steps == 1 else f"{steps} more steps' copies"
 
 
 def _num_stages(a, b, before, after) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttinspect.compare.explain import explain_change
+from ttinspect.compare.signature import explain as explain_signature, signature_facts
 from ttinspect.dialects.normalize import renumbered
 from ttinspect.dialects.stages import dialect_of, lacked_by_language
 from ttinspect.facts.model import Fact, change_text, jsonable, value_text
@@ -165,7 +166,20 @@ def diff_reports(a: Report, b: Report) -> Diff:
         if fa.value != fb.value or (fa.value is None and fa.unknown != fb.unknown):
             changes.append(Change(fa.key, fa.title, fa.group, fa.value, fb.value,
                                   explain_change(fa.key, a, b, fa.value, fb.value, fb.explanation)))
-    return Diff(a, b, tuple(rows), tuple(changes), one_side)
+    return Diff(a, b, *_signature_first(a, b, rows, changes), one_side)
+
+
+def _signature_first(a: Report, b: Report, rows: list[tuple[Fact, Fact]], changes: list[Change]
+                     ) -> tuple[tuple[tuple[Fact, Fact], ...], tuple[Change, ...]]:
+    """Two compiles of one kernel specialized on other argument values: that difference, the cause of the
+    others, comes first (compare/signature.py)."""
+    pair = signature_facts(a, b)
+    if pair is None:
+        return tuple(rows), tuple(changes)
+    fa, fb = pair
+    change = Change(fa.key, fa.title, fa.group, fa.value, fb.value,
+                    explain_signature(a, b, fa.value, fb.value, len(changes), dict(a.config) != dict(b.config)))
+    return ((fa, fb), *rows), (change, *changes)
 
 
 # --- text diff of main loops -------------------------------------------------------------------

@@ -5,10 +5,18 @@ Triton 3.9 has `triton.tools.triton_to_gluon_translator` (`convert_triton_to_glu
 target per NVIDIA generation or AMD chip); 3.6 has it as `triton_to_gluon_translater`, without a target,
 and what it writes is Blackwell code (its tl.dot becomes tcgen05); earlier releases have none. Those
 differences live here, with the rest of compile/.
+
+The translator names the kernel's own module as Python knows it (`autotune(configs=mod.CONFIGS)`); a user's
+file is loaded under a private name, which the written file could never import: that module is imported
+instead by the name that finds it from the output's folder, or by its path from there (`keepable`).
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import triton
@@ -18,19 +26,52 @@ from ttinspect.errors import UsageError
 from ttinspect.targets.nvidia import Target
 
 
-def translate_to_gluon(obj: Any, name: str, target: Target) -> str:
+def translate_to_gluon(obj: Any, name: str, target: Target, folder: Path) -> str:
     """The Gluon source of kernel `obj` for `target` (its autotune and heuristics wrappers are not translated:
-    the translator takes the @triton.jit function)."""
+    the translator takes the @triton.jit function), to be kept in `folder`: what it imports resolves there."""
     fn = unwrap(obj)[0]
     if is_gluon(fn):
         raise UsageError(f"{name} is already a Gluon kernel: translate takes a @triton.jit kernel")
     convert, translator_target = _translator(target)
     try:
-        return convert([fn], translator_target) if translator_target is not None else convert([fn])
+        text = convert([fn], translator_target) if translator_target is not None else convert([fn])
     except Exception as error:  # the translator raises whatever its AST walk meets (NotImplementedError, ...)
         lines = str(error).strip().splitlines()
         raise UsageError(f"Triton {triton.__version__}'s Triton→Gluon translator could not translate {name}: "
                          f"{type(error).__name__}: {lines[0] if lines else ''}") from error
+    return keepable(text, fn.__module__, folder)
+
+
+def keepable(text: str, module_name: str, folder: Path) -> str:
+    """`text` with its imports of module `module_name` made to work from `folder`: unchanged where Python finds
+    the module by that name (a package's module, a variant); a file loaded under a private name is imported by
+    its own name when it lies in `folder`, else loaded by its path relative to the written file."""
+    module = sys.modules.get(module_name)
+    file = getattr(module, "__file__", None)
+    if not file or not re.search(rf"^import {re.escape(module_name)}$", text, re.MULTILINE):
+        return text
+    path = Path(file).resolve()
+    if module_name.rpartition(".")[2] in (path.stem, path.parent.name):
+        return text  # the name Python finds it by (`pkg.mod` in .../pkg/mod.py)
+    used = set(re.findall(r"\b\w+\b", text))
+    alias = path.stem if path.stem.isidentifier() and path.stem not in used else "original_module"
+    if path.parent == folder.resolve() and alias == path.stem:
+        block = f"import {alias}  # the file the kernel was translated from, beside this one"
+    else:
+        try:
+            where = os.path.relpath(path, folder.resolve())
+        except ValueError:  # another drive: only the absolute path reaches it
+            where = str(path)
+        block = "\n".join([
+            "import importlib.util",
+            "import pathlib",
+            f"# {path.name}, the file the kernel was translated from (its configs, heuristics), by its path from here",
+            f"_spec = importlib.util.spec_from_file_location({path.stem!r}, "
+            f"pathlib.Path(__file__).resolve().parent / {Path(where).as_posix()!r})",
+            f"{alias} = importlib.util.module_from_spec(_spec)",
+            f"_spec.loader.exec_module({alias})"])
+    text = re.sub(rf"^import {re.escape(module_name)}$", lambda _: block, text, count=1, flags=re.MULTILINE)
+    return re.sub(rf"\b{re.escape(module_name)}\b", alias, text)
 
 
 def _translator(target: Target) -> tuple[Any, Any]:

@@ -20,6 +20,7 @@ from ttinspect.errors import NoGPUError, UsageError
 from ttinspect.kernel.variants import Resolved
 from ttinspect.kernel.overrides import resolve
 from ttinspect.files.outputs import write_atomically
+from ttinspect.gpu.presence import NO_GPU, NO_TORCH, refuse_without_gpu
 
 WARMUP_MS, REP_MS = 100, 300
 ROUNDS = 3
@@ -66,12 +67,14 @@ def _timing(t: Timing) -> dict[str, Any]:
 
 
 def require_gpu():
+    """torch, once it says a GPU is there; a machine without a GPU driver is refused before torch is imported."""
+    refuse_without_gpu()
     try:
         import torch
     except ImportError as exc:
-        raise NoGPUError("needs a CUDA GPU and torch; dump/report/diff work without one") from exc
+        raise NoGPUError(NO_TORCH) from exc
     if not torch.cuda.is_available():
-        raise NoGPUError("needs a CUDA GPU; dump/report/diff work without one")
+        raise NoGPUError(NO_GPU)
     return torch
 
 

@@ -39,3 +39,10 @@ class TlDtype:
     """A constexpr whose value is a `tl.<name>` dtype (e.g. seed 004's TYPE_C). Resolved at compile time."""
 
     name: str  # attribute of triton.language: "float16", "float32", ...
+
+
+def entry_text(value: Pointer | Scalar) -> str:
+    """How `--arg` and `--signature` write an argument known by its type: `*fp16:16`, `i32:16`, `i32:1`, `i32`."""
+    if isinstance(value, Pointer):
+        return f"*{value.dtype}" + (":16" if value.aligned else "")
+    return value.dtype + (":16" if value.divisible_by_16 else ":1" if value.equal_to_1 else "")

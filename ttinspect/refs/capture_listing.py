@@ -88,39 +88,56 @@ def config_of(record: Compile) -> dict[str, Any]:
 
 
 def tunings_by_kernel(capture: Capture) -> dict[str, list[Autotune]]:
-    """The autotune records by the kernel name they tuned and by each compile id they made (a record is
-    under both): each compile's are found without a scan of all of them."""
+    """The autotune records by each compile id they made, and by kernel name those that name no compile (a
+    capture written before the records listed their compiles): each compile's are found without a scan."""
     index: dict[str, list[Autotune]] = {}
     for tuning in capture.autotune:
-        for key in dict.fromkeys((f"name:{tuning.name}", *(f"id:{c}" for c in tuning.compiles))):
+        keys = [f"id:{c}" for c in dict.fromkeys(tuning.compiles)] or [f"name:{tuning.name}"]
+        for key in keys:
             index.setdefault(key, []).append(tuning)
     return index
 
 
 def autotune_results(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None
                      ) -> list[dict[str, Any]]:
-    """For each autotuning that compiled this config: its key, the config's number, its time, the winner's."""
+    """For each autotuning that made this compile: its key (the values it tuned for), the config's number,
+    its time, the winner's, and the compile the winner was (`chosen`, as FILE.ttcap:NAME#N names it).
+
+    A tuning belongs to the compiles it made — the compile's identity, never a config's values: two
+    specializations of one kernel (n = 64 and n = 100) are compiled from the same configs, and each tuning
+    made the compiles of its own launch only. Only a record that lists no compiles is matched by name."""
     known = tunings if tunings is not None else tunings_by_kernel(capture)
-    mine = {id(t): t for t in [*known.get(f"name:{record.name}", ()), *known.get(f"id:{record.id}", ())]}
+    mine = {id(t): t for t in [*known.get(f"id:{record.id}", ()),
+                               *(t for t in known.get(f"name:{record.name}", ()) if not t.compiles)]}
     out = []
     for tuning in sorted(mine.values(), key=lambda t: t.line):
         index = _config_index(tuning, record)
         if index is None:
             continue
         timings = tuning.timings_ms
+        chosen = _chosen(capture, tuning)
         out.append({"key": tuning.key, "config": index + 1, "configs": len(tuning.configs),
                     "winner": index == tuning.best,
+                    "chosen": kernel_name(capture, chosen) if chosen is not None else None,
                     "ms": timings[index] if timings is not None and index < len(timings) else None,
                     "best_ms": timings[tuning.best] if timings is not None and tuning.best is not None
                     and tuning.best < len(timings) else None})
     return out
 
 
-def _config_index(tuning: Autotune, record: Compile) -> int | None:
-    """Which of the autotuner's configs this compile is: its kwargs are the compile's constexprs and its
-    options the compile's (an option the config leaves unset is not compared)."""
-    if tuning.name != record.name and record.id not in tuning.compiles:
+def _chosen(capture: Capture, tuning: Autotune) -> Compile | None:
+    """The compile the tuning's winner ran as: of the compiles it made, the one the best config gave."""
+    if tuning.best is None or tuning.best >= len(tuning.configs):
         return None
+    best = tuning.configs[tuning.best]
+    made = (capture.compile(c) for c in dict.fromkeys(tuning.compiles))
+    return next((c for c in made if c is not None and _matches(best, c)), None)
+
+
+def _config_index(tuning: Autotune, record: Compile) -> int | None:
+    """Which of the autotuner's configs made this compile (one the tuning made): the config whose kwargs are
+    the compile's constexprs and whose options are the compile's (an option the config leaves unset is not
+    compared)."""
     for index, config in enumerate(tuning.configs):
         if _matches(config, record):
             return index

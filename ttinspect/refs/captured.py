@@ -25,8 +25,6 @@ from ttinspect.files.source_files import is_regular_file
 from ttinspect.kernel.argument_types import TlDtype
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.kernel.variants import config_value_text
-from ttinspect.refs.captured_source import kernel_file
-from ttinspect.refs.userfile import find, kernels_in
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Capture, Compile
@@ -198,6 +196,9 @@ class Translated:
 def translate(text: str, options: Any) -> Translated:
     """`options`: the command's RefOptions (its settings, arch and source choice)."""
     from ttinspect.capture.program_file import loads_definitions_only  # as in capture_path
+    # which file a captured compile names, only for a capture reference: telling one (is_capture_ref) runs on
+    # every command's warm path
+    from ttinspect.refs.captured_source import kernel_file
 
     ref = parse_capture_ref(text)
     capture = load(ref.path, quiet=True)
@@ -225,6 +226,7 @@ def captured_kernel(module: ModuleType, path: Path, name: str) -> Any:
     (the capture holds the values they chose), bound at the top level by its own name or inside a kernel
     bound under another."""
     from ttinspect.compile.jit import unwrap  # imports triton
+    from ttinspect.refs.userfile import find, kernels_in  # a user's file, loaded: only on a cold path
 
     for obj in kernels_in(module).values():
         function = unwrap(obj)[0]

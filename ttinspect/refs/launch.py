@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.kernel.options import check_option
-from ttinspect.kernel.argument_types import Pointer, Scalar
+from ttinspect.refs.type_only_arguments import reads_an_unknown, stand_ins, what_it_read
 from ttinspect.kernel.variants import config_value_text
 
 # Keys of a triton.Config that are not compile options ttinspect passes on.
@@ -179,8 +179,7 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
     # Triton's `nargs` holds what a launch passes by position and `kwargs` what it passes by keyword — which
     # is which is the call site's choice (gemlite passes constexprs by position and reads a runtime flag from
     # kwargs): every argument given is offered in both
-    offered = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v
-               for k, v in {**runtime, **given}.items()}
+    offered = stand_ins({**runtime, **given})
     named, keywords = dict(offered), {k: v for k, v in offered.items() if k not in ("configs", "named_args", "nargs")}
     try:
         result = list(prune(list(autotuner.configs), named, **keywords) or ())
@@ -188,10 +187,10 @@ def early_pruned(name: str, autotuner: Any, listed: list[tuple[int, dict[str, An
         raise
     except Exception as error:  # it reads an argument given only by type, or one not given, or fails itself
         reason = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}{raised_at(error)}"
-        if strict and _reads_an_unknown(error):
-            raise UsageError(f"{name}: its early_config_prune could not run on the arguments given ({reason}); "
-                             f"give the arguments it reads as values (--arg N=4096), or pick a config with "
-                             f"--config N") from error
+        if strict and reads_an_unknown(error):
+            raise UsageError(f"{name}: its early_config_prune could not run on the arguments given"
+                             f"{raised_at(error)}: {what_it_read(error, {**runtime, **given})}; or pick a config "
+                             f"with --config N") from error
         if strict:
             raise UsageError(f"{name}: its early_config_prune raised {reason}; pick a config with --config N") \
                 from error
@@ -225,36 +224,8 @@ class _Configs:
     configs: list[Any]
 
 
-class KnownOnlyByType(TypeError):
-    """A heuristic or pruner read an argument given only by its type: the user can give it as a value."""
-
-
-class _KnownByTypeOnly:
-    """What a heuristic sees for an argument given only by type (`*fp16`, `i32:16`): anything it asks
-    of it fails, rather than answering a wrong question (`"fp16" == torch.float16` is False)."""
-
-    def __init__(self, name: str, value: Any):
-        object.__setattr__(self, "_what", f"{name} was given only as {value!r}")
-
-    def _refuse(self, *_: Any, **__: Any):
-        raise KnownOnlyByType(object.__getattribute__(self, "_what"))
-
-    def __getattr__(self, attr: str):
-        self._refuse()
-
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse
-    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __divmod__ = _refuse
-    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = __and__ = __rand__ = __or__ = __ror__ = _refuse
-    __xor__ = __rxor__ = __neg__ = __pos__ = __abs__ = __invert__ = __round__ = __trunc__ = __floor__ = _refuse
-    __ceil__ = __getitem__ = __len__ = __iter__ = __contains__ = _refuse
-    # None marks a class unhashable (the data model); typeshed types object.__hash__ as a method only,
-    # so mypy needs telling (typeshed's own list/dict do the same).
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> dict[str, Any]:
-    known = {k: _KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in known.items()}
+def _heuristic_values(name: str, heuristics: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    known = stand_ins(given)
     out: dict[str, Any] = {}
     for key, rule in heuristics.values.items():
         try:
@@ -262,12 +233,11 @@ def _heuristic_values(name: str, heuristics: Any, known: Mapping[str, Any]) -> d
         except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
             raise
         except Exception as error:
-            reason = f"{type(error).__name__}: {error}{raised_at(error)}"
-            if not _reads_an_unknown(error):  # the rule itself fails: where, not advice about arguments
+            if not reads_an_unknown(error):  # the rule itself fails: where, not advice about arguments
+                reason = f"{type(error).__name__}: {error}{raised_at(error)}"
                 raise UsageError(f"{name}: the @triton.heuristics value for {key} raised {reason}") from error
             raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
-                             f"arguments given ({reason}); give the arguments it reads as values (--arg N=4096; "
-                             "a tensor's dtype: inspect() with a torch tensor)") from error
+                             f"arguments given{raised_at(error)}: {what_it_read(error, given)}") from error
     return out
 
 
@@ -280,11 +250,3 @@ def raised_at(error: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(error.__traceback__)
               if not os.path.realpath(f.filename).startswith(_OWN_FOLDER + os.sep) and not f.filename.startswith("<")]
     return f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-
-
-def _reads_an_unknown(error: BaseException) -> bool:
-    """Whether the code failed on an argument it was not given, or was given only by type (a Pointer, an
-    unvalued Scalar; Python's own TypeError names the stand-in where an operator has no hook): the user can
-    give it; any other failure is the code's own."""
-    return isinstance(error, (KeyError, KnownOnlyByType)) or (
-        isinstance(error, TypeError) and _KnownByTypeOnly.__name__ in str(error))

@@ -25,18 +25,14 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, ContextManager, Iterable
+from typing import TYPE_CHECKING, Callable, ContextManager, Iterable
 
 from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
-from ttinspect.refs.captured_source import overlaid_folders
-from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
-from ttinspect.refs.import_warnings import warnings_quoted
-from ttinspect.files.import_limit import ImportTimedOut, TimeLimit, timed_out_text
-from ttinspect.refs.process_hooks import ImportRecord
 from ttinspect.refs.packages import PackageModule
-from ttinspect.refs.program_script import run_definitions
-from ttinspect.refs.reregistration import repeated_registrations_skipped
+
+if TYPE_CHECKING:
+    from ttinspect.files.import_limit import TimeLimit
 
 
 @dataclass(frozen=True)
@@ -84,6 +80,14 @@ def run_user_code(path: Path, own_folders: Iterable[Path], scope: ImportScope, a
                   forget_on_error: Callable[[], None]) -> ModuleType:
     """`action` imports the user's code; everything that goes wrong becomes one line naming the file
     and line where it arose (the innermost frame in the user's own folders or package)."""
+    # the machinery that contains a user's import, loaded only when one runs: a warm command that reads a
+    # build from the cache never imports a user's code
+    from ttinspect.files.import_limit import TimeLimit
+    from ttinspect.refs.containment import ProcessExit, contained, import_own_dependencies
+    from ttinspect.refs.import_warnings import warnings_quoted
+    from ttinspect.refs.process_hooks import ImportRecord
+    from ttinspect.refs.reregistration import repeated_registrations_skipped
+
     folders = [os.path.realpath(f) for f in own_folders]
     import_own_dependencies()  # before the user's folder goes first on sys.path: their rich.py shadows nothing
     _enter_scope(scope.key)
@@ -117,6 +121,10 @@ def _refusal(error: BaseException, path: Path, folders: list[str], scope: Import
              limit: TimeLimit) -> UsageError:
     """The one line for whatever escaped the import: an exception of any kind (SystemExit, GeneratorExit, a
     KeyboardInterrupt the code raised itself, a BaseException of its own), the time limit, os._exit()."""
+    # an error path of a user's import (run_user_code loaded them already)
+    from ttinspect.files.import_limit import ImportTimedOut, timed_out_text
+    from ttinspect.refs.containment import ProcessExit
+
     if isinstance(error, SyntaxError):
         return UsageError(f"{error.filename or path}:{error.lineno}: SyntaxError: {error.msg}")
     if isinstance(error, ImportTimedOut):
@@ -275,6 +283,9 @@ def _stub_parents(package: PackageModule, parents: list[str]) -> None:
         name = ".".join(parents[:depth])
         folder = package.root.joinpath(*parents[:depth])
         spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        # a captured copy's overlay, looked up only when a package's parents are stubbed (a cold path)
+        from ttinspect.refs.captured_source import overlaid_folders
+
         path = [str(folder), *overlaid_folders(folder / "__init__.py")]  # a captured copy: where the rest is
         spec.submodule_search_locations = path
         module = types.ModuleType(name)
@@ -298,6 +309,9 @@ def exec_loose_file(name: str, path: Path, definitions_only: bool = False) -> Mo
         sys.path.insert(0, folder)
     sys.modules[name] = module  # @triton.jit reads the source through the module; dataclasses need it too
     if definitions_only:
+        # the capture's replay runtime holds the filter: only for a captured program's own script
+        from ttinspect.refs.program_script import run_definitions
+
         run_definitions(module, path)
     else:
         spec.loader.exec_module(module)

@@ -22,7 +22,6 @@ from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
-from ttinspect.toolchains.registry import check_format, check_version
 from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
 from ttinspect.refs.reference import parse_ref
 from ttinspect.kernel.catalog import get_variant
@@ -31,8 +30,6 @@ from ttinspect.refs import memo
 from ttinspect.refs.userfile import Example, find, load_module, user_files
 from ttinspect.kernel.arguments import bind_signature, parse_arg_items, parse_arg_mapping, parse_signature
 from ttinspect.kernel.overrides import parse_settings
-from ttinspect.refs.launch import plan
-from ttinspect.refs.tritoncache import resolve_entry
 from ttinspect.refs.loading import ImportScope
 from ttinspect.refs.device_props import own_limits, unread, warn_unread
 from ttinspect.targets.nvidia import Target
@@ -82,6 +79,9 @@ def split_triton(ref: str) -> tuple[str, str | None]:
     """`opt:num_stages=3@sm_90@triton=3.5.1` -> (`opt:num_stages=3@sm_90`, "3.5.1")."""
     if TRITON_MARK not in ref:
         return ref, None
+    # the toolchains' registry: only for a reference that names another release
+    from ttinspect.toolchains.registry import check_format, check_version
+
     if ref.count(TRITON_MARK) > 1:
         raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
     head, _, rest = ref.partition(TRITON_MARK)
@@ -123,6 +123,8 @@ def _resolve(ref: Any, options: RefOptions, keep_going: bool) -> list:
         return _captured_builds(ref, options, keep_going)
     if kind == "cache":
         _refuse(options, "a Triton cache entry is already compiled", settings=True, args=True, config=True)
+        from ttinspect.refs.tritoncache import resolve_entry  # Triton's cache, read: only for a cache: reference
+
         return [resolve_entry(ref[len(CACHE_PREFIX):], options.arch)]
     return _object_builds(ref, options, keep_going)
 
@@ -152,7 +154,7 @@ def _refuse(options: RefOptions, why: str, *, settings: bool = False, args: bool
                                           ("--signature", args, options.signature),
                                           ("--config", config, options.config)) if on and value]
     if given:
-        raise UsageError(f"{why}: {', '.join(given)} do(es) not apply")
+        raise UsageError(f"{why}: {', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply")
 
 
 def _variant_builds(text: str, options: RefOptions, keep_going: bool = False) -> list:
@@ -334,6 +336,7 @@ def kernel_builds(obj: Any, label: str, name: str, *, args: Mapping[str, Any], s
     """A loaded kernel object: bind the arguments, plan the launches (heuristics and config pruning see
     `scope`'s device, as the code did at import), compile each."""
     from ttinspect.compile.jit import unwrap  # imports triton
+    from ttinspect.refs.launch import plan  # a launch's planning: only where a kernel object is compiled (cold)
 
     fn, autotuner, heuristics = unwrap(obj)
     # a constexpr may come from the configs early_config_prune makes (gemlite adds NUM_STAGES there): with a

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ttinspect.render import term
+from ttinspect.render import fit, term
 from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
 from ttinspect.caches.triton import default_dir
 
@@ -35,6 +35,7 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 
 
 def cache_table(rows, root: str) -> None:
+    from rich.markup import render
     from rich.table import Table
 
     from ttinspect.render.quoted import data  # imports rich: only when a table is printed
@@ -45,7 +46,8 @@ def cache_table(rows, root: str) -> None:
     longest = natural_widths([title for _, title in COLUMNS], cells)
     natural = [min(name_width, n) if key == "name" else n for (key, _), n in zip(COLUMNS, longest, strict=True)]
     keys = [key for key, _ in COLUMNS]
-    kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY])
+    plain = [[render(c).plain for c in row_cells] for row_cells in cells]
+    kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY], plain, unique=0)
     table = Table(title=f"{len(rows)} kernels in {data(root)}", title_justify="left")
     for i, (key, title) in enumerate(COLUMNS):  # one line per kernel: a long name is cut (--json has it whole)
         if i in kept:
@@ -54,8 +56,9 @@ def cache_table(rows, root: str) -> None:
                              min_width=10 if key == "id" else len(title),
                              justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
                                                         "depth") else "left")
-    for row_cells in cells:
-        table.add_row(*(data(c) for i, c in enumerate(row_cells) if i in kept))
+    for row_cells in cells:  # a long name is cut at a word or `_` with an ellipsis, never by rich mid-word
+        table.add_row(*(data(fit.cut(c, name_width)) if COLUMNS[i][0] == "name" else data(c)
+                        for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
     print_left_out(console, [title for _, title in COLUMNS], kept)
     reasons: dict[tuple[str, str], int] = {}

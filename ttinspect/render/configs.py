@@ -14,14 +14,13 @@ failed — each distinct message once, whole, with the configs that hit it.
 from __future__ import annotations
 
 import re
-import textwrap
 from dataclasses import dataclass
 
 from rich.text import Text
 
 from ttinspect.facts.model import format_value
 from ttinspect.kernel.variants import config_value_text
-from ttinspect.render import term
+from ttinspect.render import fit, term
 from ttinspect.render.glance import MEANING_STYLE, print_lines
 from ttinspect.render.names import label_parts
 from ttinspect.render.tables import SHORT_KEYS
@@ -146,21 +145,18 @@ def _block_lines(columns: list[_Column], rows, varying: list[str], failed_marks:
                         if k in row.config)
         if row.error:
             keys = (keys + "  " if keys else "") + f"failed: error {failed_marks[r]} below"
-        head = textwrap.wrap(keys, width=width, initial_indent=ids[r][0].ljust(room),
-                             subsequent_indent=" " * room, break_on_hyphens=False) or [ids[r][0]]
+        head = fit.wrap(keys, width, indent=ids[r][0].ljust(room), subsequent=" " * room) or [ids[r][0]]
         lines += [Text(piece, style="red" if row.error and k else "") for k, piece in enumerate(head)]
         if row.error:
             continue
         # an item (`tensor cores wgmma`) breaks only where it must: its own spaces are kept from wrapping
         facts = "\xa0· ".join(f"{_HEADS[key]} {_fact_cell(row, key)[0]}".replace(" ", "\xa0") for key in HEADERS)
-        lines += [Text(piece.replace("\xa0", " ")) for piece in textwrap.wrap(
-            facts, width=width, initial_indent=" " * room, subsequent_indent=" " * room, break_on_hyphens=False)]
+        lines += [Text(piece.replace("\xa0", " ")) for piece in fit.wrap(facts, width, indent=" " * room)]
     return lines
 
 
 def _wrapped(text: str, width: int, style: str = "") -> list[Text]:
-    return [Text(piece, style=style) for piece in textwrap.wrap(text, width=width, subsequent_indent="  ",
-                                                               break_on_hyphens=False)]
+    return [Text(piece, style=style) for piece in fit.wrap(text, width, subsequent="  ")]
 
 
 def _ranges(ids: list[str]) -> str:
@@ -185,9 +181,8 @@ def _error_lines(errors: dict[str, list[str]], failed: int, total: int, width: i
         lines.append(Text(f"[{mark}] {_ranges(ids)}", style="red"))
         for source_line in message.splitlines() or [""]:
             indent = "    " + " " * (len(source_line) - len(source_line.lstrip()))
-            lines += [Text(piece) for piece in textwrap.wrap(source_line.strip(), width=width, initial_indent=indent,
-                                                             subsequent_indent=indent + "  ",
-                                                             break_on_hyphens=False)]
+            lines += [Text(piece) for piece in fit.wrap(source_line.strip(), width, indent=indent,
+                                                        subsequent=indent + "  ")]
     return lines
 
 

@@ -4,16 +4,13 @@ change, and the unchanged facts folded into a count — `--all` lists them and e
 
 from __future__ import annotations
 
-import textwrap
-
 from rich.text import Text
 
 from ttinspect.files.terminal_text import shown
 from ttinspect.facts.model import format_value, group_order
-from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, cut, folded,
-                                     group_line,
-                     heading, row)
-from ttinspect.render import term
+from ttinspect.render.glance import (CHANGED_STYLE, DETAIL, MEANING_STYLE, UNKNOWN_STYLE, Columns, folded,
+                                     group_line, heading, is_nothing, row)
+from ttinspect.render import fit, term
 from ttinspect.render.glance import device_lines, origin_lines, print_lines
 from ttinspect.render.names import side_names
 
@@ -67,8 +64,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
         if not show_all and change.key in DETAIL:
             continue
         head = f"• {change.title}: "
-        body = textwrap.wrap(head + _without_values(change, result), width=width, subsequent_indent="  ",
-                             break_on_hyphens=False)
+        body = fit.wrap(head + _without_values(change, result), width, subsequent="  ")
         for k, piece in enumerate(body):
             line = Text()
             if k == 0:
@@ -77,7 +73,7 @@ def diff_lines(result, width: int, *, show_all: bool = False) -> list[Text]:
             else:
                 line.append(piece)
             lines.append(line)
-        lines += _evidence(change.key, a, b, width, (la, lb))
+        lines += _evidence(change, a, b, width, (la, lb))
     if show_all:
         if same:
             lines.append(Text(f"Unchanged ({len(same)})", style="bold"))
@@ -92,15 +88,17 @@ def _shared_lines(shared: tuple[str, ...], width: int) -> list[Text]:
     """The settings both sides were given, left out of their names: once, at the foot, wrapped."""
     if not shared:
         return []
-    return [Text(piece, style=MEANING_STYLE) for piece in textwrap.wrap(
-        "both sides: " + " ".join(shared), width=width, subsequent_indent="  ", break_on_hyphens=False)]
+    return [Text(piece, style=MEANING_STYLE) for piece in fit.wrap("both sides: " + " ".join(shared), width,
+                                                                    subsequent="  ")]
 
 
-def _evidence(key: str, a, b, width: int, names: tuple[str, str]) -> list[Text]:
-    """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds."""
+def _evidence(change, a, b, width: int, names: tuple[str, str]) -> list[Text]:
+    """Where each side's code shows the changed fact (evidence.py), one line per side; none without builds.
+    A side whose code has no such line is said to lack it only where its value says so (0, none): a value
+    found some other way (a count from metadata, a layout the patterns do not read) is not contradicted."""
     from ttinspect.compare.evidence import witness  # the diff machinery loads only for a diff
 
-    found = [witness(report.build, key, limit=200) for report in (a, b)]
+    found = [witness(report.build, change.key, limit=200) for report in (a, b)]
     if not any(found):
         return []
 
@@ -109,11 +107,14 @@ def _evidence(key: str, a, b, width: int, names: tuple[str, str]) -> list[Text]:
         return next((w for w in words if not w.startswith(("@", "%"))), "")
 
     out = []
-    for mine, theirs, name in ((found[0], found[1], names[0]), (found[1], found[0], names[1])):
+    for mine, theirs, name, value in ((found[0], found[1], names[0], change.before),
+                                      (found[1], found[0], names[1], change.after)):
+        if not mine and not is_nothing(value):
+            continue
         their_ops = {op(line) for line in theirs}
         # the line that shows the difference: an instruction form the other side lacks, else the first
         shown = next((line for line in mine if op(line) not in their_ops), mine[0] if mine else "(no such line)")
-        out.append(Text("    " + cut(f"{name}: {shown}", width - 4), style=MEANING_STYLE))
+        out.append(Text("    " + fit.cut(f"{name}: {shown}", width - 4), style=MEANING_STYLE))
     return out
 
 
@@ -143,5 +144,7 @@ def print_diff(result, *, show_all: bool = False) -> None:
             import click
 
             known = [f"{f.title} {f.display()}" for f in facts if f.value not in (None, 0, (), "none")]
-            click.echo(shown(f"only {report.label}@{report.target} ({len(facts)} facts of its own): "
-                             + "; ".join(known[:6]) + (" ..." if len(known) > 6 else "")))
+            side = f"{report.label}@{report.target}"
+            more = f"; {len(known) - 6} more (ttinspect report {side})" if len(known) > 6 else ""
+            text = shown(f"only {side} ({len(facts)} facts of its own): " + "; ".join(known[:6]) + more)
+            click.echo("\n".join(fit.wrap(text, term.width(), subsequent="  ")))

@@ -3,25 +3,18 @@ their Python line, why, the fix. Rich is imported only here.
 
 Width and colour follow render/term.py (the terminal's width, else COLUMNS, else 80; NO_COLOR turns off
 every style, bold and dim included). Title, why and fix are wrapped to the width with a hanging indent; an
-evidence line longer than the width is cut with "…" (its stage:line and Python line are kept)."""
+evidence line longer than the width is cut at a word with "…" (its stage:line and Python line are kept)."""
 
 from __future__ import annotations
 
-import textwrap
-
 from rich.markup import escape
 
-from ttinspect.render import term
+from ttinspect.render import fit, term
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 def _wrapped(label: str, text: str, width: int, indent: int) -> list[str]:
     """`label` + text wrapped to width, continuation lines indented by `indent`."""
-    return textwrap.wrap(text, width=width, initial_indent=" " * len(label), subsequent_indent=" " * indent,
-                         break_long_words=False, break_on_hyphens=False) or [" " * len(label)]
-
-
-def _cut(text: str, room: int) -> str:
-    return text if len(text) <= room else text[:max(1, room - 1)] + "…"
+    return fit.wrap(text, width, indent=" " * len(label), subsequent=" " * indent) or [" " * len(label)]
 
 
 def findings_view(report, findings, hidden: int, min_severity: str) -> None:
@@ -52,7 +45,7 @@ def findings_view(report, findings, hidden: int, min_severity: str) -> None:
             where = f"{e.stage}:{e.line}" if e.line is not None else e.stage
             python = f"  ← line {e.python_line}" if e.python_line is not None else ""
             room = width - 4 - len(where) - 2 - len(python)
-            text = _cut(e.text, room)
+            text = fit.cut(e.text, max(room, 8))
             python_markup = f"  [dim]← line {e.python_line}[/dim]" if python else ""
             out(f"    [dim]{escape(where)}[/dim]  {escape(text)}{python_markup}")
         for label, text in (("why", finding.why), ("fix", finding.fix)):

@@ -11,12 +11,11 @@ A fact that is unknown is never folded: its reason is the line's meaning.
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 from rich.text import Text
 
-from ttinspect.render import term
+from ttinspect.render import fit, term
 
 # Detail, not headline: each is implied by a shown fact (threads = 32 × num_warps; a kernel-wide count
 # beside its per-iteration count; warps per SM beside CTAs per SM) or is a raw tally of IR operations.
@@ -59,7 +58,9 @@ class Columns:
         title = min(longest_title, max(16, int(width * 0.36)))
         rest = width - 2 - title - sum(w + 2 for w in widths) - 2
         if meaning and rest >= 28:
-            return cls(title, tuple(widths), rest)
+            # a title wraps rather than being cut: what the meaning column can spare keeps it on one line
+            more = max(0, min(longest_title - title, rest - 28))
+            return cls(title + more, tuple(widths), rest - more)
         # No room for a useful meaning (about 100 columns or fewer): whole titles, wider values.
         title = min(longest_title, max(16, int(width * 0.45)))
         room = width - 2 - title - sum(w + 2 for w in widths)
@@ -77,43 +78,30 @@ def brief(explanation: str) -> str:
     return explanation
 
 
-def cut(text: str, room: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= room else text[:max(0, room - 1)] + "…"
-
-
-def cut_middle(text: str, room: int) -> str:
-    """A title too long for its column keeps its end too: two facts that differ only in their last words
-    ("… per iteration (per K step)" / "… per iteration (SASS)") stay apart."""
-    text = " ".join(text.split())
-    if len(text) <= room or room < 12:
-        return cut(text, room)
-    tail = max(6, (room - 1) * 2 // 5)
-    return text[:room - 1 - tail].rstrip() + "…" + text[-tail:].lstrip()
-
-
 def wrap(text: str, room: int) -> list[str]:
-    """Values break after a comma (a tally's items stay whole) and only inside an item when it must."""
-    return textwrap.wrap(text, width=max(4, room), break_on_hyphens=False) or [""]
+    """Values break after a comma (a tally's items stay whole) and inside an item only when it must, at a
+    punctuation boundary (fit.py)."""
+    return fit.wrap(text, max(4, room)) or [""]
 
 
 def row(cols: Columns, title: str, values: list[tuple[str, str]], meaning: str = "", *,
         indent: str = "  ", title_style: str = "") -> list[Text]:
-    """One fact: title, its value column(s) (each wrapped in its column), then the meaning on the first
-    line, cut to one line."""
+    """One fact: title, its value column(s), each wrapped in its column (a title too long for its column
+    goes on under itself: two facts that differ in their last words stay apart, and no word is cut), then
+    the meaning on the first line, cut at a word to one line (`--explain` has it whole)."""
+    titles = wrap(title, cols.title)
     wrapped = [wrap(value, w) for (value, _), w in zip(values, cols.values, strict=True)]
-    height = max(len(w) for w in wrapped)
+    height = max(len(titles), *(len(w) for w in wrapped))
     lines = []
     for i in range(height):
         line = Text(indent)
-        line.append(cut_middle(title, cols.title).ljust(cols.title) if i == 0 else " " * cols.title,
-                    style=title_style if i == 0 else "")
+        line.append((titles[i] if i < len(titles) else "").ljust(cols.title), style=title_style)
         for (_, style), column, w in zip(values, wrapped, cols.values, strict=True):
             line.append("  ")
             line.append((column[i] if i < len(column) else "").ljust(w), style=style)
         if i == 0 and cols.meaning and meaning:
             line.append("  ")
-            line.append(cut(meaning, cols.meaning), style=MEANING_STYLE)
+            line.append(fit.cut(meaning, cols.meaning), style=MEANING_STYLE)
         line.rstrip()
         lines.append(line)
     return lines
@@ -122,8 +110,7 @@ def row(cols: Columns, title: str, values: list[tuple[str, str]], meaning: str =
 def folded(label: str, titles: list[str], width: int, indent: str = "  ") -> list[Text]:
     """`none: a, b, c` wrapped to the width with a hanging indent."""
     head = f"{indent}{label}: "
-    lines = textwrap.wrap(", ".join(titles), width=width, initial_indent=head,
-                          subsequent_indent=" " * len(head), break_on_hyphens=False)
+    lines = fit.wrap(", ".join(titles), width, indent=head, subsequent=" " * len(head))
     out = []
     for k, text in enumerate(lines):
         line = Text()
@@ -138,8 +125,7 @@ def folded(label: str, titles: list[str], width: int, indent: str = "  ") -> lis
 
 def heading(text: str, width: int, style: str = "bold") -> list[Text]:
     """A title line, wrapped (never wider than the width, whatever the labels)."""
-    return [Text(piece, style=style) for piece in textwrap.wrap(text, width=width, subsequent_indent="  ",
-                                                                break_on_hyphens=False)]
+    return [Text(piece, style=style) for piece in fit.wrap(text, width, subsequent="  ")]
 
 
 def group_line(name: str, note: str = "") -> Text:
@@ -155,18 +141,40 @@ def print_lines(lines: list[Text]) -> None:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, soft_wrap=True)
 
 
-def columns_that_fit(natural: list[int], width: int, priority: list[int]) -> set[int]:
+def columns_that_fit(natural: list[int], width: int, priority: list[int], body: list[list[str]] | None = None,
+                     unique: int | None = None) -> set[int]:
     """Which columns of a boxed table fit in `width`: each takes its natural width plus 3 (padding and
     its border); columns are added in `priority` order while they fit. A table narrower than its cells
     is folded into unreadable slivers by rich; dropping the least important columns (named under the
-    table) keeps the rest whole."""
+    table) keeps the rest whole.
+
+    With the cells (`body`), rows must stay told apart: where two rows read the same in the columns kept
+    (the `unique` column, an id, aside) and a dropped column tells them apart, it comes in, in place of
+    the least important kept columns that do not — thirty `matmul` rows of a cache differ by target."""
+    def used(columns) -> int:
+        return 1 + sum(natural[i] + 3 for i in columns)  # 1: the left border
+
     kept: set[int] = set()
-    used = 1  # the left border
     for index in priority:
-        need = natural[index] + 3
-        if used + need <= width or not kept:
+        if used(kept | {index}) <= width or not kept:
             kept.add(index)
-            used += need
+    if body is None:
+        return kept
+
+    def kinds(columns) -> int:  # how many different rows the columns show
+        return len({tuple(cells[i] for i in sorted(columns) if i != unique) for cells in body})
+
+    for index in [i for i in priority if i not in kept]:
+        candidate = kept | {index}
+        if kinds(candidate) <= kinds(kept):
+            continue
+        for spare in reversed(priority[2:]):  # the least important first; the first two always stay
+            if used(candidate) <= width:
+                break
+            if spare in candidate and spare != index and kinds(candidate - {spare}) == kinds(candidate):
+                candidate.discard(spare)
+        if used(candidate) <= width:
+            kept = candidate
     return kept
 
 
@@ -181,13 +189,14 @@ def print_left_out(console, heads: list[str], kept: set[int], flags: str = "--wi
     """Under a table that dropped columns: which, and how to see them."""
     left_out = [head for i, head in enumerate(heads) if i not in kept]
     if left_out:
-        console.print(f"[dim]left out at {console.width} columns: {', '.join(left_out)} ({flags})[/dim]")
+        text = f"left out at {console.width} columns: {', '.join(left_out)} ({flags})"
+        console.print(Text("\n".join(fit.wrap(text, console.width)), style="dim"), no_wrap=True, crop=False)
 
 
 def device_lines(reports, width: int) -> list[Text]:
     """The virtual device the kernels' code asked at import (docs/virtual-device.md), once per distinct one."""
     lines = list(dict.fromkeys(r.device_line for r in reports if r.device_line))
-    return [Text(piece, style="dim") for line in lines for piece in textwrap.wrap(line, width=width)]
+    return [Text(piece, style="dim") for line in lines for piece in fit.wrap(line, width)]
 
 
 def print_device_lines(console, lines) -> None:
@@ -208,4 +217,4 @@ def origin_lines(reports, width: int) -> list[Text]:
         line = f"{module} from {build.source_file}"
         if line not in seen:
             seen.append(line)
-    return [Text(piece, style="dim") for line in seen for piece in textwrap.wrap(line, width=width)]
+    return [Text(piece, style="dim") for line in seen for piece in fit.wrap(line, width)]

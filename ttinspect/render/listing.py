@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Mapping
 
 from ttinspect.render import term
@@ -9,6 +10,7 @@ from ttinspect.render.glance import print_device_lines
 from ttinspect.report.model import device_line
 
 MAX_GRIDS = 3  # per row; `--json` has every grid the capture recorded
+MAX_KEYS = 3  # autotune keys per outcome line of a row; `--json` has every one
 
 
 def file_listing_table(listing: Mapping[str, Any]) -> None:
@@ -62,7 +64,10 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
     console = term.console()
     run = listing["run"]
     device = (run.get("device") or {}).get("name") or ("Triton's interpreter" if run["interpreter"] else "no GPU")
-    said = [" ".join(run["argv"]) or "?", device, f"Triton {run['triton'] or '?'}"]
+    said = [shlex.join(run["argv"]) or "?"]  # as typed: `python -m pytest -q`, quoted where a shell would
+    if run.get("exit_code") is not None:  # unknown for a block of Python (`with ttinspect.capture(...)`)
+        said.append(f"exit code {run['exit_code']}")
+    said += [device, f"Triton {run['triton'] or '?'}"]
     if not run["complete"]:
         said.append("the run stopped before the capture ended")
     table = Table(title=escape(f"compiles in {listing['capture']} ({'; '.join(said)})"), title_justify="left")
@@ -78,12 +83,12 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
         grids = ", ".join("x".join(map(str, g)) for g in row["grids"][:MAX_GRIDS])
         grids += f" +{len(row['grids']) - MAX_GRIDS}" if len(row["grids"]) > MAX_GRIDS else ""
         config = escape(" ".join(f"{k}={v}" for k, v in row["config"].items()) or "(none)")
-        tuned = _tuned(row["autotune"])
+        tuned = _tuned(row["autotune"], row["kernel"])
         source = row["source"] if row["source"] == "same" else f"[bold]{escape(row['source'])}[/bold]"
         name = row["kernel"] + (f"#{row['number']}" if row["of"] > 1 else "")  # as FILE.ttcap:NAME#N takes it
         table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(row["launches"]), escape(grids or "-"),
-                      config + (f"\n[dim]{escape(tuned)}[/dim]" if tuned else ""), escape(row["target"] or "-"),
-                      source)
+                      config + "".join(f"\n[dim]{escape(line)}[/dim]" for line in tuned),
+                      escape(row["target"] or "-"), source)
     console.print(table)
     if not listing["compiles"]:
         console.print("[dim]the run compiled no Triton kernel[/dim]")
@@ -93,14 +98,40 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
                   f"{escape(listing['capture'])}[/dim]")
 
 
-def _tuned(results: list[Mapping[str, Any]]) -> str:
-    """`best of 8 (0.120 ms)` / `#3 of 8: 0.250 ms, best 0.120`, per autotuning that compiled the config."""
-    out = []
+def _tuned(results: list[Mapping[str, Any]], kernel: str) -> list[str]:
+    """How the autotuner dealt with this compile, one line per outcome, each naming the keys it tuned for:
+    `chosen for n=64; n=128 (of 4, not timed)`, `tried for n=64 (#3 of 4, 0.250 ms); chose #4 (0.120 ms)`."""
+    shown = _key_names(results)
+    outcomes: dict[tuple[Any, ...], list[str]] = {}
     for result in results:
-        ms = f"{result['ms']:.3f} ms" if result["ms"] is not None else "not timed"
-        if result["winner"]:
-            out.append(f"best of {result['configs']} ({ms})")
+        timed = result["ms"] is not None or result["best_ms"] is not None
+        # untimed outcomes (the interpreter's) of several keys read as one line; a timed one keeps its times
+        same = (result["winner"], result["chosen"], result["configs"], result["config"],
+                (result["ms"], result["best_ms"]) if timed else None)
+        outcomes.setdefault(same, []).append(_key_text(result["key"], shown))
+    lines = []
+    for (winner, chosen, configs, config, times), keys in sorted(outcomes.items(), key=lambda o: not o[0][0]):
+        where = "; ".join(keys[:MAX_KEYS]) + (f" +{len(keys) - MAX_KEYS} more" if len(keys) > MAX_KEYS else "")
+        ms, best_ms = times if times is not None else (None, None)
+        if winner:
+            lines.append(f"chosen for {where} (of {configs}, " + (f"{ms:.3f} ms)" if ms is not None else "not timed)"))
         else:
-            best = f", best {result['best_ms']:.3f}" if result["best_ms"] is not None else ""
-            out.append(f"#{result['config']} of {result['configs']}: {ms}{best}")
-    return "; ".join(out)
+            lines.append(f"tried for {where} (#{config} of {configs}, "
+                         + (f"{ms:.3f} ms)" if ms is not None else "not timed)")
+                         + (f"; chose {chosen.removeprefix(kernel) or chosen}" if chosen else "")
+                         + (f" ({best_ms:.3f} ms)" if best_ms is not None else ""))
+    return lines
+
+
+def _key_names(results: list[Mapping[str, Any]]) -> set[str]:
+    """The key entries worth showing: the `key=` arguments' values; an argument's dtype (Triton adds one per
+    tensor) only where it differs between this compile's tunings, or where the key has nothing else."""
+    names = {name for result in results for name in result["key"]}
+    plain = {name for name in names if not name.endswith(".dtype")}
+    varying = {name for name in names - plain if len({repr(r["key"].get(name)) for r in results}) > 1}
+    return plain | varying if plain else names
+
+
+def _key_text(key: Mapping[str, Any], shown: set[str]) -> str:
+    said = [f"{name}={str(value).removeprefix('torch.')}" for name, value in key.items() if name in shown]
+    return " ".join(said) or "(no key)"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any, Mapping
 
 from ttinspect.facts.model import format_value
 from ttinspect.files.terminal_text import shown_block
-from ttinspect.render import term
+from ttinspect.render import fit, term
 
 _MAX_OPS = 6  # op kinds shown per row; the LLVM lowering adds dozens
 
@@ -35,30 +34,25 @@ def facts_text(changes) -> str:
 
 def timeline_table(header: str, history, *, show_all: bool = False, loop_counts: Mapping[int, Any] | None = None,
                    ) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
     # the pass history's parsers load only when it is asked for
     from ttinspect.passes.snapshot_facts import explanation, title
 
     console = term.console()
-    console.print(f"[dim]# {escape(header)}[/dim]", soft_wrap=True)  # one line, like every stage's header
-    table = Table(title_justify="left", show_lines=False)
+    width = console.width
+    for piece in fit.wrap(header, width, indent="# ", subsequent="#   "):  # the header comment, to the width
+        console.print(Text(piece, style="dim"), no_wrap=True, crop=False)
     loop = loop_counts is not None
     # Below 120 columns the op tallies leave the facts no room: the facts stay, the ops go (--show PASS has
-    # them); below 160 fewer op kinds per row.
-    with_ops = console.width >= 120
-    limit = _MAX_OPS if console.width >= 160 else 3
+    # them, and a line under the table says so); below 160 fewer op kinds per row.
+    with_ops = width >= 120
+    limit = _MAX_OPS if width >= 160 else 3
     # --loop: the lines are the main loop's; ops and facts stay the whole module's, and say so
-    columns: list[tuple[str, dict[str, Any]]] = [
-        ("#", {"justify": "right"}),
-        ("pass", {"overflow": "fold", "max_width": 44, "min_width": 30 if console.width < 120 else 20}), ("stage", {}),
-        ("lines (main loop)" if loop else "lines", {"justify": "right"})]
-    if with_ops:
-        columns.append(("ops (whole module)" if loop else "ops", {"overflow": "fold"}))
-    columns.append(("facts that changed (whole module)" if loop else "facts that changed", {"overflow": "fold"}))
-    for column, options in columns:
-        table.add_column(column, **options)
+    ops_head = "ops (whole module)" if loop else "ops"
+    heads = ["#", "pass", "stage", "lines (main loop)" if loop else "lines"] + ([ops_head] if with_ops else []) + [
+        "facts that changed (whole module)" if loop else "facts that changed"]
+    rows: list[tuple[list[Text], str]] = []
     used: list[str] = []
     for row in history.passes if show_all else history.rows:
         if loop_counts is not None:
@@ -66,25 +60,36 @@ def timeline_table(header: str, history, *, show_all: bool = False, loop_counts:
             lines = "–" if counts is None else f"+{counts[0]} -{counts[1]}"
         else:
             lines = "?" if row.lines_added is None else f"+{row.lines_added} -{row.lines_removed}"
-        name = escape(row.label) + (f" [dim]+ {escape(row.folded)}[/dim]" if row.nested else "")
-        style = "dim" if row.changed is False else ""
-        ops = [escape(ops_text(row.ops_added, row.ops_removed, limit))] if with_ops else []
-        table.add_row(str(row.index), name, row.stage, lines, *ops,
-                      f"[bold]{escape(facts_text(row.changed_facts))}[/bold]" if row.changed_facts else "",
-                      style=style)
+        name = Text(row.label)
+        if row.nested:
+            name.append(f" + {row.folded}", style="dim")
+        ops = [Text(ops_text(row.ops_added, row.ops_removed, limit))] if with_ops else []
+        facts = Text(facts_text(row.changed_facts), style="bold") if row.changed_facts else Text("")
+        rows.append(([Text(str(row.index)), name, Text(row.stage), Text(lines), *ops, facts],
+                     "dim" if row.changed is False else ""))
         for step in row.steps:
-            ops = [escape(ops_text(step.ops_added, step.ops_removed, limit))] if with_ops else []
-            table.add_row("", f"  ↳ {step.name}", "", "", *ops, escape(facts_text(step.changed_facts)), style="dim")
+            ops = [Text(ops_text(step.ops_added, step.ops_removed, limit))] if with_ops else []
+            rows.append(([Text(""), Text(f"  ↳ {step.name}"), Text(""), Text(""), *ops,
+                          Text(facts_text(step.changed_facts))], "dim"))
         used += [c.key for c in row.changed_facts if c.key not in used]
-    console.print(table)
+    # rich imports: only when a table is printed
+    from ttinspect.render.fitted_table import fitted_table
+
+    console.print(fitted_table(heads, rows, width, flexible={1, len(heads) - 1} | ({4} if with_ops else set()),
+                               right={0, 3}))
+    if not with_ops:
+        console.print(Text("\n".join(fit.wrap(f"left out at {width} columns: ops, the ops each pass added and "
+                                               "removed (--width 120, --json; --show PASS)", width)), style="dim"))
+    notes = []
     if not show_all:
-        console.print(f"{history.unchanged} of {len(history.passes)} passes changed nothing (--all lists them); "
-                      "--show PASS prints one pass's diff")
+        notes.append((f"{history.unchanged} of {len(history.passes)} passes changed nothing (--all lists them); "
+                      "--show PASS prints one pass's diff", ""))
     if any(row.nested for row in (history.passes if show_all else history.rows)):
-        console.print("[dim]pass + other: function-scope passes that ran after it (on one function at a time); "
-                      "the row's counts include theirs[/dim]")
-    for key in used:
-        console.print(f"[dim]{key} ({escape(title(key))}): {escape(explanation(key))}[/dim]")
+        notes.append(("pass + other: function-scope passes that ran after it (on one function at a time); "
+                      "the row's counts include theirs", "dim"))
+    notes += [(f"{key} ({title(key)}): {explanation(key)}", "dim") for key in used]
+    for note, style in notes:
+        console.print(Text("\n".join(fit.wrap(note, width)), style=style), no_wrap=True, crop=False)
 
 
 def pass_diff_text(header: str, result, *, color: bool) -> str:
@@ -157,6 +162,5 @@ def divergence_text(result) -> str:
     width = term.width()
     wrapped = []
     for line in out:  # to the width like every table; a long list of passes continues indented
-        wrapped += textwrap.wrap(line, width=width, subsequent_indent="      ", break_on_hyphens=False,
-                                 break_long_words=False) or [""]
+        wrapped += fit.wrap(line, width, subsequent="      ") or [""]
     return "\n".join(wrapped)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from ttinspect.files.terminal_text import shown
 from ttinspect.kernel.variants import config_value_text
-from ttinspect.render import term
+from ttinspect.render import fit, term
 from ttinspect.render.glance import print_device_lines, print_lines
 from ttinspect.report.model import build_device_line
 
@@ -22,10 +23,7 @@ def config_text(config: Mapping[str, Any]) -> str:
 def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
     """A variant per entry: name (aliases), seed and config on one line, its description wrapped under it —
     readable at 80 columns, where a five-column table folds every cell."""
-    import textwrap
-
     from rich.text import Text
-
 
     rows = list(rows)
     width = term.width()
@@ -40,34 +38,32 @@ def variants_table(rows: Iterable[Mapping[str, Any]]) -> None:
         if len(head.plain) <= width:
             lines.append(head)
         else:  # a long config at a narrow width: wrapped under the name
-            lines += [Text(p) for p in textwrap.wrap(head.plain, width=width, subsequent_indent=" " * (room + 4))]
-        lines += [Text(piece, style="dim") for piece in textwrap.wrap(
-            row["description"], width=width, initial_indent="      ", subsequent_indent="      ")]
+            lines += [Text(p) for p in fit.wrap(head.plain, width, subsequent=" " * (room + 4))]
+        lines += [Text(piece, style="dim") for piece in fit.wrap(row["description"], width, indent="      ")]
     print_lines(lines)
 
 
 def by_line_table(built, stage: str, whole, loop, reason: str | None) -> None:
     """Instructions per Python line: the whole kernel and one trip around the main loop."""
-    from rich.table import Table
+    from rich.text import Text
 
-    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
+    from ttinspect.render.fitted_table import fitted_table  # imports rich: only when a table is printed
 
     def breakdown(row, limit: int = 5) -> str:
         return ", ".join(f"{name}×{count}" for name, count in row.families[:limit]) + \
             (", …" if len(row.families) > limit else "")
 
-    table = Table(title=f"{data(built.label)} · {built.target.name} · {stage} instructions per Python line",
-                  title_justify="left")
-    for column in ("line", "source", "kernel", "main loop (per iteration)"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for row in whole:
         in_loop = loop.get(row.line)
         label = str(row.line) if row.line is not None else "—"
         source = row.text if row.line is not None else "no line: " + ", ".join(row.sites)
-        table.add_row(label, data(source or ""), f"{row.count}",
-                      data(f"{in_loop.count}: {breakdown(in_loop)}") if in_loop else "")
+        rows.append(([Text(label), Text(shown(source or "")), Text(f"{row.count}"),
+                      Text(shown(f"{in_loop.count}: {breakdown(in_loop)}")) if in_loop else Text("")], ""))
     console = term.console()
     if reason:
-        console.print(f"[yellow]no source attribution: {data(reason)}[/yellow]")
-    console.print(table)
+        console.print(Text(shown(f"no source attribution: {reason}"), style="yellow"))
+    title = Text(shown(f"{built.label} · {built.target.name} · {stage} instructions per Python line"))
+    console.print(fitted_table(["line", "source", "kernel", "main loop (per iteration)"], rows, console.width,
+                               flexible={1, 3}, title=title))
     print_device_lines(console, [build_device_line(built)])  # docs/virtual-device.md

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
-from ttinspect.render import term
+from ttinspect.render import fit, term
 
 
 def _kib(value: int | None) -> str:
@@ -39,3 +39,5 @@ def targets_table(rows: Sequence[Mapping[str, Any]], here: str) -> None:
         table.add_row(*(c for i, c in enumerate(cells) if i in kept))
     console.print(table)
     print_left_out(console, heads, kept)
+    console.print("\n".join(fit.wrap("AMD (gfx*): smem = LDS, SM = CU, warps = waves (64 lanes on CDNA, 32 on RDNA), "
+                                     "blocks = workgroups", console.width)), markup=False, no_wrap=True, crop=False)

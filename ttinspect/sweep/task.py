@@ -40,7 +40,7 @@ def point_options(options: Mapping[str, Any], overrides: Mapping[str, Any], arch
     settings = {**options.get("settings", {}), **{k: v for k, v in overrides.items() if k != CONFIG_AXIS}}
     config = overrides.get(CONFIG_AXIS, options.get("config"))
     return RefOptions(settings, dict(options.get("args", {})), options.get("signature"),
-                      str(config) if config is not None else None, arch)
+                      str(config) if config is not None else None, arch, source=options.get("source"))
 
 
 def resolve_point(ref: str, overrides: Mapping[str, Any], arch: str | None, options: Mapping[str, Any]):

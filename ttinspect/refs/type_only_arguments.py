@@ -1,0 +1,77 @@
+"""Arguments a heuristic or a pruner reads that were given only by their type (`--arg K=i32:16`, `*fp16`) or
+not at all: the stand-in they see, and what the error then says — the argument the code read, as `--arg`
+writes it, and the option that gives its value (`--arg K=4096`), never ttinspect's own objects."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ttinspect.kernel.argument_types import Pointer, Scalar, entry_text
+
+
+class KnownOnlyByType(TypeError):
+    """A heuristic or pruner read an argument given only by its type: the user can give it as a value."""
+
+    def __init__(self, argument: str, given: Pointer | Scalar):
+        super().__init__(f"{argument} was given only as {entry_text(given)}")
+        self.argument, self.given = argument, given
+
+
+class KnownByTypeOnly:
+    """What a heuristic sees for an argument given only by type (`*fp16`, `i32:16`): anything it asks
+    of it fails, rather than answering a wrong question (`"fp16" == torch.float16` is False)."""
+
+    def __init__(self, name: str, value: Pointer | Scalar):
+        object.__setattr__(self, "_known", (name, value))
+
+    def _refuse(self, *_: Any, **__: Any):
+        raise KnownOnlyByType(*object.__getattribute__(self, "_known"))
+
+    def __getattr__(self, attr: str):
+        self._refuse()
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __divmod__ = _refuse
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = __and__ = __rand__ = __or__ = __ror__ = _refuse
+    __xor__ = __rxor__ = __neg__ = __pos__ = __abs__ = __invert__ = __round__ = __trunc__ = __floor__ = _refuse
+    __ceil__ = __getitem__ = __len__ = __iter__ = __contains__ = _refuse
+    # None marks a class unhashable (the data model); typeshed types object.__hash__ as a method only,
+    # so mypy needs telling (typeshed's own list/dict do the same).
+    __hash__ = None  # type: ignore[assignment]
+
+
+def stand_ins(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments as the code sees them: those given only by type replaced by their stand-in."""
+    return {k: KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in arguments.items()}
+
+
+def reads_an_unknown(error: BaseException) -> bool:
+    """Whether the code failed on an argument it was not given, or was given only by type (a Pointer, an
+    unvalued Scalar; Python's own TypeError names the stand-in where an operator has no hook): the user can
+    give it; any other failure is the code's own."""
+    return isinstance(error, (KeyError, KnownOnlyByType)) or (
+        isinstance(error, TypeError) and KnownByTypeOnly.__name__ in str(error))
+
+
+def what_it_read(error: BaseException, arguments: Mapping[str, Any]) -> str:
+    """For an error `reads_an_unknown` accepts: which argument the code read and how to give its value, in the
+    user's terms (`K was given only as i32:16; give its value as a launch passes it: --arg K=4096 ...`)."""
+    if isinstance(error, KnownOnlyByType):
+        name, given = error.argument, error.given
+        if isinstance(given, Pointer):
+            return (f"{name} was given only as {entry_text(given)}; what the code asks of a tensor (its dtype, "
+                    f"strides) takes one: from Python, pass a torch tensor for {name}")
+        return f"{name} was given only as {entry_text(given)}; {_give(name, given)}"
+    if isinstance(error, KeyError) and error.args and isinstance(error.args[0], str):
+        return f"{error.args[0]} was not given; {_give(error.args[0], None)}"
+    typed = [k for k, v in arguments.items() if isinstance(v, Scalar)]  # Python's own TypeError: which is unsaid
+    if not typed:
+        return "it reads an argument given only by its type; give the arguments it reads as values"
+    return (f"it reads one of {', '.join(typed)}, given only by type; "
+            f"{_give(typed[0], arguments[typed[0]]).replace('its value', 'the values')}")
+
+
+def _give(name: str, given: Scalar | None) -> str:
+    example = "1.0" if given is not None and given.dtype.startswith(("fp", "bf")) else "4096"
+    return f"give its value as a launch passes it: --arg {name}={example} (from Python: args={{{name!r}: {example}}})"
