@@ -179,3 +179,38 @@ def test_fit_breaks_only_at_boundaries(text, room):
     assert words(" ".join(lines)) <= words(text)
     cut = fit.cut(text, room - 4)
     assert len(cut) <= room - 4 and cut.endswith("…") and words(cut) <= words(text)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_cache_of_many_kernels_fits_and_keeps_its_styles(width, capsys):
+    """Whatever Triton's cache holds (the suite's own fills it with hundreds of entries): spilled kernels
+    marked in yellow as markup, not printed as `[yellow]258[/yellow]` text that overflows the width; rows
+    that differ only by target, warps or stages still differ; every column left out is named."""
+    from types import SimpleNamespace
+
+    from ttinspect.render import term
+    from ttinspect.render.cache_table import cache_table
+
+    def row(k: int) -> SimpleNamespace:
+        return SimpleNamespace(id=f"{k:03d}{'X' * 23}", name=f"_fused[k]_{k % 7}",
+                               target=("sm_90", "hip:gfx942", "sm_80")[k % 3], num_warps=4 << (k % 2),
+                               num_stages=2 + k % 4, shared=1024 * (k % 5), registers=64 + k % 3,
+                               spills=(0, 258, None)[k % 3], depth=None if k % 5 == 0 else 1 + k % 3,
+                               tensor_core_path=("wgmma", "mfma", "mma.sync")[k % 3],
+                               source=f"/lib/ops/op{k % 4}.py:{10 + k}", triton_version="3.9.0",
+                               unknown={} if k % 3 != 2 else {"spills": "no cubin"}, missing=[])
+
+    rows = [row(k) for k in range(120)]
+    term.configure(width=width, color="never")
+    try:
+        cache_table(rows, "/cache")
+    finally:
+        term.reset()
+    text = capsys.readouterr().out
+    assert "[yellow]" not in text and "[/yellow]" not in text, text
+    for line in text.splitlines():
+        assert cell_len(line) <= width, f"a line of {cell_len(line)} columns at {width}:\n{line}"
+        if line[:1] in BOX_START:
+            assert line.rstrip()[-1:] in BOX_END, f"a cropped row at {width}:\n{line}"
+    assert "_fused[k]_" in text  # a name's brackets are text, not markup
+    assert len(set(table_rows(text))) == len(rows)

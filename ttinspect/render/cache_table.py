@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ttinspect.render import fit, term
-from ttinspect.render.glance import columns_that_fit, natural_widths, print_left_out
+from ttinspect.files.terminal_text import shown
+from ttinspect.render.glance import columns_that_fit, print_left_out
 from ttinspect.caches.triton import default_dir
 
 COLUMNS = (("id", "id"), ("name", "kernel"), ("target", "target"), ("num_warps", "warps"),
@@ -24,9 +25,15 @@ def _cell(row, key: str) -> str:
         path, _, line = value.rpartition(":")
         name = path.rsplit("/", 1)[-1]
         return f"{'…' + name[-13:] if len(name) > 14 else name}:{line}"
-    if key == "spills" and value:
-        return f"[yellow]{value}[/yellow]"
     return str(value)
+
+
+def _styled(key: str, cell: str) -> str:
+    """A cell as rich markup: its text quoted (a kernel's name is a stranger's data), spills in yellow."""
+    from ttinspect.render.quoted import data  # imports rich: only when a table is printed
+
+    text = data(cell)
+    return f"[yellow]{text}[/yellow]" if key == "spills" and cell not in ("0", "?", "n/a") else text
 
 
 # What stays when the width is short: the id and the name, then what a reader looks for first.
@@ -35,19 +42,20 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
 
 
 def cache_table(rows, root: str) -> None:
-    from rich.markup import render
+    from rich.cells import cell_len
     from rich.table import Table
 
     from ttinspect.render.quoted import data  # imports rich: only when a table is printed
 
     console = term.console()
-    cells = [[_cell(row, key) for key, _ in COLUMNS] for row in rows]
+    # plain text, as it will show (control characters quoted): the widths are those of what is printed
+    cells = [[shown(_cell(row, key)) for key, _ in COLUMNS] for row in rows]
     name_width = 36 if console.width >= 120 else 26
-    longest = natural_widths([title for _, title in COLUMNS], cells)
+    longest = [max([len(title)] + [cell_len(row_cells[i]) for row_cells in cells])
+               for i, (_, title) in enumerate(COLUMNS)]
     natural = [min(name_width, n) if key == "name" else n for (key, _), n in zip(COLUMNS, longest, strict=True)]
     keys = [key for key, _ in COLUMNS]
-    plain = [[render(c).plain for c in row_cells] for row_cells in cells]
-    kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY], plain, unique=0)
+    kept = columns_that_fit(natural, console.width, [keys.index(k) for k in PRIORITY], cells, unique=0)
     table = Table(title=f"{len(rows)} kernels in {data(root)}", title_justify="left")
     for i, (key, title) in enumerate(COLUMNS):  # one line per kernel: a long name is cut (--json has it whole)
         if i in kept:
@@ -57,7 +65,7 @@ def cache_table(rows, root: str) -> None:
                              justify="right" if key in ("num_warps", "num_stages", "shared", "registers", "spills",
                                                         "depth") else "left")
     for row_cells in cells:  # a long name is cut at a word or `_` with an ellipsis, never by rich mid-word
-        table.add_row(*(data(fit.cut(c, name_width)) if COLUMNS[i][0] == "name" else data(c)
+        table.add_row(*(_styled(COLUMNS[i][0], fit.cut(c, name_width) if COLUMNS[i][0] == "name" else c)
                         for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
     print_left_out(console, [title for _, title in COLUMNS], kept)
