@@ -123,8 +123,11 @@ def test_a_column_left_out_is_named_and_rows_stay_apart(name, width, wide):
     note = left_out_heads(text)
     for head in missing:
         assert head.split(" (")[0] in note, f"{name} at {width}: column {head!r} left out without saying so"
-    if name == "cache":  # rows that differ at the wide width (the id column aside) differ at this one too
-        assert len({r[1:] for r in table_rows(text)}) == len({r[1:] for r in table_rows(wide[name])})
+    if name == "cache":  # rows that differ at the wide width (the id column aside) differ at this one too, or
+        # the output says how many read alike (hundreds of kernels differing in a dozen ways cannot fit 80 columns)
+        merged = len({r[1:] for r in table_rows(wide[name])}) - len({r[1:] for r in table_rows(text)})
+        said = re.search(r"(\d+) kernel\(s\) read like another here", " ".join(text.split()))
+        assert merged == (int(said.group(1)) if said else 0), (merged, text[-600:])
 
 
 def test_a_shared_unknown_reason_is_said_once():
@@ -214,3 +217,32 @@ def test_a_cache_of_many_kernels_fits_and_keeps_its_styles(width, capsys):
             assert line.rstrip()[-1:] in BOX_END, f"a cropped row at {width}:\n{line}"
     assert "_fused[k]_" in text  # a name's brackets are text, not markup
     assert len(set(table_rows(text))) == len(rows)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_kernels_that_read_alike_at_a_width_are_counted_under_the_table(width, capsys):
+    """Sixty kernels whose names differ only past where a name is cut, and in target, warps and stages: where
+    the width cannot keep every row apart, the line under the table counts the rows that read like another."""
+    from types import SimpleNamespace
+
+    from ttinspect.render import term
+    from ttinspect.render.cache_table import cache_table
+
+    rows = [SimpleNamespace(id=f"{k:03d}{'X' * 23}", name=f"_fused_add_rms_norm_forward_kernel_{k % 9}",
+                            target=("sm_90", "sm_80")[k % 2], num_warps=4 << (k % 2), num_stages=2 + k % 3,
+                            shared=1024, registers=64, spills=0, depth=2, tensor_core_path="wgmma",
+                            source="/lib/ops/op.py:10", triton_version="3.9.0", unknown={}, missing=[])
+            for k in range(60)]
+
+    def table_at(columns: int) -> str:
+        term.configure(width=columns, color="never")
+        try:
+            cache_table(rows, "/cache")
+        finally:
+            term.reset()
+        return capsys.readouterr().out
+
+    text, wide = table_at(width), table_at(WIDE)
+    merged = len({r[1:] for r in table_rows(wide)}) - len({r[1:] for r in table_rows(text)})
+    said = re.search(r"(\d+) kernel\(s\) read like another here", " ".join(text.split()))
+    assert merged == (int(said.group(1)) if said else 0), text

@@ -41,6 +41,23 @@ PRIORITY = ("id", "name", "registers", "spills", "shared", "depth", "tensor_core
             "num_stages", "triton_version", "source")
 
 
+def _say_rows_read_alike(console, cells: list[list[str]], kept: set[int], name_width: int) -> None:
+    """Where the width cannot keep every kernel's row apart (hundreds of kernels differing in a dozen ways),
+    say so under the table rather than let two different kernels read the same: the id tells them apart, and
+    a wider table or --json shows what differs."""
+    def shown_row(row_cells: list[str], columns, width: int) -> tuple[str, ...]:
+        return tuple(fit.cut(c, width) if COLUMNS[i][0] == "name" else c
+                     for i, c in enumerate(row_cells) if i in columns and i != 0)
+
+    every = range(len(COLUMNS))  # as the widest table shows them (a name cut at 36, as from 120 columns)
+    distinct = len({shown_row(row_cells, every, 36) for row_cells in cells})
+    alike = distinct - len({shown_row(row_cells, kept, name_width) for row_cells in cells})
+    if alike > 0:
+        text = (f"{alike} kernel(s) read like another here at {console.width} columns although they differ, in a "
+                "column left out or a name cut short (their ids tell them apart; --width or --json shows what differs)")
+        console.print("\n".join(fit.wrap(text, console.width)), style="dim", markup=False, highlight=False)
+
+
 def cache_table(rows, root: str) -> None:
     from rich.cells import cell_len
     from rich.table import Table
@@ -69,6 +86,7 @@ def cache_table(rows, root: str) -> None:
                         for i, c in enumerate(row_cells) if i in kept))
     console.print(table)
     print_left_out(console, [title for _, title in COLUMNS], kept)
+    _say_rows_read_alike(console, cells, kept, name_width)
     reasons: dict[tuple[str, str], int] = {}
     for row in rows:
         for key, reason in row.unknown.items():
