@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
+from triton_features import TRITON
 from ttinspect import inspect
 from ttinspect.pytest_plugin import ExpectationFailed, expect
 
@@ -51,6 +52,14 @@ LOAD = ("import importlib.util, sys; spec = importlib.util.spec_from_file_locati
         "print(type(module.matmul).__name__, len(module.matmul.configs))")
 
 
+# Triton's Triton→Gluon translator: from 3.6 (3.6's writes Blackwell kernels only; 3.9's Hopper ones too). The
+# rewrite of its imports is made for 3.9's output; 3.6's still names ttinspect's private module elsewhere in the
+# file (a known gap, docs/gluon.md), so these hold on 3.9 and later.
+TRANSLATE_ARCH = "sm_90" if TRITON >= (3, 9) else "sm_100"
+needs_translator = pytest.mark.skipif(TRITON < (3, 9), reason="the import rewrite covers Triton 3.9's translator")
+
+
+@needs_translator
 @pytest.mark.parametrize("beside", [True, False], ids=["beside-the-original", "another-folder"])
 def test_the_file_translate_writes_imports_what_the_original_imports(tmp_path, beside):
     """The translator names the kernel's module as ttinspect loaded it (a private name): the written file
@@ -60,7 +69,7 @@ def test_the_file_translate_writes_imports_what_the_original_imports(tmp_path, b
     shutil.copy(MY_MM, original)
     out = (original.parent if beside else tmp_path / "gluon") / "mm_gluon.py"
     out.parent.mkdir(exist_ok=True)
-    run_cli_ok("translate", f"{original}:matmul", "--arch", "sm_90", "-o", out)
+    run_cli_ok("translate", f"{original}:matmul", "--arch", TRANSLATE_ARCH, "-o", out)
     text = out.read_text()
     assert "ttinspect_user_" not in text and "configs=my_mm.CONFIGS" in text
     compile(text, str(out), "exec")
@@ -74,13 +83,15 @@ def test_the_file_translate_writes_imports_what_the_original_imports(tmp_path, b
     assert done.stdout.split() == ["Autotuner", "3"]
 
 
+@needs_translator
 def test_the_follow_up_translate_suggests_runs(tmp_path):
     original = tmp_path / "my_mm.py"
     shutil.copy(MY_MM, original)
     out = tmp_path / "mm_gluon.py"
-    result = run_cli("translate", f"{original}:matmul", "--arch", "sm_90", "-o", out)
-    assert result.exit_code == 0 and f"ttinspect report {out}:matmul --arch sm_90" in result.output
-    report = run_cli_ok("report", f"{out}:matmul", "--arch", "sm_90", "--config", "1", "--signature", MM_SIGNATURE,
+    result = run_cli("translate", f"{original}:matmul", "--arch", TRANSLATE_ARCH, "-o", out)
+    assert result.exit_code == 0 and f"ttinspect report {out}:matmul --arch {TRANSLATE_ARCH}" in result.output
+    report = run_cli_ok("report", f"{out}:matmul", "--arch", TRANSLATE_ARCH, "--config", "1", "--signature",
+                        MM_SIGNATURE,
                         "--arg", "K=4096")
     assert "EVEN_K=yes" in report
 
