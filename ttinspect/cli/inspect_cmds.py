@@ -296,7 +296,12 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
     from ttinspect.report.collect import report_from_build
 
     result = diff_reports(*(report_from_build(x) for x in builds))
-    text_diff = _loop_diff(stage, builds) if stage else None
+    text_diff = None
+    if stage:
+        # loaded when the command runs: every command module is imported at start-up
+        from ttinspect.compare.loop_diff import main_loop_diff
+
+        text_diff = main_loop_diff(stage, builds)
     divergence = None
     if passes:
         # loaded when the command runs: every command module is imported at start-up
@@ -365,28 +370,6 @@ def _sides(a: str, b: str | None, configs: tuple[str, ...]) -> list[tuple[str, s
     if len(configs) == 2:
         return [(a, configs[0]), (b, configs[1])]
     return [(a, configs[0] if configs else None), (b, configs[0] if configs else None)]
-
-
-def _loop_diff(stage: str, builds) -> str:
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.compare.facts_diff import loop_text_diff
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.dialects.loop_slice import slice_text
-    # loaded when the command runs: every command module is imported at start-up
-    from ttinspect.dialects.main_loop import main_loop_slice
-
-    texts = []
-    if len({r.target.backend for r in builds}) > 1 and stage not in ("ttir", "ttgir", "llir"):
-        return f"(no loop diff: {stage} exists for one vendor only; ttir, ttgir and llir compare across vendors)"
-    for result in builds:
-        stage = stage_for(stage, result)
-        text = result.artifacts.text(stage)
-        found = main_loop_slice(stage, text)
-        if found.start_line is None:
-            return f"(no loop diff: {result.label} has no main loop in its {stage}: {found.reason})"
-        texts.append(slice_text(text, found))
-    labels = [f"{r.label}@{r.target.name} main loop ({stage}, renumbered)" for r in builds]
-    return loop_text_diff(stage, texts[0], texts[1], *labels) or "(the main loops are identical)"
 
 
 def _color_diff(text: str) -> str:

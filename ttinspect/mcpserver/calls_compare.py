@@ -48,7 +48,10 @@ def diff(call: Call) -> dict[str, Any]:
         builds = [resolve_one(ref, option) for (ref, _), option in zip(sides, options, strict=True)]
     data = diff_reports(*(report_from_build(x) for x in builds)).as_dict()
     if stage is not None:
-        data["loop_diff"] = {"stage": stage, "unified": _loop_diff(str(stage), builds)}
+        # the loop slicer and the text diff: loaded when a stage is asked for
+        from ttinspect.compare.loop_diff import main_loop_diff
+
+        data["loop_diff"] = {"stage": stage, "unified": main_loop_diff(str(stage), builds)}
     if passes:
         # the pass history: loaded only when asked for
         from ttinspect.passes import history
@@ -56,27 +59,6 @@ def diff(call: Call) -> dict[str, Any]:
 
         data["passes"] = diverge(*(history(x) for x in builds)).as_dict()
     return data
-
-
-def _loop_diff(stage: str, builds: list) -> str:
-    # the loop slicer and the text diff: loaded when a stage is asked for
-    from ttinspect.compare.facts_diff import loop_text_diff
-    from ttinspect.dialects.loop_slice import slice_text
-    from ttinspect.dialects.main_loop import main_loop_slice
-    from ttinspect.dialects.stages import for_target
-
-    if len({r.target.backend for r in builds}) > 1 and stage not in ("ttir", "ttgir", "llir"):
-        return f"(no loop diff: {stage} exists for one vendor only; ttir, ttgir and llir compare across vendors)"
-    texts = []
-    for built in builds:
-        stage = for_target(stage, built.target.backend, built.target.name)
-        text = built.artifacts.text(stage)
-        found = main_loop_slice(stage, text)
-        if found.start_line is None:
-            return f"(no loop diff: {built.label} has no main loop in its {stage}: {found.reason})"
-        texts.append(slice_text(text, found))
-    labels = [f"{r.label}@{r.target.name} main loop ({stage}, renumbered)" for r in builds]
-    return loop_text_diff(stage, texts[0], texts[1], *labels) or "(the main loops are identical)"
 
 
 def check(call: Call) -> dict[str, Any]:
