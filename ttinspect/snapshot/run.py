@@ -13,6 +13,7 @@ from ttinspect.errors import NothingToGate
 from ttinspect.report.model import device_line
 from ttinspect.snapshot.config import SnapshotConfig
 from ttinspect.snapshot.entries import check_unique, compute_all, planned
+from ttinspect.snapshot.schema import RELEASE
 from ttinspect.files.source_files import local_imports
 from ttinspect.targets.releases import triton_version
 
@@ -72,10 +73,8 @@ def key_file(key: str) -> str:
     return key.partition(RELEASE)[0].rpartition("@")[0].rpartition(":")[0]
 
 
-# Entries made with `snapshot --triton X` are keyed by that release too: `mylib/ops/mm.py:small@sm_90#triton=X`.
-RELEASE = "#triton="
-
-
+# Entries made with `snapshot --triton X` are keyed by that release too: `mylib/ops/mm.py:small@sm_90#triton=X`
+# (schema.RELEASE).
 def release_of(key: str) -> str | None:
     return key.partition(RELEASE)[2] or None
 

@@ -46,7 +46,7 @@ _GUARDED_VALUES: dict[str, Callable[[Any], str | None]] = {
     else f"must be a percentage from 0% to 100% (\"62%\") or null, got {_shown(value)}",
     "fits": lambda value: None if isinstance(value, bool) else f"must be bool or null, got {_kind(value)}"}
 _EXTRA_FACTS = ("fits", "loop_depths")  # written beside FACTS (entries.compute)
-RELEASE = "#triton="  # a release's entries are keyed `FILE:EXAMPLE@TARGET#triton=X` (run.RELEASE)
+RELEASE = "#triton="  # a release's entries are keyed `FILE:EXAMPLE@TARGET#triton=X` (run.py reads it here)
 _TARGET = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")  # sm_90, sm90, sm_90a, gfx942, gfx90a:xnack-
 _NOT_IN_A_NAME = ":@#"  # the key's separators: FILE:EXAMPLE@TARGET#triton=X
 MAX_TEXT = 65536  # characters in one string: a finding's fix is a few hundred
