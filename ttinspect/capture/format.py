@@ -41,6 +41,19 @@ class Header:
     interpreter: bool
     device: dict[str, Any] | None  # {"name", "backend", "arch", "warp_size"}; None: no GPU seen
     extra: dict[str, Any] = field(default_factory=dict)  # keys this model does not name (e.g. "note")
+    as_target: str | None = None  # `capture --as`: the GPU the program ran as, on a CPU
+    kernels_run: bool = True  # False: `--as` recorded the launches and ran none
+
+    def made(self) -> str | None:
+        """How the host code saw the device, when not on the GPU itself: one line for every reader of a kernel
+        of this capture (None: captured on a GPU, or a capture from before this was recorded)."""
+        if self.as_target:
+            ran = "run in Triton's interpreter" if self.kernels_run else "recorded, not run"
+            return f"captured as {self.as_target} on a CPU (the target's virtual device answered; kernels {ran})"
+        if self.interpreter and not self.device:
+            return ("captured under Triton's interpreter with no GPU: the host code took its CPU branches "
+                    "(capture --as ARCH records what the GPU would launch)")
+        return None
 
 
 @dataclass(frozen=True)
@@ -265,7 +278,7 @@ def _checked(record: dict[str, Any], at: str) -> Any:
 
 
 _HEADER_FIELDS = ("format", "type", "tool", "tool_version", "created", "argv", "cwd", "python", "triton", "torch",
-                  "interpreter", "device")
+                  "interpreter", "device", "as_target", "kernels_run")
 
 
 def _header(record: dict[str, Any], at: str) -> Header:
@@ -279,7 +292,8 @@ def _header(record: dict[str, Any], at: str) -> Header:
     return Header(version, record.get("tool_version"), record.get("created"), tuple(record.get("argv", ())),
                   record.get("cwd"), record.get("python"), record.get("triton"), record.get("torch"),
                   record.get("interpreter", False), record.get("device"),
-                  {k: v for k, v in record.items() if k not in _HEADER_FIELDS})
+                  {k: v for k, v in record.items() if k not in _HEADER_FIELDS},
+                  record.get("as_target"), record.get("kernels_run", True))
 
 
 def _compile(record: dict[str, Any], line: int, number: int) -> Compile:

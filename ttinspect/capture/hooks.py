@@ -28,7 +28,7 @@ import types
 import weakref
 from typing import Any, Callable
 
-from ttinspect.capture import counting, inductor, interpreter, launches, triton_hooks, tuning
+from ttinspect.capture import as_target, counting, inductor, interpreter, launches, triton_hooks, tuning
 from ttinspect.capture.after_import import AfterImport
 from ttinspect.capture.compile_record import compile_record
 from ttinspect.capture.hook_errors import guarded, reset, warn
@@ -144,7 +144,8 @@ def _hook_triton(module: types.ModuleType) -> None:
     autotuner, heuristics = (triton_hooks.owner(*triton_hooks.AUTOTUNER_RUN[:2]),
                              triton_hooks.owner(*triton_hooks.HEURISTICS_RUN[:2]))
     _patch(autotuner, "run", lambda original: tuning.autotuner_run(original, current))
-    _patch(autotuner, triton_hooks.AUTOTUNER_BENCH[2], tuning.bench)
+    instead = as_target.bench if as_target.recording_only() else None  # `capture --as`: nothing is timed
+    _patch(autotuner, triton_hooks.AUTOTUNER_BENCH[2], lambda original: tuning.bench(original, instead))
     _patch(autotuner, triton_hooks.AUTOTUNER_PRUNE[2], tuning.prune_configs)
     _patch(heuristics, "run", lambda original: tuning.heuristics_run(original, current))
 
@@ -281,11 +282,16 @@ def _jit_run_wrapper(original: Callable[..., Any]) -> Callable[..., Any]:
     """JITFunction.run: the launches that do not come through `kernel[grid](...)` of a plain JIT function —
     an autotuner's, heuristics', a library's own wrapper's, a direct `.run(...)`."""
     _jit_run[:] = [original]
+    recording_only = as_target.recording_only()
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         # grid and warmup stay in kwargs (Triton passes both by keyword): one repacking less per launch
         session = _session
-        if session is None or kwargs.get("warmup"):
+        if kwargs.get("warmup"):
+            return original(self, *args, **kwargs)
+        if recording_only:  # `capture --as`: recorded as the target's launch, never run
+            return as_target.launch(session, self, args, kwargs, sys._getframe(1))
+        if session is None:
             return original(self, *args, **kwargs)
         grid = kwargs.get("grid")
         if callable(grid):
@@ -307,6 +313,7 @@ def _getitem_wrapper(original: Callable[..., Any]) -> Callable[..., Any]:
     of the program (same compile, same grid) is one increment (counting.py). Any other kernel object
     launches as before (its launches reach the JIT through the `run` wrapper above)."""
     plain: dict[type, bool] = {}  # a kernel class -> it is JITFunction's, with our run wrapper
+    recording_only = as_target.recording_only()
     by_instruction, report, getframe = counting.by_instruction, counting.report, sys._getframe
 
     def __getitem__(self: Any, grid: Any) -> Any:
@@ -316,6 +323,9 @@ def _getitem_wrapper(original: Callable[..., Any]) -> Callable[..., Any]:
             is_plain = plain[kind] = bool(_jit_run) and kind.run is _jit_run_wrappers.get(id(_jit_class()))
         if not is_plain:
             return original(self, grid)
+        if recording_only:  # `capture --as`: recorded as the target's launch, never run
+            return lambda *args, **kwargs: as_target.launch(_session, self, args, {**kwargs, "grid": grid},
+                                                            getframe(1))
         run = _jit_run[0]
 
         def launch(*args: Any, **kwargs: Any) -> Any:

@@ -84,6 +84,10 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, grid: Any, call: C
 
 
 def params_of(obj: Any) -> list[Any]:
+    """The function's KernelParams: a JITFunction's own, an InterpretedFunction's as the JIT would make them."""
+    own = getattr(obj, "params", None)
+    if isinstance(own, list) and triton_hooks.is_jit_function(obj):
+        return own
     entry = _params.get(id(obj))
     if entry is not None and entry[0]() is obj:
         return entry[1]
@@ -95,9 +99,11 @@ def params_of(obj: Any) -> list[Any]:
     return params
 
 
-def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:
+def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict,
+                   target: dict[str, Any] | None = None) -> str | None:
     """The compile record a GPU launch of these arguments would make; its id (None: the launch is one the
-    interpreter will refuse, e.g. a parameter without a value)."""
+    interpreter will refuse, e.g. a parameter without a value). `target`: the GPU's (`capture --as`), else
+    the one torch sees."""
     params = params_of(obj)
     names = [p.name for p in params]
     try:
@@ -115,7 +121,8 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | N
                       do_not_specialize_on_alignment=frozenset(p.name for p in params
                                                                if p.do_not_specialize_on_alignment),
                       bool_type=triton_hooks.bool_type(), annotations=annotations)
-    target = gpu_target(session)
+    if target is None:
+        target = gpu_target(session)
     given = {k: v for k, v in kwargs.items() if k not in names}
     defaults = triton_hooks.option_defaults(target) or {}
     options = {**{k: v for k, v in defaults.items() if k in triton_hooks.ALWAYS_RECORDED}, **given}
@@ -135,12 +142,18 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | N
 
 
 def gpu_target(session: Any) -> dict[str, Any] | None:
-    """The NVIDIA GPU torch sees ({"backend", "arch", "warp_size"}), named in the header once; None without one."""
+    """The GPU torch sees ({"backend", "arch", "warp_size"}; ROCm's torch answers through torch.cuda too),
+    named in the header once; None without one."""
     if not _target:
         target = None
         torch = sys.modules.get("torch")
         try:
-            if torch is not None and torch.cuda.is_available() and not getattr(torch.version, "hip", None):
+            if torch is not None and torch.cuda.is_available() and getattr(torch.version, "hip", None):
+                arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+                warp = int(getattr(torch.cuda.get_device_properties(0), "warp_size", 64) or 64)
+                target = {"backend": "hip", "arch": arch, "warp_size": warp}
+                session.set_device({"name": torch.cuda.get_device_name(), **target})
+            elif torch is not None and torch.cuda.is_available():
                 major, minor = torch.cuda.get_device_capability()
                 target = {"backend": "cuda", "arch": major * 10 + minor, "warp_size": 32}
                 session.set_device({"name": torch.cuda.get_device_name(), **target})

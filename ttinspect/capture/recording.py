@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from ttinspect.capture import process, session
+from ttinspect.capture import as_target, process, session
 
 ENV_FOLDER = "TTINSPECT_CAPTURE"  # the run's parts folder: a Python process started with it records itself
 ENV_ROOT = "TTINSPECT_CAPTURE_ROOT"  # the folder holding the ttinspect package the bootstrap imports
@@ -77,8 +77,12 @@ def _close_then_exit(status: int) -> None:
 
 
 def begin_from_environment() -> None:
-    """In a process the run started: record it if TTINSPECT_CAPTURE names an existing parts folder."""
+    """In a process the run started: record it if TTINSPECT_CAPTURE names an existing parts folder (running
+    as the target's GPU first, when the run was `capture --as`)."""
     folder = os.environ.get(ENV_FOLDER)
     if folder and Path(folder).is_dir() and session.current() is None:
-        begin(Path(folder))
+        as_target.begin_from_environment()
+        started = begin(Path(folder))
+        if as_target.target() is not None:
+            started.set_device({"name": as_target.device_name(), **as_target.target()})
 

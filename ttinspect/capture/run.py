@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ttinspect.capture import lost, process
+from ttinspect.capture.as_target import ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS
 from ttinspect.capture.merge import Merged, Run, merge
 from ttinspect.capture.recording import ENV_FOLDER, ENV_ROOT, parts_folder
 from ttinspect.errors import UsageError
@@ -40,9 +41,29 @@ class Ran:
     stopped_by: int | None = None  # the signal that stopped ttinspect while it joined the parts
 
 
-def program_environment(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The program's environment: the caller's, plus where its Python processes record themselves."""
+@dataclass(frozen=True)
+class AsTarget:
+    """`capture --as`: the GPU the program runs as, the device's overrides, and whether kernels run."""
+    arch: str  # a target's name, as targets/ spells it ("sm_90", "gfx942")
+    device_props: tuple[str, ...] = ()  # KEY=VALUE, checked by the caller
+    run_kernels: bool = False  # in Triton's interpreter; else recorded, never run
+
+
+def program_environment(folder: Path, base: dict[str, str] | None = None,
+                        as_target: AsTarget | None = None) -> dict[str, str]:
+    """The program's environment: the caller's, plus where its Python processes record themselves (and, for
+    `--as`, the target they run as: the interpreter only with --run-kernels)."""
     env = dict(os.environ if base is None else base)
+    for name in (ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS):  # an outer `capture --as` is not this run's
+        env.pop(name, None)
+    if as_target is not None:
+        env[ENV_AS] = as_target.arch
+        if as_target.device_props:
+            env[ENV_DEVICE_PROPS] = "\n".join(as_target.device_props)
+        if as_target.run_kernels:
+            env[ENV_RUN_KERNELS] = env["TRITON_INTERPRET"] = "1"
+        else:
+            env.pop("TRITON_INTERPRET", None)
     env[ENV_FOLDER] = str(folder)
     env[ENV_ROOT] = str(PACKAGE_ROOT)
     env["PYTHONPATH"] = os.pathsep.join([str(BOOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
@@ -50,16 +71,20 @@ def program_environment(folder: Path, base: dict[str, str] | None = None) -> dic
 
 
 def run(command: Sequence[str], out_path: str | os.PathLike, *, compress: bool | None = None,
-        force: bool = False, wait: float = WAIT_SECONDS, say: Callable[[str], None] | None = None) -> Ran:
+        force: bool = False, wait: float = WAIT_SECONDS, say: Callable[[str], None] | None = None,
+        as_target: AsTarget | None = None) -> Ran:
     """Run `command` recorded, and write the capture (see the module docstring); `say` gets a line for the
-    user while the join waits."""
+    user while the join waits; `as_target`: run as that GPU (as_target.py)."""
     out = check_output(out_path, force=force, option="-o")
     header = process.run_fields(process.header(list(command)))
+    if as_target is not None:  # how the capture was made: a reader says so beside every kernel of it
+        header.update(as_target=as_target.arch, kernels_run=as_target.run_kernels,
+                      interpreter=as_target.run_kernels)
     outer = os.environ.get(ENV_FOLDER)  # this command runs inside another capture's program
     folder = parts_folder(out)
     token = lost.claim(folder)
     try:
-        child = subprocess.Popen(list(command), env=program_environment(folder))
+        child = subprocess.Popen(list(command), env=program_environment(folder, as_target=as_target))
     except OSError as error:
         (folder / lost.CLAIM).unlink(missing_ok=True)
         folder.rmdir()

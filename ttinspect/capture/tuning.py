@@ -25,6 +25,7 @@ from ttinspect.capture.hook_errors import guarded
 from ttinspect.capture.signature_text import constexpr_json
 
 _MAX_HEURISTICS_SEEN = 10_000
+untimed = [False]  # the autotuner's _bench times nothing (`capture --as`): its choice is not known
 
 
 class Tuning:
@@ -194,7 +195,8 @@ def autotune_record(tuning: Tuning, key: Any, best: Any, args: Sequence[Any],
     return {"name": getattr(base, "__name__", None) or "?",
             "file": os.path.abspath(code.co_filename) if code is not None else None,
             "key": key_values(autotuner, key, args, kwargs), "configs": [config_dict(c) for c in listed],
-            "timings_ms": timings_ms, "best": index[_identity(best)], "pruned_to": pruned_to,
+            "timings_ms": timings_ms, "best": None if untimed[0] and timings_ms is not None and len(listed) > 1
+            else index[_identity(best)], "pruned_to": pruned_to,
             "compiles": list(tuning.compiles)}
 
 
@@ -236,10 +238,16 @@ def autotuner_run(original: Callable[..., Any], current: Callable[[], Any]) -> C
     return run
 
 
-def bench(original: Callable[..., Any]) -> Callable[..., Any]:
+def bench(original: Callable[..., Any], instead: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """Autotuner._bench, its launches marked as the tuning's; `instead(autotuner, args, config, meta)` takes
+    its place where nothing may run (`capture --as`): then no autotuner's choice is known (`best` is null)."""
+    untimed[0] = instead is not None
     def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
         enter_bench()
         try:
+            if instead is not None:
+                meta = dict(kwargs)
+                return instead(self, args, meta.pop("config"), meta)
             return original(self, *args, **kwargs)
         finally:
             leave_bench()

@@ -8,7 +8,8 @@ import sys
 import click
 
 from ttinspect.cli.app import cli
-from ttinspect.errors import EXIT_FAILED
+from ttinspect.cli.common import device_props_option
+from ttinspect.errors import EXIT_FAILED, UsageError
 from ttinspect.files.terminal_text import shown
 
 
@@ -16,6 +17,8 @@ CAPTURE_HELP = """\b
 Examples:
   ttinspect capture -o step.ttcap -- python train.py --steps 3
   ttinspect capture -o tests.ttcap.gz -- python -m pytest tests/ops -q
+  ttinspect capture --as sm_90 -o h100.ttcap -- python train.py   # on a laptop, as an H100
+  ttinspect capture --as gfx942 -o mi300.ttcap -- python -m pytest tests/ops -q
   TRITON_INTERPRET=1 ttinspect capture -o cpu.ttcap -- python demo.py
   ttinspect list step.ttcap
 
@@ -40,22 +43,33 @@ MAX_LOST_LINES = 8  # on stderr; the end record lists them all
 @click.option("--wait", "wait", type=click.FloatRange(0, 3600), default=10.0, show_default=True, metavar="SECONDS",
               help="Once the program ended, how long to wait for processes it left running that are still "
                    "recording; what they do later is listed as lost.")
+@click.option("--as", "as_arch", metavar="ARCH", default=None,
+              help="Run the program on this CPU as on ARCH's GPU (sm_90, gfx942...): the target's virtual device "
+                   "answers every device question, tensors on \"cuda\" have shapes but no values, and each Triton "
+                   "launch is recorded as that GPU would make it, never run (docs/capture.md).")
+@click.option("--run-kernels", is_flag=True,
+              help="With --as: run the kernels in Triton's interpreter, for a program whose host code reads values "
+                   "its kernels compute (.item(), shapes from data).")
+@device_props_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARGS]...")
-def capture_command(output: str, compress: bool | None, force: bool, wait: float,
-                    command: tuple[str, ...]) -> None:
+@click.pass_context
+def capture_command(ctx: click.Context, output: str, compress: bool | None, force: bool, wait: float,
+                    as_arch: str | None, run_kernels: bool, command: tuple[str, ...]) -> None:
     """Run CMD and record every Triton kernel its Python processes compile and launch: the specialization,
     constexprs and options of each compile, the target, and per launch site the count, grids and argument
     shapes (never tensor data); autotuner configs and timings; heuristics' values. Then `ttinspect list FILE`,
     `ttinspect report FILE:KERNEL`, `check`, `diff`, `html` take the capture (docs/capture.md).
 
     The exit code is CMD's; 1 when CMD exited 0 but something was not recorded (a process killed, a full
-    disk, the parts folder removed: each is said in one line). `TRITON_INTERPRET=1 ttinspect capture ...`
-    records a run of Triton's interpreter on the CPU."""
+    disk, the parts folder removed: each is said in one line). `--as sm_90` runs the program on this CPU as
+    on an H100 and records what it would launch there; `TRITON_INTERPRET=1 ttinspect capture ...` records a
+    run of Triton's interpreter on the CPU (its host code sees no GPU)."""
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.capture.run import run
 
+    as_target = as_target_of(as_arch, run_kernels, ctx.meta.get("ttinspect.device_props", ()))
     ran = run(command, output, compress=compress, force=force, wait=wait,
-              say=lambda line: click.echo(f"ttinspect: {line}", err=True))
+              say=lambda line: click.echo(f"ttinspect: {line}", err=True), as_target=as_target)
     merged = ran.merged
     click.echo(f"ttinspect: captured {merged.compiles} compile(s) and {merged.launches} launch(es) from "
                f"{merged.processes} Python process(es) into {output}", err=True)
@@ -75,6 +89,22 @@ def capture_command(output: str, compress: bool | None, force: bool, wait: float
         sys.exit(128 + ran.stopped_by)
     # A capture that is not whole never passes for a clean run: a program that failed keeps its own code
     sys.exit(ran.exit_code if merged.complete or ran.exit_code != 0 else EXIT_FAILED)
+
+
+def as_target_of(arch: str | None, run_kernels: bool, device_props: tuple[str, ...]):
+    """--as, --run-kernels and --device-props as one typed value (None: the program runs as it is)."""
+    if arch is None:
+        if run_kernels or device_props:
+            given = "--run-kernels" if run_kernels else "--device-props"
+            raise UsageError(f"{given} needs --as ARCH (the GPU the program runs as on this CPU)")
+        return None
+    from ttinspect.capture.run import AsTarget  # loaded when the command runs, as above
+    from ttinspect.targets.lookup import parse_arch  # loaded when the command runs, as above
+    from ttinspect.virtual.overrides import check_vendor, parse_device_props  # the same
+
+    target = parse_arch(arch)
+    check_vendor(parse_device_props(device_props), target.amd is not None, target.name)
+    return AsTarget(target.name, tuple(device_props), run_kernels)
 
 
 def signal_name(number: int) -> str:

@@ -39,7 +39,7 @@ def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, A
         "capture": str(ref.path),
         "run": {"argv": list(header.argv), "cwd": header.cwd, "created": header.created, "triton": header.triton,
                 "torch": header.torch, "python": header.python, "interpreter": header.interpreter,
-                "device": header.device, "complete": capture.complete,
+                "device": header.device, "complete": capture.complete, "made": header.made(),
                 "exit_code": capture.end.exit_code if capture.end is not None else None},
         "compiles": rows,
     }

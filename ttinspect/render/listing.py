@@ -70,6 +70,8 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
     said += [device, f"Triton {run['triton'] or '?'}"]
     if not run["complete"]:
         said.append("the run stopped before the capture ended")
+    if run.get("made"):  # on a CPU: as the target (`capture --as`), or the interpreter's CPU branches
+        said.append(run["made"])
     table = Table(title=escape(f"compiles in {listing['capture']} ({'; '.join(said)})"), title_justify="left")
     table.add_column("kernel / defined at", overflow="fold", ratio=3)
     table.add_column("launches", justify="right", no_wrap=True)

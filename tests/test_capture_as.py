@@ -1,0 +1,171 @@
+"""`ttinspect capture --as ARCH` (issue 39): a program captured on this CPU as the target's GPU would run it —
+the host code takes the target's branches, every launch is recorded (specialized as on the GPU, its grid
+evaluated) and none runs, every config an autotuner would time is recorded untimed, and what needs values is
+refused in one line naming the program's line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok, run_process
+
+from ttinspect.capture import read
+
+# The host code asks the device what a library asks (its capability, Triton's driver, the shared memory a
+# config may use), allocates on "cuda" at a real size, views at an odd offset, autotunes with a pruner and
+# heuristics, and never needs a value: nothing here could run on this machine's CPU as written.
+KERNELS = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    def fits(configs, named_args, **kwargs):
+        props = triton.runtime.driver.active.utils.get_device_properties(torch.cuda.current_device())
+        return [c for c in configs if c.kwargs["BLOCK"] * 4 * c.num_stages <= props["max_shared_mem"]]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w, num_stages=2)
+                              for b in (256, 1024) for w in (4, 8)],
+                     key=["n"], prune_configs_by={"early_config_prune": fits})
+    @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+    @triton.jit
+    def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        if EVEN:
+            tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs), 0))
+        else:
+            m = offs < n
+            tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0), mask=m)
+    """)
+PROGRAM = textwrap.dedent("""\
+    import torch
+    import triton
+    from kern import add_kernel, relu_kernel
+
+    on_gpu = torch.cuda.is_available()
+    big = on_gpu and torch.cuda.get_device_capability()[0] >= 9   # the branch a library takes on a Hopper
+    block = 1024 if big else 64
+    x = torch.randn(4096 * 4096, device="cuda" if on_gpu else "cpu", dtype=torch.float16)
+    out = torch.empty_like(x)
+    for _ in range(3):
+        add_kernel[(triton.cdiv(x.numel(), block),)](x, x, out, x.numel(), BLOCK=block)
+    f = torch.empty(1 << 20, device=x.device)
+    relu_kernel[lambda meta: (triton.cdiv(f.numel(), meta["BLOCK"]),)](f, f, f.numel())
+    relu_kernel[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](f[1:], f[1:], 1000)
+    print("device", x.device, "block", block)
+    """)
+
+NEEDS_VALUES = PROGRAM + "print(float(out.sum().item()))\n"
+
+
+def capture_as(tmp_path: Path, arch: str, program: str = PROGRAM, *extra: str):
+    (tmp_path / "kern.py").write_text(KERNELS)
+    (tmp_path / "prog.py").write_text(program)
+    return run_process("capture", "--as", arch, *extra, "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       cwd=tmp_path, env={"TRITON_INTERPRET": "1"})  # --as runs nothing: the interpreter is off
+
+
+@pytest.fixture(scope="module", params=["sm_90", "gfx942"])
+def captured(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp(f"as-{request.param}")
+    done = capture_as(folder, request.param)
+    assert done.returncode == 0, done.stderr
+    return request.param, folder, done, read(folder / "run.ttcap")
+
+
+def compiles_of(capture, name):
+    return [c for c in capture.compiles if c.name == name]
+
+
+def test_the_host_code_saw_the_target_and_no_kernel_ran(captured):
+    arch, _, done, capture = captured
+    assert "device cuda:0 block 1024" in done.stdout  # the target's branch, at the real size, in seconds
+    assert capture.header.as_target == arch and capture.header.kernels_run is False
+    assert not capture.header.interpreter
+    expected = {"backend": "hip", "arch": "gfx942", "warp_size": 64} if arch == "gfx942" else \
+        {"backend": "cuda", "arch": 90, "warp_size": 32}
+    assert all(c.target == expected for c in capture.compiles)
+    # nothing was compiled while the program ran: no compile has a Triton cache entry of the run
+    assert all(c.triton_cache_key is None for c in capture.compiles)
+    add = compiles_of(capture, "add_kernel")
+    assert len(add) == 1 and add[0].constexprs == {"BLOCK": 1024}
+    launches = [entry for entry in capture.launches if entry.compile == add[0].id]
+    assert sum(entry.count for entry in launches) == 3
+    assert [tuple(g) for entry in launches for g in entry.grids] == [(16384, 1, 1)]
+
+
+def test_every_config_the_autotuner_would_time_is_recorded_untimed(captured):
+    _, _, _, capture = captured
+    relu = compiles_of(capture, "relu_kernel")
+    # 4 configs (the pruner asked the target's shared memory: all fit) x 2 tuning keys
+    assert len(relu) == 8
+    assert {c.constexprs["BLOCK"] for c in relu} == {256, 1024}
+    assert {c.options["num_warps"] for c in relu} == {4, 8}
+    tunings = capture.autotune
+    assert len(tunings) == 2
+    for tuning in tunings:
+        assert tuning.best is None, "without timings the autotuner's choice is not known"
+        assert tuning.timings_ms is not None and set(tuning.timings_ms) == {None}
+        assert len(tuning.compiles) == 4
+    # the heuristic ran on the launch's values: EVEN for 2**20 elements, not for 1000
+    assert {c.constexprs["EVEN"] for c in relu} == {True, False}
+
+
+def test_a_view_at_an_odd_offset_is_specialized_as_on_the_gpu(captured):
+    _, _, _, capture = captured
+    odd = [c for c in compiles_of(capture, "relu_kernel") if c.constexprs["EVEN"] is False]
+    even = [c for c in compiles_of(capture, "relu_kernel") if c.constexprs["EVEN"] is True]
+    assert all(c.signature.startswith("*fp32, *fp32, i32,") for c in odd)  # f[1:]: 4 bytes in; 1000 % 16 != 0
+    assert all(c.signature.startswith("*fp32:16, *fp32:16, i32:16,") for c in even)
+
+
+def test_the_listing_says_how_the_capture_was_made(captured):
+    arch, folder, _, _ = captured
+    listing = json.loads(run_cli_ok("list", folder / "run.ttcap", "--json"))
+    assert listing["run"]["made"].startswith(f"captured as {arch} on a CPU")
+    assert "recorded, not run" in listing["run"]["made"]
+    text = run_cli_ok("list", folder / "run.ttcap", "--width", 200)
+    assert f"captured as {arch} on a CPU" in " ".join(text.split())
+    assert "not timed" in text
+
+
+def test_a_captured_kernel_compiles_offline_as_the_file_does(captured):
+    """The record is the launch: its report equals the same kernel given by file and signature."""
+    arch, folder, _, capture = captured
+    add = compiles_of(capture, "add_kernel")[0]
+    from_capture = run_cli_ok("dump", f"{folder / 'run.ttcap'}:add_kernel", "--stage", "ttgir")
+    by_file = run_cli_ok("dump", f"{folder / 'kern.py'}:add_kernel", "--arch", arch, "--signature",
+                         add.signature, "--stage", "ttgir")
+    body = lambda text: [line for line in text.splitlines() if line.startswith(("  ", "tt.", "module"))]  # noqa: E731
+    assert body(from_capture) and body(from_capture) == body(by_file)
+
+
+def test_a_program_that_reads_values_stops_in_one_line_naming_its_line(tmp_path):
+    done = capture_as(tmp_path, "sm_90", NEEDS_VALUES)
+    assert done.returncode == 1
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    assert len(said) == 1 and "prog.py:" in said[0] and "item()" in said[0] and "--run-kernels" in said[0]
+    assert "Traceback" not in done.stderr
+    # what ran before the refusal is kept
+    assert compiles_of(read(tmp_path / "run.ttcap"), "add_kernel")
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--run-kernels"], "--run-kernels needs --as ARCH"),
+    (["--device-props", "num_sms=100"], "--device-props needs --as ARCH"),
+    (["--as", "sm_12"], "sm_12"),
+    (["--as", "gfx942", "--device-props", "cuda_version=12.8"], "cuda_version"),
+])
+def test_bad_options_are_one_line(tmp_path, args, fragment):
+    result = run_cli("capture", *args, "-o", tmp_path / "x.ttcap", "--", sys.executable, "-c", "pass")
+    assert_one_line_error(result, 2, fragment)
+    assert not (tmp_path / "x.ttcap").exists()

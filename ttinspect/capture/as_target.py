@@ -1,0 +1,176 @@
+"""`ttinspect capture --as ARCH`: the program runs on this machine's CPU as if on the target's GPU, and its
+Triton launches are recorded as that GPU's launches would be — never executed.
+
+The captured process holds the target's virtual device for its whole run (virtual/: torch.cuda, Triton's
+driver, NVML and "cuda" tensors that have shapes, strides and dtypes but no values), so the host code takes the
+branches the target would (a BLOCK of 128 on an H100, not the CPU branch's 64). Each launch is specialized as a
+launch of the same arguments on the GPU (kernel/specialize.py; a tensor is 16-byte aligned when its offset into
+its allocation is: CUDA's caching allocator hands out 512-byte-aligned blocks), its grid is evaluated from the
+bound arguments as the JIT evaluates it, and it is counted at its launch site. An autotuner times nothing: each
+config it would time is recorded as a compile of its own (the tuning's compiles; the record's timings are null:
+"not timed"), and the launch that follows is counted against the first config, since without timings the
+autotuner's choice is not known. Nothing is compiled during the run: `report X.ttcap:kernel` compiles offline.
+
+What only values can decide (`.item()`, a shape read from a tensor's contents) is refused by the virtual device
+in one line naming the program's file:line; `--run-kernels` then runs the kernels in Triton's interpreter.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+from typing import Any
+
+from ttinspect.capture import counting, interpreter, launches
+from ttinspect.capture.hook_errors import guarded
+
+ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
+ENV_DEVICE_PROPS = "TTINSPECT_CAPTURE_DEVICE_PROPS"  # --device-props of `capture --as`, as typed
+ENV_RUN_KERNELS = "TTINSPECT_CAPTURE_RUN_KERNELS"  # "1": the kernels run in Triton's interpreter
+ALLOCATION_ALIGNMENT = 512  # bytes: every block CUDA's caching allocator (and torch's ROCm one) hands out
+
+_target: list[dict[str, Any]] = []  # [the target as compile records write it] while this process runs as it
+_device_name: list[str] = []  # [the virtual device's name]
+_held: list[Any] = []
+
+
+def begin_from_environment() -> None:
+    """In a captured process: hold the target's virtual device for the whole run when the capture asks."""
+    arch = os.environ.get(ENV_AS)
+    if not arch or _target:
+        return
+    from ttinspect.targets.lookup import parse_arch  # only in a process captured --as (the tables are not small)
+    try:
+        from ttinspect.virtual import hold_for_process  # only in a process captured --as
+    except ImportError:  # TEMPORARY until virtual/ has it
+        def hold_for_process(name, props):
+            from ttinspect.targets.lookup import lookup  # only in a process captured --as
+            from ttinspect.virtual import install, state  # the same
+            from ttinspect.virtual.numbers import numbers_for  # the same
+            numbers = numbers_for(lookup(name), None)
+            state.push(numbers)
+            install.install()
+            return numbers
+
+    target = parse_arch(arch)
+    numbers = hold_for_process(target.name, os.environ.get(ENV_DEVICE_PROPS) or None)  # KEY=VALUE lines
+    _device_name[:] = [str(numbers.values.get("name") or target.name)]
+    sys.excepthook = _refusal_in_one_line(sys.excepthook, target.name)
+    _target.append({"backend": target.backend, "arch": target.name if target.amd is not None else target.capability,
+                    "warp_size": target.warp_size})
+
+
+def _refusal_in_one_line(previous: Any, arch: str) -> Any:
+    """A question the virtual device refused ended the program: one line naming the program's file:line and
+    what to do, not a traceback through ttinspect's faces."""
+    from ttinspect.virtual.refusal import VirtualDeviceError  # loaded with the device this process holds
+
+    def hook(kind: Any, error: Any, trace: Any) -> None:
+        if not isinstance(error, VirtualDeviceError):
+            previous(kind, error, trace)
+            return
+        advice = ("" if os.environ.get(ENV_RUN_KERNELS) == "1" else
+                  "; a program that reads what its kernels compute is captured with --run-kernels "
+                  "(Triton's interpreter runs them)")
+        print(f"ttinspect capture --as {arch}: {error}{advice}", file=sys.stderr)
+    return hook
+
+
+def target() -> dict[str, Any] | None:
+    """The target this process runs as ({"backend", "arch", "warp_size"}), or None."""
+    return dict(_target[0]) if _target else None
+
+
+def device_name() -> str | None:
+    return _device_name[0] if _device_name else None
+
+
+def recording_only() -> bool:
+    """True when launches are recorded and not run: captured --as without --run-kernels."""
+    return bool(_target) and os.environ.get(ENV_RUN_KERNELS) != "1"
+
+
+def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> None:
+    """A JIT launch (`kernel[grid](...)`, `kernel.run(..., grid=...)`) as the target makes it: its compile
+    recorded, its grid evaluated, the launch counted — and nothing run. Returns what a launch that ran
+    nothing has to give: None (no CompiledKernel exists)."""
+    grid = kwargs.get("grid")
+    given = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+    if session is None:
+        return None
+    compile_id = guarded(record, session, obj, args, given)
+    if compile_id is None:
+        return None
+    params = interpreter.params_of(obj)
+    names = tuple(p.name for p in params)
+    shape = guarded(grid_shape, obj, grid, args, given) if callable(grid) else grid
+    guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
+            obj, shape, args, given, frame)
+    return None
+
+
+def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:
+    """The compile record of this launch on the target (its id)."""
+    placed = tuple(_placed(a) for a in args)
+    return interpreter.record_compile(session, obj, placed, {k: _placed(v) for k, v in kwargs.items()},
+                                      target=target())
+
+
+def grid_shape(obj: Any, grid: Any, args: tuple, kwargs: dict) -> Any:
+    """The grid a callable makes of the bound arguments, as the JIT calls it (every parameter by name, its
+    default filled in, the launch's options beside them)."""
+    fn = getattr(obj, "fn", obj)
+    names = set(inspect.signature(fn).parameters)
+    bound = inspect.signature(fn).bind_partial(*args, **{k: v for k, v in kwargs.items() if k in names})
+    bound.apply_defaults()
+    meta = {**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments}
+    spy = launches.GridSpy(grid)
+    spy(meta)
+    return spy.shape
+
+
+class _Placed:
+    """A tensor as the specializer reads it, where its address is the GPU allocation's (a tensor on the
+    virtual device has none): the data pointer is its byte offset into an aligned allocation."""
+    __slots__ = ("dtype", "offset")
+
+    def __init__(self, dtype: Any, offset: int):
+        self.dtype, self.offset = dtype, offset
+
+    def data_ptr(self) -> int:
+        return ALLOCATION_ALIGNMENT + self.offset
+
+
+class _PlacedDescriptor:
+    """A host tensor descriptor (TMA) whose base is a tensor on the virtual device."""
+    __slots__ = ("base", "block_shape", "layout", "shape", "strides")
+
+    def __init__(self, descriptor: Any, base: _Placed):
+        self.base, self.block_shape = base, descriptor.block_shape
+        self.layout = getattr(descriptor, "layout", None)
+        self.shape, self.strides = getattr(descriptor, "shape", None), getattr(descriptor, "strides", None)
+
+
+def _placed(value: Any) -> Any:
+    """A tensor (or a descriptor over one) made readable by the specializer without its address."""
+    if hasattr(value, "storage_offset") and hasattr(value, "element_size") and hasattr(value, "dtype"):
+        return _Placed(value.dtype, int(value.storage_offset()) * int(value.element_size()))
+    base = getattr(value, "base", None)
+    if hasattr(value, "block_shape") and base is not None and hasattr(base, "storage_offset"):
+        return _PlacedDescriptor(value, _placed(base))
+    return value
+
+
+def bench(autotuner: Any, args: tuple, config: Any, meta: dict) -> list[float]:
+    """Autotuner._bench when nothing runs: the config's launch is recorded (as one of the tuning's compiles,
+    not one of the program's launches) and its time is unknown (NaN: the autotuner keeps its first config)."""
+    current = dict(meta, **config.all_kwargs())
+    autotuner.fn.run(*args, **current)
+    nan = float("nan")
+    return [nan, nan, nan]
+
+
+def reset() -> None:
+    """For tests: this process no longer runs as a target (the virtual device it holds stays)."""
+    _target.clear()
