@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,55 +14,9 @@ from cli_helpers import assert_one_line_error, run_cli, run_cli_ok, run_process
 
 from ttinspect.capture import read
 
-# The host code asks the device what a library asks (its capability, Triton's driver, the shared memory a
-# config may use), allocates on "cuda" at a real size, views at an odd offset, autotunes with a pruner and
-# heuristics, and never needs a value: nothing here could run on this machine's CPU as written.
-KERNELS = textwrap.dedent("""\
-    import torch
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        m = offs < n
-        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
-
-    def fits(configs, named_args, **kwargs):
-        props = triton.runtime.driver.active.utils.get_device_properties(torch.cuda.current_device())
-        return [c for c in configs if c.kwargs["BLOCK"] * 4 * c.num_stages <= props["max_shared_mem"]]
-
-    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w, num_stages=2)
-                              for b in (256, 1024) for w in (4, 8)],
-                     key=["n"], prune_configs_by={"early_config_prune": fits})
-    @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
-    @triton.jit
-    def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        if EVEN:
-            tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs), 0))
-        else:
-            m = offs < n
-            tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0), mask=m)
-    """)
-PROGRAM = textwrap.dedent("""\
-    import torch
-    import triton
-    from kern import add_kernel, relu_kernel
-
-    on_gpu = torch.cuda.is_available()
-    big = on_gpu and torch.cuda.get_device_capability()[0] >= 9   # the branch a library takes on a Hopper
-    block = 1024 if big else 64
-    x = torch.randn(4096 * 4096, device="cuda" if on_gpu else "cpu", dtype=torch.float16)
-    out = torch.empty_like(x)
-    for _ in range(3):
-        add_kernel[(triton.cdiv(x.numel(), block),)](x, x, out, x.numel(), BLOCK=block)
-    f = torch.empty(1 << 20, device=x.device)
-    relu_kernel[lambda meta: (triton.cdiv(f.numel(), meta["BLOCK"]),)](f, f, f.numel())
-    relu_kernel[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](f[1:], f[1:], 1000)
-    print("device", x.device, "block", block)
-    """)
-
+DATA = Path(__file__).parent / "data" / "capture_as"  # the kernels and the program (the GPU runs them too:
+KERNELS = (DATA / "kern.py").read_text()                 # scripts/device_capture_as.py)
+PROGRAM = (DATA / "prog.py").read_text()
 NEEDS_VALUES = PROGRAM + "print(float(out.sum().item()))\n"
 
 
@@ -169,3 +122,19 @@ def test_bad_options_are_one_line(tmp_path, args, fragment):
     result = run_cli("capture", *args, "-o", tmp_path / "x.ttcap", "--", sys.executable, "-c", "pass")
     assert_one_line_error(result, 2, fragment)
     assert not (tmp_path / "x.ttcap").exists()
+
+
+def test_the_gpu_run_launched_what_the_cpu_capture_records(captured):
+    """scripts/device_capture_as.py ran prog.py on the GPU machine under a real capture and under --as sm_90:
+    the same compiles, each --as record's offline PTX the GPU run's. The capture made here, on a CPU, records
+    the same compiles as that GPU run did."""
+    arch, _, _, capture = captured
+    if arch != "sm_90":
+        pytest.skip("the GPU machine's run is an sm_90 one")
+    result = json.loads((DATA / "h200_capture_as_gpu.json").read_text())
+    assert result["runs"]["gpu"]["exit"] == 0 and result["device"]["arch"] == 90
+    assert result["only_on_gpu"] == []
+    assert all(row["on_gpu"] and row["ptx"] == "identical" for row in result["rows"])
+    on_gpu = {(row["signature"], json.dumps(row["constexprs"], sort_keys=True)) for row in result["rows"]}
+    here = {(c.signature, json.dumps(c.constexprs, sort_keys=True)) for c in capture.compiles}
+    assert here == on_gpu

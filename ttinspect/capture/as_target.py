@@ -66,14 +66,26 @@ def _refusal_in_one_line(previous: Any, arch: str) -> Any:
     what to do, not a traceback through ttinspect's faces."""
     from ttinspect.virtual.refusal import VirtualDeviceError  # loaded with the device this process holds
 
+    def refusal_in(error: Any) -> Any:
+        """The refusal itself, or the one a library's own error wraps (torch.compile's, a pool's)."""
+        seen: set[int] = set()
+        while error is not None and id(error) not in seen:
+            if isinstance(error, VirtualDeviceError):
+                return error
+            seen.add(id(error))
+            error = error.__cause__ or error.__context__
+        return None
+
     def hook(kind: Any, error: Any, trace: Any) -> None:
-        if not isinstance(error, VirtualDeviceError):
+        refusal = refusal_in(error)
+        if refusal is None:
             previous(kind, error, trace)
             return
-        advice = ("" if os.environ.get(ENV_RUN_KERNELS) == "1" else
-                  "; a program that reads what its kernels compute is captured with --run-kernels "
-                  "(Triton's interpreter runs them)")
-        print(f"ttinspect capture --as {arch}: {error}{advice}", file=sys.stderr)
+        said = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
+        values = "no values" in said and os.environ.get(ENV_RUN_KERNELS) != "1"
+        advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
+                  "interpreter runs them)") if values else " (docs/virtual-device.md: what the device answers)"
+        print(f"ttinspect capture --as {arch}: {said}{advice}", file=sys.stderr)
     return hook
 
 
