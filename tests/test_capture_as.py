@@ -138,3 +138,47 @@ def test_the_gpu_run_launched_what_the_cpu_capture_records(captured):
     on_gpu = {(row["signature"], json.dumps(row["constexprs"], sort_keys=True)) for row in result["rows"]}
     here = {(c.signature, json.dumps(c.constexprs, sort_keys=True)) for c in capture.compiles}
     assert here == on_gpu
+
+
+def test_run_kernels_runs_them_in_the_interpreter_with_the_targets_answers(tmp_path):
+    """--run-kernels: a program that reads what its kernels compute; "cuda" tensors are the CPU's, with values."""
+    small = NEEDS_VALUES.replace("4096 * 4096", "4096").replace("out.sum()", "out.float().sum()")
+    done = capture_as(tmp_path, "sm_90", small, "--run-kernels")
+    assert done.returncode == 0, done.stderr
+    assert "block 1024" in done.stdout  # the target's branch; the value printed after it was computed
+    float(done.stdout.split()[-1])
+    capture = read(tmp_path / "run.ttcap")
+    assert capture.header.as_target == "sm_90" and capture.header.kernels_run and capture.header.interpreter
+    assert all(c.target == {"backend": "cuda", "arch": 90, "warp_size": 32} for c in capture.compiles)
+    # every config the autotuner would time is recorded, none of them run for timing (4 configs x 2 keys)
+    assert len(compiles_of(capture, "relu_kernel")) == 8
+    assert "kernels run in Triton's interpreter" in run_cli_ok("list", tmp_path / "run.ttcap", "--width", 200)
+
+
+AUTOTUNED_ON_CPU = """\
+import torch
+from kern import add_kernel
+import triton
+
+configs = [triton.Config({"BLOCK": b}) for b in (32, 64, 128)]
+tuned = triton.autotune(configs=configs, key=["n"])(triton.jit(add_kernel.fn))
+x = torch.ones(300)
+out = torch.zeros(300)
+tuned[lambda meta: (triton.cdiv(300, meta["BLOCK"]),)](x, x, out, 300)
+assert out.sum().item() == 600, out.sum()
+print("ok")
+"""
+
+
+def test_an_autotuned_kernel_under_the_interpreter_is_captured_without_a_gpu(tmp_path):
+    """Triton's autotuner asks the GPU driver for a timer ("0 active drivers" on a CPU): under the interpreter
+    each config is recorded, not timed, and the first one runs (its result is the program's)."""
+    (tmp_path / "kern.py").write_text(KERNELS)
+    (tmp_path / "prog.py").write_text(AUTOTUNED_ON_CPU)
+    done = run_process("capture", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path,
+                       env={"TRITON_INTERPRET": "1"})
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr
+    capture = read(tmp_path / "run.ttcap")
+    assert sorted(c.constexprs["BLOCK"] for c in compiles_of(capture, "add_kernel")) == [32, 64, 128]
+    assert sum(entry.count for entry in capture.launches) == 1
+    assert "captured under Triton's interpreter with no GPU" in capture.header.made()

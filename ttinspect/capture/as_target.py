@@ -32,7 +32,6 @@ ALLOCATION_ALIGNMENT = 512  # bytes: every block CUDA's caching allocator (and t
 
 _target: list[dict[str, Any]] = []  # [the target as compile records write it] while this process runs as it
 _device_name: list[str] = []  # [the virtual device's name]
-_held: list[Any] = []
 
 
 def begin_from_environment() -> None:
@@ -41,20 +40,11 @@ def begin_from_environment() -> None:
     if not arch or _target:
         return
     from ttinspect.targets.lookup import parse_arch  # only in a process captured --as (the tables are not small)
-    try:
-        from ttinspect.virtual import hold_for_process  # only in a process captured --as
-    except ImportError:  # TEMPORARY until virtual/ has it
-        def hold_for_process(name, props):
-            from ttinspect.targets.lookup import lookup  # only in a process captured --as
-            from ttinspect.virtual import install, state  # the same
-            from ttinspect.virtual.numbers import numbers_for  # the same
-            numbers = numbers_for(lookup(name), None)
-            state.push(numbers)
-            install.install()
-            return numbers
+    from ttinspect.virtual import hold_for_process  # only in a process captured --as
 
     target = parse_arch(arch)
-    numbers = hold_for_process(target.name, os.environ.get(ENV_DEVICE_PROPS) or None)  # KEY=VALUE lines
+    numbers = hold_for_process(target.name, os.environ.get(ENV_DEVICE_PROPS) or None,  # KEY=VALUE lines
+                               values_on_cpu=os.environ.get(ENV_RUN_KERNELS) == "1")
     _device_name[:] = [str(numbers.values.get("name") or target.name)]
     sys.excepthook = _refusal_in_one_line(sys.excepthook, target.name)
     _target.append({"backend": target.backend, "arch": target.name if target.amd is not None else target.capability,

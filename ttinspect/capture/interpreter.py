@@ -31,6 +31,7 @@ _MAX_KNOWN = 20_000
 _params: dict[int, tuple[weakref.ref, list[Any]]] = {}
 _known: dict[tuple[Any, ...], str] = {}  # (function, specialization, constexprs, options) -> compile id
 _target: list[dict[str, Any] | None] = []  # [the GPU's target, or None], found once
+_record_only: list[bool] = []  # non-empty while an untimed autotuner "times" a config: recorded, not run
 
 
 def wrapper(attr: str, original: Callable[..., Any], current: Callable[[], Any]) -> Callable[..., Any]:
@@ -73,7 +74,7 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, grid: Any, call: C
         return call(grid)
     compile_id = guarded(record_compile, session, obj, args, kwargs)
     spy = launches.GridSpy(grid) if callable(grid) else None
-    result = call(spy if spy is not None else grid)
+    result = None if _record_only else call(spy if spy is not None else grid)
     if compile_id is not None:
         params = params_of(obj)
         names = tuple(p.name for p in params)
@@ -139,6 +140,23 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict,
     if compile_id is not None and len(_known) < _MAX_KNOWN:
         _known[known] = compile_id
     return compile_id
+
+
+def untimed_bench(current: Callable[[], Any]) -> Callable[..., Any]:
+    """Autotuner._bench under the interpreter: Triton's would ask the GPU driver for a timer (there is none:
+    "0 active drivers") and would time the interpreter anyway. Each config is recorded as the compile a GPU
+    would make, listed among the tuning's compiles, and not run (a kernel that updates in place must not run
+    once per config); its time is unknown (NaN: the autotuner keeps its first config, which then runs)."""
+    def bench(autotuner: Any, args: tuple, config: Any, meta: dict) -> list[float]:
+        if current() is not None:  # through the heuristics the autotuner wraps, as its timed launch goes
+            _record_only.append(True)
+            try:
+                autotuner.fn.run(*args, **dict(meta, **config.all_kwargs()))
+            finally:
+                _record_only.pop()
+        nan = float("nan")
+        return [nan, nan, nan]
+    return bench
 
 
 def gpu_target(session: Any) -> dict[str, Any] | None:

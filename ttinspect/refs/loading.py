@@ -3,9 +3,9 @@ sys.path, as when run as a script) or a module of a package (imported by its dot
 package's root on sys.path, so its relative imports and its absolute imports of itself work).
 
 A package whose `__init__.py` chain fails off the GPU machine (a serving engine that asks for the GPU, a
-benchmark harness that needs its plugins) must not block its kernel file: when a parent package raises
-at import, the parents are made without running their `__init__.py` (their folders are enough for the
-module's own imports), the kernel's module is imported under them, and one line says so.
+benchmark harness that needs its plugins) must not block its kernel file: the import is retried with only
+the failing `__init__.py` left unrun and nothing re-run that already loaded (init_retry.py), and one line
+says so.
 
 What the code sees of the machine is the `ImportScope` it runs in (the virtual device of a target):
 modules imported under one scope are imported again under another — a file that picks its autotune configs
@@ -20,15 +20,14 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-import traceback
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, ContextManager, Iterable
 
-from ttinspect.caches.store import warn
 from ttinspect.errors import UsageError
+from ttinspect.refs.import_errors import said as _said
+from ttinspect.refs.import_errors import where
 from ttinspect.refs.packages import PackageModule
 
 if TYPE_CHECKING:
@@ -131,6 +130,11 @@ def _refusal(error: BaseException, path: Path, folders: list[str], scope: Import
         return UsageError(timed_out_text(path, limit.seconds, limit.source, where(error, folders)))
     if isinstance(error, ProcessExit):  # os._exit()/os.abort() would end ttinspect with no word
         return UsageError(f"importing {path} called {error} ({where(error, folders)})")
+    # an error path: the retry past a failing __init__.py that failed in turn names the first cause first
+    from ttinspect.refs.init_retry import InitRetryFailed
+
+    if isinstance(error, InitRetryFailed):
+        return UsageError(error.line(path, folders))
     if isinstance(error, UsageError):  # the virtual device's refusal already names what and where
         return UsageError(f"importing {path}: {error}")
     gluon = (" — Gluon kernels need Triton 3.4 or later (REF@triton=3.9.0 compiles with another release)"
@@ -145,16 +149,6 @@ def _refusal(error: BaseException, path: Path, folders: list[str], scope: Import
     said = _said(error)
     return UsageError(f"importing {path} raised {type(error).__name__}{': ' + said if said else ''} "
                       f"({where(error, folders)}; TTINSPECT_DEBUG=1 shows the whole traceback){programs}{gluon}")
-
-
-def _said(error: BaseException, most: int = 500) -> str:
-    """What the error says, on one line and bounded (a library's message may span pages; its str() may
-    itself raise)."""
-    try:
-        text = " ".join(str(error).split())
-    except Exception:
-        return "(its message cannot be shown)"
-    return text if len(text) <= most else text[:most] + "…"
 
 
 def current_scope() -> str:
@@ -191,24 +185,6 @@ def forget_other_folders(folder: str) -> None:
             sys.path.remove(other)
 
 
-def where(error: BaseException, folders: Iterable[str]) -> str:
-    """file:line of the innermost frame in the user's own code (their folder or their package) — where
-    a package's own import raised, not the kernel file's import line that led there; else of where it
-    was raised."""
-    frames = traceback.extract_tb(error.__traceback__)
-    roots = [os.path.realpath(f) for f in folders]
-
-    def own(frame) -> bool:
-        real = os.path.realpath(frame.filename)
-        return any(real == root or real.startswith(root + os.sep) for root in roots)
-
-    mine = [f for f in frames if own(f)]
-    chosen = mine or [f for f in frames if not f.filename.startswith("<frozen")] or frames
-    if not chosen:
-        return next(iter(roots), "?")
-    return f"{chosen[-1].filename}:{chosen[-1].lineno}"
-
-
 def import_package_module(package: PackageModule, path: Path) -> ModuleType:
     """Import `package.module` from `package.root`, as Python would with the root on sys.path. A parent
     whose `__init__.py` raises is made without running it (one line says so). A file of an installed
@@ -221,39 +197,21 @@ def import_package_module(package: PackageModule, path: Path) -> ModuleType:
         _forget_foreign(package, path)
         if root not in sys.path:
             sys.path.insert(0, root)
-    parents = package.module.split(".")[:-1]
+    # the retry that skips a failing __init__.py, loaded only when a package module is imported (a cold path)
+    from ttinspect.refs.init_retry import InitRetryFailed, import_parents
+
+    skipped = import_parents(package, _dependencies_installable[0])
     try:
-        for depth in range(1, len(parents) + 1):
-            importlib.import_module(".".join(parents[:depth]))
-    except ModuleNotFoundError as error:
-        name = error.name or ""
-        if name == package.top:  # the package itself is not here (another Triton's toolchain: installed there)
+        module = importlib.import_module(package.module)
+    except Exception as error:
+        if skipped.first is None:
             raise
-        if not name.startswith(package.top + ".") and _dependencies_installable[0]:
-            raise  # a dependency its __init__ imports: the toolchain installs it and runs again
-        _skip_inits(package, parents, depth, error)  # its own compiled extension (eng._C), or a plugin
-    except Exception as error:  # the package's own __init__ needs what this machine lacks
-        _skip_inits(package, parents, depth, error)
-    module = importlib.import_module(package.module)
+        raise InitRetryFailed(skipped.first, skipped.first_where, skipped.inits, error) from error
     got = os.path.realpath(getattr(module, "__file__", "") or "")
     if got != os.path.realpath(path) and not installed:
         raise UsageError(f"{package.module}: importing it gave {got or 'a module without a file'}, not {path} "
                          f"(another {package.top!r} is imported first; run from {package.root} or rename)")
     return module
-
-
-def _skip_inits(package: PackageModule, parents: list[str], depth: int, error: BaseException) -> None:
-    _unload_package(package)
-    _stub_parents(package, parents)
-    init = package.root.joinpath(*parents[:depth]) / "__init__.py"
-    warn(f"{init.relative_to(package.root)} raised {type(error).__name__}: {_first_line(error)} "
-         f"({where(error, [str(package.package_folder)])}); {package.module} is loaded without running "
-         f"its packages' __init__.py (docs/real-kernels.md)")
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def _forget_foreign(package: PackageModule, path: Path) -> None:
@@ -275,25 +233,6 @@ def _forget_foreign(package: PackageModule, path: Path) -> None:
 def _unload_package(package: PackageModule) -> None:
     for name in [n for n in sys.modules if n == package.top or n.startswith(package.top + ".")]:
         del sys.modules[name]
-
-
-def _stub_parents(package: PackageModule, parents: list[str]) -> None:
-    """The parent packages as bare modules with their folders as `__path__` (no `__init__.py` run)."""
-    for depth in range(1, len(parents) + 1):
-        name = ".".join(parents[:depth])
-        folder = package.root.joinpath(*parents[:depth])
-        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-        # a captured copy's overlay, looked up only when a package's parents are stubbed (a cold path)
-        from ttinspect.refs.captured_source import overlaid_folders
-
-        path = [str(folder), *overlaid_folders(folder / "__init__.py")]  # a captured copy: where the rest is
-        spec.submodule_search_locations = path
-        module = types.ModuleType(name)
-        module.__spec__, module.__path__, module.__package__ = spec, path, name
-        module.__file__ = str(folder / "__init__.py")
-        sys.modules[name] = module
-        if depth > 1:
-            setattr(sys.modules[".".join(parents[:depth - 1])], parents[depth - 1], module)
 
 
 def exec_loose_file(name: str, path: Path, definitions_only: bool = False) -> ModuleType:

@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from ttinspect.files import after_import
-from ttinspect.virtual import programs, state, tensors, torch_face, triton_face
+from ttinspect.virtual import programs, smi, smi_library, state, streams, tensors, torch_face, triton_face
 
 _MISSING = object()
 _DRIVER_MODULE = "triton.runtime.driver"
@@ -96,15 +96,33 @@ class PatchOnImport(after_import.AfterImport):
         self.patches[fullname](module)
 
 
+class BindingsOnImport(after_import.AfterImport):
+    """The vendors' management-library bindings (NVML's, AMD SMI's) answered as soon as one is imported."""
+
+    def __init__(self, patch: Callable[[Any, str, Any], None]):
+        self.patch = patch
+
+    def wanted(self, fullname: str) -> bool:
+        return smi.binding_name(fullname)
+
+    def loaded(self, fullname: str, module: types.ModuleType) -> None:
+        smi.install_on(module, self.patch)
+
+
 _INSTALLED: list[Installation] = []
 
 
 def install() -> None:
     """The first block began: patch what is imported, hook what is not yet."""
     state.reset_selection()
+    streams.reset()
     installation = Installation()
     _INSTALLED.append(installation)
     programs.guard(installation.patch)
+    smi_library.guard(installation.patch)
+    for name, module in list(sys.modules.items()):
+        if module is not None and smi.binding_name(name):
+            smi.install_on(module, installation.patch)
     waiting: dict[str, Callable[[types.ModuleType], None]] = {}
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "cuda"):
@@ -116,9 +134,9 @@ def install() -> None:
         installation.install_driver(driver_module)
     else:
         waiting[_DRIVER_MODULE] = installation.install_driver
-    hook = PatchOnImport(waiting)
-    sys.meta_path.insert(0, hook)
-    installation.undo.insert(0, lambda: sys.meta_path.remove(hook) if hook in sys.meta_path else None)
+    for hook in (PatchOnImport(waiting), BindingsOnImport(installation.patch)):
+        sys.meta_path.insert(0, hook)
+        installation.undo.insert(0, lambda hook=hook: sys.meta_path.remove(hook) if hook in sys.meta_path else None)
 
 
 def changed() -> None:

@@ -54,5 +54,65 @@ def select(index: int) -> None:
 
 
 def reset_selection() -> None:
-    """Each time the faces are installed, device 0 is current, as in a fresh process."""
+    """Each time the faces are installed, device 0 is current and CUDA uninitialised, as in a fresh process."""
     _SELECTED[0] = 0
+    _INITIALIZED[0] = False
+    _ALLOCATED[0] = False
+
+
+_INITIALIZED = [False]  # torch.cuda.is_initialized(): False until the code does what initialises CUDA
+_ALLOCATED = [False]  # whether the code has allocated on the device (the allocator's counters leave 0)
+
+
+def initialize() -> None:
+    """The code did what initialises CUDA in torch (a tensor on "cuda", current_device(), a stream, ...)."""
+    _INITIALIZED[0] = True
+
+
+def initialized() -> bool:
+    return _INITIALIZED[0]
+
+
+def allocate() -> None:
+    """A tensor was made on the device: CUDA is initialised and the allocator holds memory."""
+    _INITIALIZED[0] = _ALLOCATED[0] = True
+
+
+def allocated() -> bool:
+    return _ALLOCATED[0]
+
+
+# The whole-run mode (`hold_for_process`): the process holds one device until it ends and its kernels are
+# recorded, never run, so questions whose answer only matters to a kernel that runs (a stream, an event,
+# synchronize) have a true harmless answer instead of a refusal.
+_RUNS_NOTHING = [False]
+
+
+def runs_nothing() -> bool:
+    """True in a process that holds the virtual device for its whole run (`capture --as`): no kernel runs."""
+    return _RUNS_NOTHING[0]
+
+
+_VALUES_ON_CPU = [False]  # `capture --as ARCH --run-kernels`: "cuda" tensors are the CPU's, with values
+
+
+def values_on_cpu() -> bool:
+    """True in a whole run whose kernels run in Triton's interpreter: a tensor made on "cuda" is a CPU
+    tensor with values (the interpreter reads them), not a tensor without any."""
+    return _VALUES_ON_CPU[0]
+
+
+def hold_values_on_cpu() -> None:
+    _VALUES_ON_CPU[0] = True
+
+
+def hold(numbers: DeviceNumbers) -> bool:
+    """Hold `numbers` for the rest of the process, under every block (never popped); True when it is the
+    first active device (the faces must be installed)."""
+    _RUNS_NOTHING[0] = True
+    _ACTIVE.insert(0, numbers)
+    return len(_ACTIVE) == 1
+
+
+def held() -> DeviceNumbers | None:
+    return _ACTIVE[0] if _RUNS_NOTHING[0] and _ACTIVE else None

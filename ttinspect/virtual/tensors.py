@@ -113,8 +113,21 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
     def wrap(value: Any, index: int) -> Any:
         if isinstance(value, torch.Tensor) and not isinstance(value, VirtualTensor) and value.is_meta:
+            state.allocate()  # (or a view of what was): CUDA is initialised, the allocator's counters leave 0
             return VirtualTensor(value, index)
         return value
+
+    def _on_cpu(func: Any, name: str, args: Any, kwargs: Any) -> Any:
+        """A torch call that names a CUDA device, made on the CPU instead (the tensor reports the CPU: code
+        that insists on `is_cuda` says so itself)."""
+        if kwargs.get("device") is not None and _is_cuda(torch, kwargs["device"]):
+            return func(*args, **{**{k: v for k, v in kwargs.items() if k != "pin_memory"}, "device": "cpu"})
+        if name == "cuda" and args and isinstance(args[0], torch.Tensor):
+            return args[0]
+        if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
+            rest = [a for a in args[1:] if not _is_cuda(torch, a)]
+            return args[0].to(*rest, **{k: v for k, v in kwargs.items() if k != "device"})
+        return func(*args, **kwargs)
 
     class Allocations(TorchFunctionMode):
         """Any torch function given a CUDA device (a factory's `device=`, `.cuda()`, `.to("cuda")`) makes a
@@ -126,6 +139,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
             name = getattr(func, "__name__", "")
             device = kwargs.get("device")
+            if state.values_on_cpu():  # --run-kernels: "cuda" is the CPU, values and all
+                return _on_cpu(func, name, args, kwargs)
             if device is not None and _is_cuda(torch, device):
                 on_meta = {k: v for k, v in kwargs.items() if k != "pin_memory"}
                 with torch._C.DisableTorchFunctionSubclass():

@@ -9,7 +9,8 @@ import functools
 import types
 from typing import Any, Callable
 
-from ttinspect.virtual import state
+from ttinspect.virtual import nothing_runs, private_entries, state, streams
+from ttinspect.virtual.indices import device_index
 from ttinspect.virtual.numbers import DeviceNumbers
 from ttinspect.virtual.refusal import refuse
 
@@ -27,7 +28,7 @@ _PROPERTY_KEYS = {
     "uuid": None, "pci_bus_id": None, "pci_device_id": None, "pci_domain_id": None,
 }
 # torch.cuda functions that change nothing a virtual device holds (no values, no streams): calls pass.
-_NO_OPS = ("init", "manual_seed", "manual_seed_all", "seed", "seed_all")
+_NO_OPS = ("manual_seed", "manual_seed_all", "seed", "seed_all")
 
 
 class VirtualDeviceProperties:
@@ -76,25 +77,7 @@ class TorchFace:
         self.torch = torch
 
     def index(self, device: Any, asked: str) -> int:
-        """torch's `_get_device_index` for the virtual device: None, an index, "cuda", "cuda:1", a device."""
-        torch = self.torch
-        if device is None:
-            return state.selected()
-        if isinstance(device, str):
-            device = torch.device(device)
-        if isinstance(device, torch.device):
-            if device.type != "cuda":
-                raise ValueError(f"Expected a cuda device, but got: {device}")
-            index = state.selected() if device.index is None else device.index
-        elif isinstance(device, int) and not isinstance(device, bool):
-            index = device
-        else:
-            raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
-        count = state.current().get("device_count", "torch.cuda.device_count()")
-        if not 0 <= index < count:
-            raise AssertionError(f"Invalid device id ({asked}: the virtual device has {count} GPU(s); "
-                                 f"--device-props device_count=N gives more)")
-        return index
+        return device_index(device, asked)
 
     def answers(self) -> dict[str, Callable[..., Any]]:
         def is_available() -> bool:
@@ -106,16 +89,29 @@ class TorchFace:
 
         def current_device() -> int:
             state.current()  # as above
+            state.initialize()  # torch initialises CUDA here (and wherever initialize() is called below)
             return state.selected()
 
         def set_device(device: Any) -> None:
             state.select(self.index(device, f"torch.cuda.set_device({device!r})"))
+            state.initialize()
 
         def get_device_properties(device: Any = None) -> VirtualDeviceProperties:
-            return VirtualDeviceProperties(state.current(), self.index(device, "torch.cuda.get_device_properties"))
+            index = self.index(device, "torch.cuda.get_device_properties")
+            state.initialize()
+            return VirtualDeviceProperties(state.current(), index)
+
+        def is_initialized() -> bool:
+            state.current()  # as above
+            return state.initialized()
+
+        def is_current_stream_capturing() -> bool:
+            state.current()  # as above: no CUDA graph is ever captured here (graphs are refused)
+            return False
 
         def get_device_capability(device: Any = None) -> tuple[int, int]:
             self.index(device, "torch.cuda.get_device_capability")
+            state.initialize()
             return state.current().capability
 
         def get_device_name(device: Any = None) -> str:
@@ -140,6 +136,7 @@ class TorchFace:
                     return -1
                 previous = state.selected()
                 state.select(self.index(device, f"torch.cuda.device({device!r})"))
+                state.initialize()
                 return previous
             return exchange_device
 
@@ -147,8 +144,10 @@ class TorchFace:
                                                 "_maybe_exchange_device": exchanging()}
         found.update({f.__name__: f for f in (is_available, device_count, current_device, set_device,
                                           get_device_properties, get_device_capability, get_device_name,
-                                          is_bf16_supported, is_tf32_supported)})
+                                          is_bf16_supported, is_tf32_supported, is_initialized,
+                                          is_current_stream_capturing)})
         found.update({name: _no_op() for name in _NO_OPS})
+        found.update({name: _initializing() for name in ("init", "_lazy_init")})
         return found
 
 
@@ -157,6 +156,13 @@ def _no_op() -> Callable[..., None]:
     def no_op(*args: Any, **kwargs: Any) -> None:
         return None
     return no_op
+
+
+def _initializing() -> Callable[[], None]:
+    """torch.cuda.init() / _lazy_init(): CUDA is initialised from now on (a new function per name, as above)."""
+    def init() -> None:
+        state.initialize()
+    return init
 
 
 def _refusing(qualname: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -172,14 +178,24 @@ def install(torch: types.ModuleType, patch: Patch) -> TorchFace:
     face = TorchFace(torch)
     cuda = torch.cuda
     answers = face.answers()
+    when_nothing_runs = nothing_runs.answers()
     for name in dir(cuda):
         value = getattr(cuda, name, None)
         if not isinstance(value, types.FunctionType) or name.startswith("_") and name not in answers:
             continue
         if name in answers:
             patch(cuda, name, functools.wraps(value)(answers[name]))
+        elif name in when_nothing_runs:
+            patch(cuda, name, nothing_runs.answered_when_nothing_runs(f"torch.cuda.{name}", when_nothing_runs[name],
+                                                                      value))
         elif getattr(value, "__module__", "").startswith("torch.cuda"):
             patch(cuda, name, _refusing(f"torch.cuda.{name}", value))
+    for name, cls in nothing_runs.classes().items():  # made only when nothing runs (streams.py)
+        for owner in (cuda, getattr(cuda, "streams", None)):
+            if owner is not None and hasattr(owner, name):
+                patch(owner, name, cls)
+    streams.use_torch(torch)
+    private_entries.install(torch._C, patch)
     for name in ("cuda", "hip"):
         patch(torch.version, name, getattr(torch.version, name, None))  # recorded; set_versions sets them
     set_versions(torch)

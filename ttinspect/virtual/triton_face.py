@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from ttinspect.virtual import state
+from ttinspect.virtual import state, streams
 from ttinspect.virtual.refusal import refuse
 
 _DRIVER = "triton.runtime.driver.active"
@@ -139,6 +139,11 @@ class VirtualDriver(_Refuses):
     def get_device_capability(self, device: Any = None) -> tuple[int, int]:
         checked_index(device)
         return state.current().capability
+
+    def get_current_stream(self, device: Any = None) -> int:
+        """The current stream's handle, where nothing runs (the whole-run mode: streams.py); refused else."""
+        streams.only_when_nothing_runs(f"{_DRIVER}.get_current_stream")
+        return streams.current(checked_index(device)).cuda_stream
 
     def get_active_torch_device(self) -> Any:
         import torch  # the code asked for a torch device: Triton's own driver imports torch here too

@@ -1,0 +1,86 @@
+"""torch.cuda's answers in a process where no kernel runs (the whole-run mode: process.py). Each is refused, as
+before, inside an ordinary `virtual_device` block (a kernel file imported for a report must not lean on a
+stream it would never have): `answered_when_nothing_runs` wraps it so.
+
+- synchronize, ipc_collect, empty_cache, the stream questions (current_stream, default_stream, set_stream,
+  `with torch.cuda.stream(s):`), Stream and Event (streams.py): no work is ever pending, so all of it is done;
+- the caching allocator's counters (memory_allocated, max_memory_allocated, memory_reserved, ...): 0 while the
+  code has put nothing on the device — after that they depend on the allocator's block sizes and segments,
+  which the virtual device does not model, and are refused; resetting them (reset_peak_memory_stats, ...) passes.
+
+Still refused with the line: mem_get_info (free memory is the driver's measurement, whatever runs),
+Event.elapsed_time (a measured time), graphs, RNG state, get_arch_list (a fact of a torch build).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from ttinspect.virtual import state, streams
+from ttinspect.virtual.refusal import refuse
+
+_COUNTERS = ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+             "memory_cached", "max_memory_cached")
+_RESETS = ("reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached",
+           "reset_accumulated_memory_stats")
+
+
+def _done(*args: Any, **kwargs: Any) -> None:
+    state.initialize()  # torch initialises CUDA for each of these
+    return None
+
+
+def _counter(name: str) -> Callable[..., int]:
+    def counter(device: Any = None) -> int:
+        if state.allocated():
+            raise refuse(f"torch.cuda.{name}()", state.current().label,
+                         "cannot answer once the code has allocated on it (the count follows CUDA's caching "
+                         "allocator's blocks and segments, which it does not model)")
+        return 0
+    return counter
+
+
+def _current_stream(device: Any = None) -> streams.VirtualStream:
+    return streams.current(device)
+
+
+def _default_stream(device: Any = None) -> streams.VirtualStream:
+    return streams.default(device)
+
+
+def _set_stream(stream: streams.VirtualStream) -> None:
+    if stream is not None:
+        streams.set_current(stream)
+
+
+def _stream(stream: streams.VirtualStream | None) -> streams.StreamContext:
+    return streams.StreamContext(stream)
+
+
+def answers() -> dict[str, Callable[..., Any]]:
+    """torch.cuda's name -> its answer when nothing runs (functions; the classes are in `classes`)."""
+    found: dict[str, Callable[..., Any]] = {
+        "synchronize": _done, "ipc_collect": _done, "empty_cache": _done,
+        "current_stream": _current_stream, "default_stream": _default_stream, "set_stream": _set_stream,
+        "stream": _stream,
+    }
+    found.update({name: _counter(name) for name in _COUNTERS})
+    found.update({name: _done for name in _RESETS})
+    return found
+
+
+def classes() -> dict[str, type]:
+    """torch.cuda's classes -> theirs (each refuses to be made outside the whole-run mode: streams.py)."""
+    return {"Stream": streams.VirtualStream, "Event": streams.VirtualEvent, "StreamContext": streams.StreamContext}
+
+
+def answered_when_nothing_runs(qualname: str, answer: Callable[..., Any], original: Any) -> Callable[..., Any]:
+    """`answer` in the whole-run mode; the refusal a `virtual_device` block gives otherwise."""
+    @functools.wraps(original)
+    def face(*args: Any, **kwargs: Any) -> Any:
+        if not state.runs_nothing():
+            raise refuse(f"{qualname}()", state.current().label)
+        return answer(*args, **kwargs)
+    return face
+
