@@ -100,7 +100,12 @@ def test_sarif_of_a_hand_built_report_is_valid_and_complete(tmp_path):
     assert location["artifactLocation"] == {"uri": "ops/mm.py", "uriBaseId": "%SRCROOT%"}
     assert location["region"] == {"startLine": 40}
     assert "region" not in run["results"][2]["locations"][0]["physicalLocation"]  # a file, no line
-    assert "locations" not in run["results"][4]  # no file at all
+    # no file of its own: its entry's place (GitHub's upload refuses the whole file for one result without a
+    # location — issue 41; this held the old shape); with no entry file either, none (snapshot/run.py places
+    # those at the pyproject line that declares the kernels)
+    assert run["results"][4]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "ops/mm.py", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 12}}
+    assert "locations" not in run["results"][5]
     outside = run["results"][6]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert outside["uri"].startswith("file:///") and "uriBaseId" not in outside
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"

@@ -88,9 +88,12 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
                                                     "mylib/ops/mm.py:small@sm_80"}
     assert [name for name, case in cases.items() if case.find("failure") is not None] == \
         ["mylib/ops/mm.py:big@sm_80", "mylib/ops/mm.py:small@sm_80"]
-    # --update accepts the changes and the verdict on them stands: a regression still exits 1 (never FAIL, exit 0)
+    # --update accepts the changes: they are in the snapshot now, so it exits 0 and says what it accepted, never
+    # "FAIL" (issue 41: it printed FAIL and exited 0; then FAIL and exit 1 for changes it had just accepted)
     updated = run_plain("snapshot", "--check", "--update", cwd=library)
-    assert updated.returncode == 1 and updated.stdout.startswith("FAIL: 2 of 3") and "updated" in updated.stderr
+    assert updated.returncode == 0 and "FAIL" not in updated.stdout, updated.stdout
+    assert updated.stdout.startswith("ok: 3 entries, 2 changed, none regressed (") and "accepted" in updated.stdout
+    assert "accepted 2 changes: mylib/ops/mm.py:big@sm_80, mylib/ops/mm.py:small@sm_80" in updated.stderr
     assert run_plain("snapshot", "--check", cwd=library).returncode == 0
 
 
@@ -184,38 +187,14 @@ def _action_steps() -> list[dict]:
     return action["runs"]["steps"]
 
 
-def _expand(text: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
-    """The ${{ ... }} expressions the action's run steps use, as GitHub would give them."""
-    for name, value in inputs.items():
-        text = text.replace("${{ inputs.%s }}" % name, value)
-    text = text.replace("${{ github.action_path }}", str(ROOT))
-    return re.sub(r"\$\{\{ steps\.gate\.outputs\.(\w+) \}\}", lambda m: outputs.get(m[1], ""), text)
-
-
 def _run_action(library: Path, tmp: Path) -> tuple[int, dict[str, str], Path]:
-    """The action's `run` steps as a script, as a runner would run them (no network: the install step, which
-    pip-installs this repository, and the `uses` steps — setup-python, cache, upload — are GitHub's part)."""
-    steps = _action_steps()
-    action = __import__("yaml").safe_load((ROOT / "action.yml").read_text())
-    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    summary, output = tmp / "summary.md", tmp / "output.txt"
-    summary.write_text("")
-    output.write_text("")
-    outputs: dict[str, str] = {}
-    code = 0
-    for step in steps:
-        if "run" not in step or step.get("name", "").startswith("Install"):
-            continue
-        # the checkout is the library's parent: a library in a subfolder (the action's working-directory)
-        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output), "NO_COLOR": "1",
-               "GITHUB_WORKSPACE": str(library.parent),
-               **{k: _expand(str(v), inputs, outputs) for k, v in (step.get("env") or {}).items()}}
-        done = subprocess.run(["bash", "-e", "-c", _expand(step["run"], inputs, outputs)], cwd=library, env=env,
-                              capture_output=True, text=True, timeout=600)
-        assert "Traceback" not in done.stderr, done.stderr
-        outputs.update(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
-        code = done.returncode
-    return code, outputs, summary
+    """The action's steps as GitHub's runner runs them (tests/test_gate_action.py's Runner: each step's shell as
+    `bash --noprofile --norc -eo pipefail`, its `if:` evaluated); the checkout is the library's parent."""
+    from test_gate_action import Runner
+
+    runner = Runner(library.parent, tmp, {"working-directory": library.name})
+    code = runner.run()
+    return code, runner.outputs["gate"], runner.summary
 
 
 def test_the_action_gates_a_library(library, tmp_path):

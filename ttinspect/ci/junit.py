@@ -84,6 +84,8 @@ def _line(result: Result) -> str:
         text += f"\n    why: {result.detail}"
     if result.fix:
         text += f"\n    fix: {result.fix}"
+    if result.suppressed:
+        text += f"\n    allowed: {result.suppressed}"
     return text
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ttinspect.ci.model import ERROR, IMPROVED, REGRESSED, CIReport, Entry, Result
+from ttinspect.ci.model import ERROR, IMPROVED, NEUTRAL, REGRESSED, SUPPRESSED, CIReport, Entry, Result
 
 TABLE_HEADER = "| entry | level | what | where |\n|---|---|---|---|"
 MAX_ROWS = 25  # per table: a comment stays readable; the details below list everything
@@ -25,15 +25,25 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 def to_markdown(report: CIReport) -> str:
     lines = [_verdict(report)]
+    if report.stopped:
+        lines += ["", f"**Stopped before checking:** {escape(report.stopped)}"]
     if not report.results and not report.notes and not any(e.error for e in report.entries):
-        return lines[0] + "\n"
+        return "\n".join(lines) + "\n"
     regressed = [r for r in report.results if r.status in (REGRESSED, ERROR)]
     improved = [r for r in report.results if r.status == IMPROVED]
-    others = [r for r in report.results if r.status not in (REGRESSED, ERROR, IMPROVED)]
-    for title, results in (("Regressions", regressed), ("Improvements", improved), (_others_title(report), others)):
+    suppressed = [r for r in report.results if r.status == SUPPRESSED]
+    others = [r for r in report.results if r.status not in (REGRESSED, ERROR, IMPROVED, SUPPRESSED)]
+    quiet = [] if report.all_rows else [r for r in others if r.status == NEUTRAL]
+    others = [r for r in others if r not in quiet]
+    for title, results in (("Regressions", regressed), ("Improvements", improved), (_others_title(report), others),
+                           ("Suppressed", suppressed)):
         if results:
             lines += ["", f"### {title} ({len(results)})", "", *_table(results)]
-    errors = [e for e in report.entries if e.error]
+    if quiet:  # a config edit moves a dozen facts nobody guards: counted here, each in the details below
+        lines += ["", f"{len(quiet)} neutral change{'s' * (len(quiet) != 1)} (facts not guarded) in the details "
+                      "below; `--neutral` lists them here."]
+    said = {(r.entry, r.message) for r in regressed}
+    errors = [e for e in report.entries if e.error and (e.key, e.error) not in said]  # each error said once
     if errors:
         lines += ["", "### Could not be checked", ""]
         lines += [f"- {escape(e.key)}: {escape(e.error or '')}" for e in errors]
@@ -42,7 +52,7 @@ def to_markdown(report: CIReport) -> str:
     for entry in report.entries:  # an entry with nothing to say gets no block: 800 unchanged kernels stay short
         own = report.results_of(entry.key)
         if own or entry.error:
-            lines += ["", *_details(entry, own)]
+            lines += ["", *_details(entry, own, (entry.key, entry.error) not in said)]
     return "\n".join(lines) + "\n"
 
 
@@ -82,6 +92,7 @@ def _verdict(report: CIReport) -> str:
 def _counts(report: CIReport) -> list[str]:
     """What the results are, by status, biggest news first: "1 regression, 2 improvements, 3 findings"."""
     words = (("regressed", "regression", "regressions"), ("error", "error", "errors"),
+             ("suppressed", "suppressed", "suppressed"),
              ("improved", "improvement", "improvements"), ("finding", "finding", "findings"),
              ("neutral", "change", "changes"), ("new", "new result", "new results"),
              ("removed", "removed", "removed"))
@@ -116,18 +127,21 @@ def _where(result: Result) -> str:
     return f"{result.file}:{result.line}" if result.line is not None else result.file
 
 
-def _details(entry: Entry, results: tuple[Result, ...]) -> list[str]:
+def _details(entry: Entry, results: tuple[Result, ...], with_error: bool = True) -> list[str]:
     """One collapsed block: the summary is HTML (escaped as such), the body Markdown, which GitHub renders
     only after a blank line."""
     where = f" · {entry.file}:{entry.line}" if entry.file and entry.line else f" · {entry.file}" if entry.file else ""
     count = f"{len(results)} result{'s' * (len(results) != 1)}"
     summary = f"{entry.key} — {entry.status}, {count}{where}"
     lines = ["<details>", f"<summary>{_html(summary)}</summary>", ""]
-    if entry.error:
+    if entry.error and with_error:
         lines += [f"**Could not be checked:** {escape(entry.error)}", ""]
     for r in results:
-        lines.append(f"- **{escape(r.rule)}** ({escape(r.level)}, {escape(r.status)}) {escape(r.message)}"
+        kind = r.status if r.status == r.level else f"{r.status}, {r.level}"  # never "(error, error)"
+        lines.append(f"- **{escape(r.rule)}** ({escape(kind)}) {escape(r.message)}"
                      + (f" — {escape(_where(r))}" if r.file else ""))
+        if r.suppressed:
+            lines.append(f"  <br>Allowed: {_escape_lines(r.suppressed)}")
         if r.detail:
             lines.append(f"  <br>Why: {_escape_lines(r.detail)}")
         if r.fix:

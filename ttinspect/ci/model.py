@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # A result's status: what it means for the gate.
-REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR = (
-    "regressed", "improved", "neutral", "finding", "new", "removed", "error")
-STATUSES = (REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR)
+REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR, SUPPRESSED = (
+    "regressed", "improved", "neutral", "finding", "new", "removed", "error", "suppressed")
+STATUSES = (REGRESSED, IMPROVED, NEUTRAL, FINDING, NEW, REMOVED, ERROR, SUPPRESSED)
 LEVELS = ("error", "warning", "note")
 # What --format takes on check, diff and snapshot: text is each command's own terminal view.
 CI_FORMATS = ("sarif", "markdown", "junit")
@@ -50,6 +50,7 @@ class Result:
     fix: str = ""  # what to change
     file: str | None = None  # the kernel's source file, relative to the repository root where it is inside it
     line: int | None = None  # 1-based line in `file`
+    suppressed: str = ""  # why it does not fail the gate: an allow entry's reason (status SUPPRESSED)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -60,7 +61,7 @@ class Result:
     def as_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "level": self.level, "status": self.status, "entry": self.entry,
                 "message": self.message, "detail": self.detail, "fix": self.fix, "file": self.file,
-                "line": self.line}
+                "line": self.line, **({"suppressed": self.suppressed} if self.suppressed else {})}
 
 
 @dataclass(frozen=True)
@@ -98,16 +99,18 @@ class CIReport:
     triton_version: str = ""
     ttinspect_version: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)  # one line each: "3 kernels have no examples"
+    stopped: str = ""  # why the run stopped before it could check (bad input, exit 2): one line
+    all_rows: bool = True  # Markdown's tables list neutral changes too (snapshot --check: only with --neutral)
 
     def results_of(self, entry: str) -> tuple[Result, ...]:
         return tuple(r for r in self.results if r.entry == entry)
 
     @property
     def failed(self) -> bool:
-        return any(e.failed for e in self.entries)
+        return any(e.failed for e in self.entries) or bool(self.stopped)
 
     def as_dict(self) -> dict[str, Any]:
         return {"command": self.command, "triton_version": self.triton_version,
                 "ttinspect_version": self.ttinspect_version, "entries": [e.as_dict() for e in self.entries],
                 "results": [r.as_dict() for r in self.results], "rules": [r.as_dict() for r in self.rules],
-                "notes": list(self.notes)}
+                "notes": list(self.notes), **({"stopped": self.stopped} if self.stopped else {})}

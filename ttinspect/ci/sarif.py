@@ -1,6 +1,10 @@
 """A CIReport as SARIF 2.1.0: what GitHub code scanning (and other SARIF viewers) show as annotations on
 the kernel's source lines.
 
+Locations: GitHub's upload refuses a whole file for one result without a location, so a result without a
+file of its own is placed at its entry's (producers place the rest: snapshot/run.py at the pyproject line
+that declares the kernels).
+
 Paths: a result's file relative to the repository root is written against the base id `%SRCROOT%` (what
 code scanning resolves against the checkout); a file outside it (an installed package) as an absolute
 `file:` URI. Fingerprints: code scanning matches a result with the same one of an earlier run by
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -34,9 +39,12 @@ def to_sarif(report: CIReport, repo_root: Path | None) -> dict[str, Any]:
             index[result.rule] = len(rules)
             rules.append(Rule(id=result.rule, name=result.rule, summary=result.rule))
     targets = {entry.key: entry.target for entry in report.entries}
+    places = {entry.key: (entry.file, entry.line) for entry in report.entries if entry.file}
     seen: dict[str, int] = {}
     results = []
     for result in report.results:
+        if not result.file and result.entry in places:  # code scanning rejects a result without a location
+            result = replace(result, file=places[result.entry][0], line=places[result.entry][1])
         digest = _fingerprint(result)
         seen[digest] = seen.get(digest, 0) + 1
         results.append(_result(result, index[result.rule], f"{digest}:{seen[digest]}", targets.get(result.entry),
@@ -74,6 +82,8 @@ def _result(result: Result, rule_index: int, fingerprint: str, target: str | Non
                            "message": {"text": text}, "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
                            "properties": {"entry": result.entry, "status": result.status, "target": target,
                                           "detail": result.detail}}
+    if result.suppressed:  # an allow entry of [tool.ttinspect]: code scanning shows it as dismissed, with why
+        out["suppressions"] = [{"kind": "external", "status": "accepted", "justification": result.suppressed}]
     location = _location(result, repo_root)
     if location is not None:
         out["locations"] = [location]
@@ -118,8 +128,10 @@ def _invocation(report: CIReport) -> dict[str, Any]:
     """Whether every entry could be compiled or read; those that could not, as notifications (they have
     no results to carry their reason)."""
     failures = [entry for entry in report.entries if entry.error]
-    invocation: dict[str, Any] = {"executionSuccessful": not failures}
+    invocation: dict[str, Any] = {"executionSuccessful": not failures and not report.stopped}
     if failures:
         invocation["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": f"{entry.key}: {entry.error}"}} for entry in failures]
+    if report.stopped:  # a run that stopped on bad input (exit 2): the reason, with what it names
+        invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": report.stopped}}]
     return invocation

@@ -6,21 +6,24 @@ from __future__ import annotations
 
 import click
 
-from ttinspect.ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport
+from ttinspect.ci.model import ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, SUPPRESSED, CIReport
 from ttinspect.files.terminal_text import shown
 from ttinspect.render import fit, term
 
-_ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (IMPROVED, "improved"), (NEW, "new"),
+_ORDER = ((REGRESSED, "regressed"), (ERROR, "no longer compiles"), (SUPPRESSED, "accepted or allowed"),
+          (IMPROVED, "improved"), (NEW, "new"),
           (REMOVED, "removed"), (FINDING, "new findings below fail-on"), (NEUTRAL, "changed"))
 
 
 def verdict(report: CIReport) -> str:
     failing = [e for e in report.entries if e.failed]
     changed = [e for e in report.entries if e.status != "ok"]
+    allowed = sum(1 for r in report.results if r.status == SUPPRESSED)
+    also = f" ({allowed} regression{'s' * (allowed != 1)} accepted or allowed)" if allowed else ""
     if failing:
-        return f"FAIL: {len(failing)} of {len(report.entries)} entries regressed or no longer compile"
+        return f"FAIL: {len(failing)} of {len(report.entries)} entries regressed or no longer compile{also}"
     if changed:
-        return f"ok: {len(report.entries)} entries, {len(changed)} changed, none regressed"
+        return f"ok: {len(report.entries)} entries, {len(changed)} changed, none regressed{also}"
     return f"ok: {len(report.entries)} entries, nothing changed"
 
 
@@ -42,7 +45,9 @@ def snapshot_text(report: CIReport, seconds: float) -> None:
             say(shown(f"{result.entry}: {result.message}{where}"), "  ", "      ")
             if result.detail and result.detail != result.message:
                 say(shown(result.detail), "      ", "      ")
-            if result.fix:
+            if result.fix and status != SUPPRESSED:
                 say(shown(f"fix: {result.fix}"), "      ", "        ")
+            if result.suppressed:
+                say(shown(f"why it passes: {result.suppressed}"), "      ", "        ")
     for note in report.notes:
         say(shown(f"note: {note}"))

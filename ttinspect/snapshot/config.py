@@ -6,6 +6,9 @@
     fail-on = "warning"                 # new findings at or above this fail the gate (default: error)
     guard = ["spills", "pipeline_depth"]   # the fact regressions that fail (default: all of GUARDS)
     snapshot = "ttinspect.snapshot.json"   # where the snapshot lives (default)
+    release-change = "fail"             # a snapshot made with another Triton release: "fail" (default) or "warn"
+    strict = false                      # true: an entry not in the snapshot, or a stale one, fails --check
+    # and [[tool.ttinspect.budget]], [tool.ttinspect.tolerance], [[tool.ttinspect.allow]]: policy.py
 
 Every value is checked here, once, with the line a user needs (the file and the key): a gate that
 silently ignores a misspelled guard would pass everything.
@@ -16,18 +19,22 @@ from __future__ import annotations
 import glob
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ttinspect.errors import UsageError
 from ttinspect.files.source_files import read_regular
 from ttinspect.engine.builds import resolve_target
+from ttinspect.snapshot.policy import Policy, read_policy
 
 GUARDS = ("spills", "pipeline_depth", "tensor_core_path", "occupancy", "shared_memory")
+OPTIONAL_GUARDS = ("registers",)  # guarded only when listed (a register more is seldom a regression alone)
 LEVELS = ("info", "warning", "error")
+RELEASE_CHANGE = ("fail", "warn")
 DEFAULT_SNAPSHOT = "ttinspect.snapshot.json"
-_KEYS = ("kernels", "targets", "fail-on", "guard", "snapshot")
+_KEYS = ("kernels", "targets", "fail-on", "guard", "snapshot", "release-change", "strict", "budget", "tolerance",
+         "allow")
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,10 @@ class SnapshotConfig:
     guard: tuple[str, ...]
     snapshot: Path
     source: str  # "pyproject.toml" or "--kernels"
+    release_change: str = "fail"  # a snapshot of another Triton release: fail the gate, or only say so
+    strict: bool = False  # an entry not in the snapshot, or one that no longer matches it, fails --check
+    policy: Policy = field(default_factory=Policy)  # budgets, tolerances, suppressions (policy.py)
+    kernels_at: str = ""  # pyproject.toml:LINE of `kernels`: where a result with no file of its own is shown
 
     def files(self) -> list[Path]:
         """The kernel files the patterns name, sorted, each once; a pattern that names nothing is refused
@@ -112,10 +123,18 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
     if level not in LEVELS:
         raise UsageError(f"{at('fail-on')}: fail-on = {_shown(level)}: one of {', '.join(LEVELS)}")
     guard = _strings(table, "guard", at) or GUARDS
-    wrong = [g for g in guard if g not in GUARDS]
+    wrong = [g for g in guard if g not in GUARDS + OPTIONAL_GUARDS]
     if wrong:
         raise UsageError(f"{at('guard')}: guard {', '.join(map(repr, wrong))}: not a guard; guards: "
-                         f"{', '.join(GUARDS)}")
+                         f"{', '.join(GUARDS + OPTIONAL_GUARDS)}")
+    release_change = table.get("release-change", "fail")
+    if release_change not in RELEASE_CHANGE:
+        raise UsageError(f"{at('release-change')}: release-change = {_shown(release_change)}: one of "
+                         f"{', '.join(map(repr, RELEASE_CHANGE))}")
+    strict = table.get("strict", False)
+    if not isinstance(strict, bool):
+        raise UsageError(f"{at('strict')}: strict = {_shown(strict)}: true or false")
+    policy = read_policy(table, "\n".join(at.lines), at.source or "--kernels")
     path = snapshot or table.get("snapshot", DEFAULT_SNAPSHOT)
     if not isinstance(path, str) or not path.strip() or not _plain(path):
         raise UsageError(f"{at('snapshot')}: snapshot = {_shown(path)}: must be a file name, e.g. "
@@ -130,7 +149,8 @@ def load(start: Path | None = None, *, kernels: tuple[str, ...] = (), targets: t
             where = "--arch" if targets else f"{at('targets')}: [tool.ttinspect] targets"
             raise UsageError(f"{where}: {error} (one target per list item: [\"sm_80\", \"gfx942\"])") from None
     # not resolved: a link at the snapshot's path is refused when written, never followed
-    return SnapshotConfig(root, kernel_patterns, target_names, level, tuple(guard), root / path, source)
+    return SnapshotConfig(root, kernel_patterns, target_names, level, tuple(guard), root / path, source,
+                          release_change, strict, policy, at("kernels") if pyproject is not None else "")
 
 
 class _Locator:

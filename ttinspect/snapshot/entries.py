@@ -8,8 +8,12 @@ reviewer needs to see a regression, and what diff's explanations need to say why
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
+import importlib.util
 import json
 import os
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,9 +22,10 @@ from typing import Any, Callable, Iterator
 from ttinspect.caches import store as cache
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.files.declared_names import mention_line
-from ttinspect.files.source_files import digests
+from ttinspect.files.source_files import digests, local_imports, read_regular
 from ttinspect.refs.userfile import EXAMPLES_NAME, examples_in, load_module
-from ttinspect.refs.resolver import RefOptions
+from ttinspect.refs.loading import NO_SCOPE
+from ttinspect.refs.resolver import RefOptions, import_scope
 from ttinspect.engine.builds import NotCached, cached_only
 from ttinspect.snapshot.schema import example_name_problem, library_path_problem, not_in_a_name
 
@@ -43,20 +48,63 @@ def cached_example_names(path: Path) -> list[str] | None:
     return None
 
 
-def example_names(path: Path) -> list[str]:
-    """The names of the file's TTINSPECT_EXAMPLES; loading the file (running it) is the cold part."""
+def example_names(path: Path, target: str | None = None) -> list[str]:
+    """The names of the file's TTINSPECT_EXAMPLES; loading the file (running it) is the cold part, under the
+    virtual device of `target` (the library's first): code that asks the GPU at import gets its answers here
+    as in the entries' own imports, instead of failing for want of a GPU."""
     names = cached_example_names(path)
     if names is not None:
         return names
-    module = load_module(path)
+    module = load_module(path, scope=import_scope(target) if target else NO_SCOPE)
     names = list(examples_in(module, path))
     cache.write_json(_names_index(path), {"examples": names})
     return names
 
 
 def _names_index(path: Path) -> Path:
-    key = cache.content_key({"examples": 1, "path": os.path.realpath(path), "sources": digests(path)})
+    """Keyed by the file, the local modules it imports, and whether what they import from outside is installed
+    here: a warm run in an environment that lacks torch imports the file again and fails as a cold run does,
+    never passing on a cache filled where torch was there."""
+    key = cache.content_key({"examples": 2, "path": os.path.realpath(path), "sources": digests(path),
+                             "environment": installed(path)})
     return cache.cache_root() / "examples-index" / f"{key}.json"
+
+
+def installed(path: Path) -> dict[str, str]:
+    """Each top-level module the file and its local imports import from outside its folder tree, with its
+    distribution's version where the two share a name (torch, triton, numpy), else whether it is found here;
+    `import` statements read with `ast`, nothing imported (find_spec of a top-level name runs no code)."""
+    folder = path.parent
+    names: set[str] = set()
+    for file in local_imports(path):
+        data = read_regular(file)
+        try:
+            tree = ast.parse(data or b"")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names.add(node.module.split(".")[0])
+    found = {}
+    for name in sorted(names):
+        if not name.isidentifier() or (folder / name).is_dir() or (folder / f"{name}.py").is_file():
+            continue  # the library's own modules are keyed by their content (digests)
+        found[name] = _presence(name)
+    return found
+
+
+def _presence(name: str) -> str:
+    try:
+        if importlib.util.find_spec(name) is None:
+            return "absent"
+    except (ImportError, ValueError):
+        return "absent"
+    try:
+        return importlib.metadata.version(name)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return "present"
 
 
 def declaring(config, only: set[str] | None = None) -> tuple[list[Path], list[str]]:
@@ -89,7 +137,7 @@ def planned(config, only: set[str] | None = None, announce: Callable[[str], None
     for path in files:
         relative = os.path.relpath(path, config.root)
         try:
-            names = example_names(path)
+            names = example_names(path, config.targets[0])
         except TTInspectError as error:  # a file that no longer loads fails its own entries, not the whole gate
             plan += [(f"{relative}:*@{target}", f"!{error}", target) for target in config.targets]
             continue
@@ -142,14 +190,41 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     file = os.path.relpath(source, root).replace(os.sep, "/") if source else None
     if file is not None and library_path_problem(file):  # a kernel defined outside the library (a dependency):
         file = None  # not located, as a snapshot names no place outside the library (schema.py)
+    # no `device`: refs/ names the virtual device only where this process's import asked it, which depends on
+    # which worker imported which file first; the report says each target's device for every run alike (run.py)
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
             "file": file, "line": def_line_of(source, report.kernel) if file else None,
-            **({"device": report.device} if report.device else {}),
-            "facts": facts,
+            "facts": facts, "evidence": {"dots": dots_of(build)},
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),
                                  "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
             "seconds": round(time.perf_counter() - start, 3)}
+
+
+# `tt.dot %a, %b, %c, inputPrecision = ieee : tensor<64x32xf32, ...> * tensor<32x64xf32, ...> -> ...`
+_DOT = re.compile(r"\btt\.dot\b(?P<attrs>[^:]*):\s*tensor<[0-9x]*x(?P<a>[a-zA-Z]+[0-9]*\w*)[,>].*?\*\s*"
+                  r"tensor<[0-9x]*x(?P<b>[a-zA-Z]+[0-9]*\w*)[,>]")
+_PRECISION = re.compile(r"inputPrecision\s*=\s*(\w+)")
+
+
+def dots_of(build: Any) -> list[dict[str, Any]]:
+    """Each tt.dot of the TTIR: its operand element types and input precision, and its TTIR line — what names
+    the cause of a tensor-core path lost (snapshot/explain.py). Kept with the entry computed now, never in the
+    snapshot; [] where the build has no TTIR (a Gluon kernel) or it cannot be read."""
+    try:
+        if build is None or not build.artifacts.has("ttir"):
+            return []
+        text = build.artifacts.text("ttir")
+    except Exception:  # a damaged or unreadable stage: no cause named, never a failed entry
+        return []
+    dots = []
+    for number, line in enumerate(text.splitlines(), 1):
+        found = _DOT.search(line)
+        if found:
+            precision = _PRECISION.search(found["attrs"])
+            dots.append({"a": found["a"], "b": found["b"], "precision": precision[1] if precision else None,
+                         "ttir_line": number})
+    return dots[:8]
 
 
 def _jsonable(value: Any) -> Any:

@@ -8,9 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED
+import datetime
+from dataclasses import replace
+
+from ttinspect.ci.from_check import relative_file, ttinspect_version
+from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED, SUPPRESSED
+from ttinspect.engine.builds import resolve_target
 from ttinspect.errors import NothingToGate
-from ttinspect.report.model import device_line
+from ttinspect.snapshot.policy import apply
+from ttinspect.snapshot.strictness import release_change, strict_results
 from ttinspect.snapshot.config import SnapshotConfig
 from ttinspect.snapshot.entries import check_unique, compute_all, planned
 from ttinspect.snapshot.schema import RELEASE
@@ -104,6 +110,16 @@ def merged(computed: "Computed", committed: dict[str, Any] | None, release: str 
     return {**rest, **entries}
 
 
+def only_chosen(entries: dict[str, dict], committed: dict[str, Any] | None, chosen: set[str],
+                release: str | None) -> dict[str, dict]:
+    """`--update ENTRY...`: the chosen entries as `entries` has them (written, or gone when removed), every other
+    one as committed."""
+    suffix = f"{RELEASE}{release}" if release else ""
+    picked = {f"{key}{suffix}" for key in chosen}
+    kept = {k: v for k, v in (committed or {}).get("entries", {}).items() if k not in picked}
+    return {**kept, **{k: v for k, v in entries.items() if k in picked}}
+
+
 def only_files(document: dict[str, Any], only: set[str] | None) -> dict[str, Any]:
     if only is None:
         return document
@@ -156,29 +172,98 @@ def compute(config: SnapshotConfig, *, triton: str | None = None, jobs: int | No
     return Computed(entries, notes, time.perf_counter() - start, version)
 
 
-def for_code_scanning(report: CIReport, root: Path) -> CIReport:
-    """The results code scanning should show — regressions, kernels that no longer compile, findings — with
-    each file absolute (the SARIF writer makes it relative to the repository's root, wherever the library
-    lies in it); the rules they cite, once."""
-    from dataclasses import replace
+def for_code_scanning(report: CIReport, root: Path, kernels_at: str = "") -> CIReport:
+    """The results code scanning should show — regressions, kernels that no longer compile, findings,
+    suppressed ones (shown dismissed) — each with a file (code scanning rejects the whole upload for one
+    result without a location): its own, else its entry's, else the pyproject.toml line that declares the
+    kernels (`kernels_at`); the rules they cite, once."""
+    located = relocated(report, root)
+    place = _place(kernels_at)
+    entries = {e.key: e for e in located.entries}
+    results = []
+    for r in located.results:
+        if r.status not in (REGRESSED, ERROR, FINDING, SUPPRESSED):
+            continue
+        entry = entries.get(r.entry)
+        if not r.file and entry is not None and entry.file:
+            r = replace(r, file=entry.file, line=entry.line)
+        if not r.file and place is not None:
+            r = replace(r, file=place[0], line=place[1])
+        results.append(r)
+    cited = {r.rule for r in results}
+    return replace(located, results=tuple(results), rules=tuple(rule for rule in located.rules if rule.id in cited))
 
 
+def _place(where: str) -> tuple[str, int | None] | None:
+    """`/repo/lib/pyproject.toml:7` as (file, line); None when no file is named."""
+    if not where:
+        return None
+    path, _, line = where.rpartition(":")
+    return (path, int(line)) if line.isdigit() and path else (where, None)
+
+
+def relocated(report: CIReport, root: Path) -> CIReport:
+    """Every file made absolute (the writers make it relative to the repository's root, wherever the library lies
+    in it)."""
     def absolute(file: str | None) -> str | None:
         return str(root / file) if file and not os.path.isabs(file) else file
 
-    results = tuple(replace(r, file=absolute(r.file)) for r in report.results
-                    if r.status in (REGRESSED, ERROR, FINDING))
-    cited = {r.rule for r in results}
-    return replace(report, results=results, rules=tuple(rule for rule in report.rules if rule.id in cited),
+    return replace(report, results=tuple(replace(r, file=absolute(r.file)) for r in report.results),
                    entries=tuple(replace(e, file=absolute(e.file)) for e in report.entries))
 
 
-def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed) -> CIReport:
-    from dataclasses import replace
+def repository_relative(report: CIReport, root: Path, repo_root: Path | None) -> CIReport:
+    """For Markdown, JUnit and JSON: files relative to the repository's root (as SARIF says them), not to the
+    library's folder nor absolute; unchanged where there is no repository."""
+    if repo_root is None:
+        return report
+    located = relocated(report, root)
+    return replace(located, results=tuple(replace(r, file=relative_file(r.file, repo_root)) for r in located.results),
+                   entries=tuple(replace(e, file=relative_file(e.file, repo_root)) for e in located.entries))
 
+
+def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed, *, upgrade: bool = False,
+          today: Any = None) -> CIReport:
+    """The gate's report: every change classed, then the snapshot's Triton release against this run's (unless
+    `upgrade`: `--triton X` compares with another release on purpose), strict mode, and the library's budgets,
+    tolerances and suppressions."""
     from ttinspect.snapshot.gate import gate  # the gate's rules and findings: only for --check
 
     report = gate(committed, computed.entries, fail_on=config.fail_on, guard=config.guard,
-                  triton_version=computed.triton_version)
-    devices = (device_line(row["device"]) for row in computed.entries.values() if row.get("device"))
-    return replace(report, notes=tuple(computed.notes) + tuple(dict.fromkeys(devices)))
+                  triton_version=computed.triton_version, ttinspect_version=ttinspect_version(),
+                  tolerance=config.policy.tolerance)
+    if config.strict:
+        report = strict_results(report)
+    report = apply(report, computed.entries, config.policy, today or datetime.date.today())
+    if not upgrade:
+        report = release_change(report, committed, computed.triton_version, config)
+    report = replace(report, notes=tuple(computed.notes) + report.notes + device_notes(config.targets))
+    return library_relative(report, config.root)
+
+
+def library_relative(report: CIReport, root: Path) -> CIReport:
+    """Errors that name the library's files absolutely (an import's), said relative to its folder as every
+    entry's file is: the same words on every machine, and no runner's home folder in a pull request."""
+    prefix = str(root).rstrip(os.sep) + os.sep
+
+    def said(text: str | None) -> str | None:
+        return text.replace(prefix, "") if text else text
+
+    return replace(report, results=tuple(replace(r, message=said(r.message) or "") for r in report.results),
+                   entries=tuple(replace(e, error=said(e.error)) for e in report.entries))
+
+
+def device_notes(targets: tuple[str, ...]) -> tuple[str, ...]:
+    """Which virtual device each target's kernel code is shown (a config the code chooses by the GPU is only as
+    right as that GPU): said for every run alike, so that cold, warm and pooled runs say the same."""
+    # the virtual device's tables load only where a report is made (a plain `snapshot` writes none)
+    from ttinspect.virtual.device import describe_device
+
+    said = []
+    for target in targets:
+        try:
+            device = describe_device(resolve_target(target), {}).removeprefix("virtual device: ")
+        except Exception:  # a device the table cannot describe: nothing to say, never a failed gate
+            continue
+        said.append(f"{target}: the kernels' code sees the virtual device {device} when it asks the GPU")
+    return tuple(said)

@@ -25,14 +25,13 @@ from ttinspect.snapshot.positions import line_of
 from ttinspect.snapshot.schema import Invalid, field_name, validate
 
 _ENTRY_KEYS = ("kernel", "target", "file", "line", "facts", "findings")
-_OPTIONAL_KEYS = ("device",)  # written only where there is one: the virtual device the kernel's code asked
+# An entry's `device` (written by earlier releases) is read, never written: whether this process's import asked the
+# virtual device depends on which worker imported which file first, so it made cold runs differ (entries.compute).
 
 
 def dumps(entries: dict[str, dict[str, Any]], triton_version: str, targets: tuple[str, ...]) -> str:
     document = {"format": FORMAT, "triton_version": triton_version, "targets": list(targets), "facts": list(FACTS),
-                "entries": {key: {**{k: entry.get(k) for k in _ENTRY_KEYS},
-                                  **{k: entry[k] for k in _OPTIONAL_KEYS if entry.get(k)}}
-                            for key, entry in sorted(entries.items())}}
+                "entries": {key: {k: entry.get(k) for k in _ENTRY_KEYS} for key, entry in sorted(entries.items())}}
     return _stable(document) + "\n"
 
 
