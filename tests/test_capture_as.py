@@ -182,3 +182,12 @@ def test_an_autotuned_kernel_under_the_interpreter_is_captured_without_a_gpu(tmp
     assert sorted(c.constexprs["BLOCK"] for c in compiles_of(capture, "add_kernel")) == [32, 64, 128]
     assert sum(entry.count for entry in capture.launches) == 1
     assert "captured under Triton's interpreter with no GPU" in capture.header.made()
+    said = " ".join(run_cli_ok("report", tmp_path / "run.ttcap:add_kernel#1", "--width", 100).split())
+    assert "the host code took its CPU branches" in said
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_every_reader_of_a_kernel_says_how_it_was_captured(captured, command):
+    arch, folder, _, _ = captured
+    text = " ".join(run_cli_ok(command, f"{folder / 'run.ttcap'}:add_kernel", "--width", 100).split())
+    assert f"captured as {arch} on a CPU (the target's virtual device answered, kernels recorded, not run)" in text

@@ -49,7 +49,7 @@ class Header:
         of this capture (None: captured on a GPU, or a capture from before this was recorded)."""
         if self.as_target:
             ran = "run in Triton's interpreter" if self.kernels_run else "recorded, not run"
-            return f"captured as {self.as_target} on a CPU (the target's virtual device answered; kernels {ran})"
+            return f"captured as {self.as_target} on a CPU (the target's virtual device answered, kernels {ran})"
         if self.interpreter and not self.device:
             return ("captured under Triton's interpreter with no GPU: the host code took its CPU branches "
                     "(capture --as ARCH records what the GPU would launch)")
@@ -278,7 +278,7 @@ def _checked(record: dict[str, Any], at: str) -> Any:
 
 
 _HEADER_FIELDS = ("format", "type", "tool", "tool_version", "created", "argv", "cwd", "python", "triton", "torch",
-                  "interpreter", "device", "as_target", "kernels_run")
+                  "interpreter", "device", "as_target", "kernels_run")  # "triton_root" stays in `extra`
 
 
 def _header(record: dict[str, Any], at: str) -> Header:

@@ -118,7 +118,7 @@ def merge(folder: Path, out: Path, *, base_header: Mapping[str, Any], exit_code:
     # the run's own fields, then the first process's versions (a run that recorded no process has none)
     first = headers[0] if headers else {}
     header = {"format": FORMAT, "type": "header", "tool": "ttinspect", **dict(base_header),
-              **{k: first.get(k, base_header.get(k)) for k in ("python", "triton", "torch")},
+              **{k: first.get(k, base_header.get(k)) for k in ("python", "triton", "torch", "triton_root")},
               "interpreter": first.get("interpreter", base_header.get("interpreter")) or False,
               "device": device, "processes": len(parts)}
     lines = [encode(header)] + [encode(s) for s in sources.values()] + [encode(c) for c in compiles.values()]

@@ -23,7 +23,20 @@ def header(argv: Sequence[str] | None = None) -> dict[str, Any]:
     return {"tool": "ttinspect", "tool_version": version("ttinspect"), "created": now(),
             "argv": command_line() if argv is None else list(argv), "cwd": os.getcwd(),
             "python": platform.python_version(), "triton": version("triton"), "torch": version("torch"),
-            "interpreter": interpreter_on(), "device": None}
+            "interpreter": interpreter_on(), "device": None, "triton_root": triton_root()}
+
+
+def triton_root() -> str | None:
+    """The folder of the triton package this process imports (without importing it): a reader on another
+    machine tells Triton's own files (the release) from the user's by it."""
+    import importlib.util  # only when a capture starts
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        return None
+    locations = list(getattr(spec, "submodule_search_locations", None) or []) if spec is not None else []
+    return os.path.abspath(locations[0]) if locations else None
 
 
 def command_line() -> list[str]:

@@ -246,7 +246,8 @@ RECORDS: dict[str, Check] = {
         **{key: _optional(nullable(NAME)) for key in ("tool_version", "created", "python", "triton", "torch")},
         "cwd": _optional(nullable(TEXT)), "argv": _optional(list_of(text(lines=True), 10_000)),
         "interpreter": _optional(boolean), "device": _optional(nullable(DEVICE)), "processes": _optional(COUNT),
-        "as_target": _optional(nullable(NAME)), "kernels_run": _optional(boolean)}),
+        "as_target": _optional(nullable(NAME)), "kernels_run": _optional(boolean),
+        "triton_root": _optional(nullable(path))}),
     "source": fields({"sha256": _required(DIGEST), "path": _required(path),
                       "text": _optional(nullable(text(MAX_SOURCE_TEXT, lines=True)))}),
     "compile": fields({

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ttinspect.caches.store import warn
 from ttinspect.kernel.variants import config_value_text
 from ttinspect.refs.kinds import kind_of
 from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings, target_arch
-from ttinspect.refs.captured_source import refuse_changed, status
+from ttinspect.refs.captured_source import refuse_changed, release_note, status
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Autotune, Capture, Compile
@@ -29,6 +30,9 @@ def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, A
     if ref.name is not None:
         chosen = (pick(capture, ref, text),) if ref.number is not None else tuple(named(capture, ref.name))
     say_warnings(capture)
+    release = release_note(capture)  # another Triton release (or build) than the run's: said once, not refused
+    if release:
+        warn(release)
     if refuse_changed_sources:
         refuse_changed(chosen, str(ref.path))
     tunings = tunings_by_kernel(capture)

@@ -198,7 +198,7 @@ def translate(text: str, options: Any) -> Translated:
     from ttinspect.capture.program_file import loads_definitions_only  # as in capture_path
     # which file a captured compile names, only for a capture reference: telling one (is_capture_ref) runs on
     # every command's warm path
-    from ttinspect.refs.captured_source import kernel_file
+    from ttinspect.refs.captured_source import kernel_file, release_note
 
     ref = parse_capture_ref(text)
     capture = load(ref.path, quiet=True)
@@ -206,6 +206,9 @@ def translate(text: str, options: Any) -> Translated:
     say_warnings(capture)
     shown = f"{ref.path.name}:{kernel_name(capture, record)}"
     path = kernel_file(capture, record, shown, getattr(options, "source", None))
+    release = release_note(capture)  # Triton's own files: the release, said in one line, never refused
+    if release:
+        warn(release)
     given = {**parse_settings(list(ref.inline), ref=text), **dict(options.settings)}
     label = shown + (":" + ",".join(f"{k}={config_value_text(v)}" for k, v in given.items()) if given else "")
     arch = ref.arch or options.arch or target_arch(record.target)
@@ -214,11 +217,14 @@ def translate(text: str, options: Any) -> Translated:
 
 
 def _note(capture: Capture, record: Compile) -> str:
+    """Where it ran (launches and sites), and how the capture saw the device when not on the GPU itself: a
+    kernel captured under the interpreter's CPU branches, or `--as` a target, says so beside every report."""
+    made = capture.header.made()
     entries = sorted(capture.launches_of(record.id), key=lambda e: -e.count)
     if not entries:
-        return "captured: compiled, never launched"
+        return "captured: compiled, never launched" + (f"; {made}" if made else "")
     sites = ", ".join(e.site for e in entries[:2]) + (f" (+{len(entries) - 2} sites)" if len(entries) > 2 else "")
-    return f"captured: {sum(e.count for e in entries)} launch(es) from {sites}"
+    return f"captured: {sum(e.count for e in entries)} launch(es) from {sites}" + (f"; {made}" if made else "")
 
 
 def captured_kernel(module: ModuleType, path: Path, name: str) -> Any:

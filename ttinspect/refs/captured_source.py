@@ -12,6 +12,9 @@ A capture keeps only the files the compile was made of, not the rest of a packag
 ops/utils.py, its __init__.py). So each package folder of the copy overlays the package where it lives on
 this machine (the run's folder, else the installed package of that name): its `__init__.py` adds that
 folder to the package's `__path__` (the copy's files first) and runs that folder's own `__init__.py`.
+
+Triton's own files among them (triton/language/standard.py, for `tl.cdiv`) are the release, not the user's
+sources: they are left out here and compared as a release, in one line (refs/triton_release.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Iterable
 from ttinspect.caches import store as cache
 from ttinspect.errors import UsageError
 from ttinspect.files.source_files import read_regular, sha256_or_empty
+from ttinspect.refs.triton_release import compare, is_release_file, recorded_root
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Capture, Compile
@@ -48,9 +52,12 @@ class FileState:
         return self.captured != self.now
 
 
-def file_states(record: Compile) -> list[FileState]:
-    """The kernel's file first, then the other files its compile was made of, each hashed now."""
-    recorded = dict(record.sources)
+def file_states(record: Compile, triton_root: str | None = None) -> list[FileState]:
+    """The kernel's file first, then the other files of the user's its compile was made of, each hashed now;
+    Triton's own files are the release's (refs/triton_release.py). `triton_root`: the recording machine's
+    triton package as the capture's header names it (None: told by the layout)."""
+    recorded = {path: digest for path, digest in record.sources.items()
+                if not is_release_file(path, record, triton_root)}
     if record.file and record.sha256:
         recorded[record.file] = record.sha256
     order = sorted(recorded, key=lambda path: (path != record.file, path))
@@ -74,15 +81,23 @@ def kernel_file(capture: Capture, record: Compile, where: str, choice: str | Non
         raise UsageError(f"--source takes {' or '.join(SOURCE_CHOICES)}, got {choice!r}")
     if not record.file:
         raise UsageError(f"{where}: the capture does not name the kernel's file, so it cannot be compiled again")
-    changed = [s for s in file_states(record) if s.changed]
+    root = recorded_root(capture)
+    changed = [s for s in file_states(record, root) if s.changed]
     if not changed or choice == "current":
         if not os.path.isfile(record.file):
             raise UsageError(f"{where}: its file {record.file} is not on this machine; --source captured compiles "
                              "the text the capture kept")
         return Path(record.file)
     if choice == "captured":
-        return _write_captured(capture, record, where)
+        return _write_captured(capture, record, where, root)
     raise UsageError(f"{where}: {_changed_text(changed)}")
+
+
+def release_note(capture: Capture) -> str | None:
+    """One line when the Triton here is another release, or another build of the same one, than the run's
+    (over all the capture's compiles, so every compile of one capture says the same line once)."""
+    note = compare(capture).note()
+    return f"{capture.path.name}: {note}" if note else None
 
 
 def refuse_changed(records: Iterable[Compile], where: str) -> None:
@@ -122,11 +137,11 @@ def _layout_root(record: Compile) -> Path:
     return path.parent
 
 
-def _write_captured(capture: Capture, record: Compile, where: str) -> Path:
+def _write_captured(capture: Capture, record: Compile, where: str, triton_root: str | None) -> Path:
     assert record.file is not None
     root = _layout_root(record)
     files: dict[str, str] = {}  # the copy's files: path in it -> text
-    for state in file_states(record):
+    for state in file_states(record, triton_root):
         try:
             relative = Path(state.path).relative_to(root)
         except ValueError:  # a helper outside the kernel's tree: imported from where it lives

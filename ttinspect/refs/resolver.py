@@ -272,6 +272,10 @@ def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bo
                       script: bool = False) -> list:
     scope = import_scope(arch, options.device_props)
     module = load_module(ref.path, ref.package, scope, definitions_only=script)
+    # a kernel of the Helion DSL (it generates Triton): only once a user's file is loaded (a cold path)
+    from ttinspect.refs.helion_kernels import helion_reference
+    if (helion := None if captured else helion_reference(module, ref.name, ref.path)) is not None:
+        return _helion_builds(helion, ref, options, arch, keep_going)
     if captured:
         from ttinspect.refs.captured import captured_kernel  # only for a capture reference (cold path)
 
@@ -296,6 +300,22 @@ def _file_builds_cold(ref, options: RefOptions, arch: str | None, keep_going: bo
                          extra_args=parse_arg_mapping(options.args, "argument"), extra_signature=options.signature,
                          settings={**inline, **options.settings}, which=options.config, arch=arch,
                          keep_going=keep_going, scope=scope)
+
+
+def _helion_builds(helion, ref, options: RefOptions, arch: str | None, keep_going: bool) -> list:
+    """Each launch of the Triton a Helion kernel generates (refs/helion_kernels.py), compiled as a file's kernel."""
+    from ttinspect.refs.helion_kernels import generate  # as in _file_builds_cold
+
+    arch = arch or helion.arch
+    scope = import_scope(arch, options.device_props)
+    out: list[Build | Failed] = []
+    for launch in generate(helion, ref, options, scope, keep_going):
+        out += [launch] if isinstance(launch, Failed) else [
+            b if isinstance(b, Failed) else dataclasses.replace(b, note=launch.note)
+            for b in kernel_builds(launch.function, launch.label, launch.name, args=launch.args, signature=None,
+                                   extra_args={}, extra_signature=None, settings=launch.settings, which=None,
+                                   arch=arch, keep_going=keep_going, scope=scope)]
+    return out
 
 
 def _object_builds(obj: Any, options: RefOptions, keep_going: bool = False) -> list:

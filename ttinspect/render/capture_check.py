@@ -57,6 +57,9 @@ def capture_check_table(listing: Mapping[str, Any], rows: Sequence[CheckedCompil
         table.add_row(f"{escape(name)}\n[dim]{escape(where)}[/dim]", str(r.row["launches"]), escape(target),
                       _number(r.spills), _number(r.registers), said)
     console.print(table)
+    made = (listing.get("run") or {}).get("made")
+    if made:  # on a CPU: as the target (`capture --as`), or the interpreter's CPU branches
+        console.print(f"[dim]{escape(made)}[/dim]")
     compared = [r for r in rows if r.ptx_vs_run is not None]
     if compared:  # the run's Triton cache is on this machine: the offline compile must be the run's
         differ = [_name(r) for r in compared if r.ptx_vs_run == "differs"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.markup import escape
 
 from ttinspect.render import fit, term
+from ttinspect.render.glance import device_lines
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 def _wrapped(label: str, text: str, width: int, indent: int) -> list[str]:
@@ -26,8 +27,9 @@ def findings_view(report, findings, hidden: int, min_severity: str) -> None:
 
     out(f"[bold]ttinspect check[/bold]: {escape(report.label)} on {report.target} "
         f"(Triton {report.triton_version})")
-    if report.device_line:  # the virtual device the kernel's code asked at import (docs/virtual-device.md)
-        out(f"[dim]{escape(report.device_line)}[/dim]")
+    # the virtual device the kernel's code asked at import (docs/virtual-device.md); how a capture saw it
+    for line in device_lines([report], width):
+        console.print(line, soft_wrap=True)
     if not findings:
         more = f" ({hidden} below {min_severity} not shown)" if hidden else ""
         out(f"no findings{more}")

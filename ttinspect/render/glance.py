@@ -194,9 +194,21 @@ def print_left_out(console, heads: list[str], kept: set[int], flags: str = "--wi
 
 
 def device_lines(reports, width: int) -> list[Text]:
-    """The virtual device the kernels' code asked at import (docs/virtual-device.md), once per distinct one."""
+    """The virtual device the kernels' code asked at import (docs/virtual-device.md), once per distinct one;
+    and how a captured kernel's run saw the device when not on the GPU (`capture --as`, the interpreter's CPU
+    branches: capture/format.py's Header.made, carried in the build's note)."""
     lines = list(dict.fromkeys(r.device_line for r in reports if r.device_line))
+    lines += list(dict.fromkeys(part for r in reports for part in _note_of(r).split("; ")
+                                if part.startswith(CAPTURE_MADE)))
     return [Text(piece, style="dim") for line in lines for piece in fit.wrap(line, width)]
+
+
+CAPTURE_MADE = ("captured as ", "captured under Triton's interpreter")  # Header.made()'s two beginnings
+
+
+def _note_of(report) -> str:
+    build = getattr(report, "build", None)
+    return str(getattr(build, "note", "") or "")
 
 
 def print_device_lines(console, lines) -> None:

@@ -6,6 +6,7 @@ imported: nothing here imports it."""
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Any, Callable
 
@@ -179,6 +180,7 @@ def install(torch: types.ModuleType, patch: Patch) -> TorchFace:
     cuda = torch.cuda
     answers = face.answers()
     when_nothing_runs = nothing_runs.answers()
+    originals = {name: getattr(cuda, name, None) for name in dir(cuda)}
     for name in dir(cuda):
         value = getattr(cuda, name, None)
         if not isinstance(value, types.FunctionType) or name.startswith("_") and name not in answers:
@@ -194,6 +196,7 @@ def install(torch: types.ModuleType, patch: Patch) -> TorchFace:
         for owner in (cuda, getattr(cuda, "streams", None)):
             if owner is not None and hasattr(owner, name):
                 patch(owner, name, cls)
+    _follow_bound_copies(torch, originals, patch)
     streams.use_torch(torch)
     private_entries.install(torch._C, patch)
     for name in ("cuda", "hip"):
@@ -203,6 +206,23 @@ def install(torch: types.ModuleType, patch: Patch) -> TorchFace:
     if backends_cuda is not None and hasattr(backends_cuda, "is_built"):
         patch(backends_cuda, "is_built", lambda: True)
     return face
+
+
+# Classes that keep torch.cuda's functions as staticmethods, bound when their module was imported: imported
+# before the device was (a library that imports torch._dynamo, Helion, Inductor), they would still call the
+# real torch.cuda. A class imported later binds the faces themselves.
+_BOUND_COPIES = (("torch._dynamo.device_interface", "CudaInterface"),)
+
+
+def _follow_bound_copies(torch: types.ModuleType, originals: dict, patch: Patch) -> None:
+    for module_name, class_name in _BOUND_COPIES:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if cls is None:
+            continue
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, staticmethod) and originals.get(name) is value.__func__ \
+                    and getattr(torch.cuda, name, None) is not value.__func__:
+                patch(cls, name, staticmethod(getattr(torch.cuda, name)))
 
 
 def set_versions(torch: types.ModuleType) -> None:
