@@ -15,6 +15,7 @@ from __future__ import annotations
 from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.access_shape import broadcast_along, offset_arguments
 from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI005", "narrow-global-access"
@@ -100,6 +101,8 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     strided_by: set[str] = set()
     stride_shapes: dict[str, set[tuple[int, ...]]] = {}
     mask_only: set[str] = set()
+    fastest = _fastest_dim(stages.ttgir, ttgir_op)
+    padded: dict[str, int] = {}  # argument -> the constant added to it on the way to the address (n + 1)
     for op in ops:
         operands = chains.load_operands(op)
         if not operands:
@@ -107,6 +110,9 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         pointer_args, pointer_ops = chains.sources(operands[0])
         if "tt.load" in pointer_ops:
             return None  # a gather: the address comes from loaded data, narrow by nature
+        if fastest is not None and broadcast_along(chains, operands[0], fastest):
+            return None  # neighbouring elements read one address (`absmax[offs // 32]`): nothing to widen
+        padded.update(offset_arguments(chains, operands[0]))
         mask = operands[2] if kind == "store" and len(operands) > 2 else operands[1] if kind == "load" and \
             len(operands) > 1 else None
         mask_args, mask_ops = chains.sources(mask) if mask else (set(), set())
@@ -121,7 +127,6 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     missing = sorted(a for a in arguments if hints.get(a, (None, True))[1] is False)
     strides = sorted(a for a in strided_by if hints.get(a, ("", True))[0] == "int"
                      and hints[a][1] is True)
-    fastest = _fastest_dim(stages.ttgir, ttgir_op)
     descriptors = _descriptors(stages, missing)
     missing = [a for a in missing if _descriptor_of(a, descriptors) is None]
     target = build.target
@@ -154,13 +159,23 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         scaled = {a: {i for shape in stride_shapes.get(a, ()) for i, n in enumerate(shape) if n != 1}
                   for a in missing}
         unsure = len({frozenset(d) for d in scaled.values() if d}) > 1
-        advice = [_advice(a, hints, stages, stride_shapes, None if unsure else fastest, a in mask_only,
+        advice = [_pitch_advice(a, padded[a]) if a in padded else
+                  _advice(a, hints, stages, stride_shapes, None if unsure else fastest, a in mask_only,
                           unsure and bool(scaled[a])) for a in missing]
         declare = [text for text, declarable in advice if declarable]
-        why += "Responsible: " + "; ".join(_describe(a, hints) for a in missing) + "."
-        fix = " ".join(text for text, _ in advice) + f" Then each {unit} can move {bits // 8} bytes per access."
+        why += "Responsible: " + "; ".join(
+            f"{a.lstrip('%')}, which enters the address as {a.lstrip('%')} + {padded[a]}" if a in padded
+            else _describe(a, hints) for a in missing) + "."
+        fix = " ".join(text for text, _ in advice) + (
+            f" Then each {unit} can move {bits // 8} bytes per access." if declare else "")
         severity = "warning" if declare or blocks_pipelining else "info"
         return Finding(ID, SLUG, severity, title, tuple(evidence), why, fix)
+    if padded:
+        text, _ = _pitch_advice(*next(iter(sorted(padded.items()))))
+        why += "Responsible: the address itself, not a missing hint. " + text
+        return Finding(ID, SLUG, "info", title, tuple(evidence), why,
+                       "Nothing to declare. Widening this access takes a data layout whose rows start 16-aligned; "
+                       "whether the layout can change is unknown to ttinspect.")
     if strides:
         names = ", ".join(a.lstrip("%") for a in strides)
         why += (f"Responsible argument unknown: every argument has its hints; the address uses the runtime "
@@ -227,6 +242,11 @@ def _advice(name: str, hints, stages, stride_shapes, fastest, mask_only,
                 "specializes an integer equal to 1 to a constant; `1` in --signature), so the elements are known "
                 "to be contiguous.", True)
     value = stages.launch_args.get(plain)
+    if shapes and isinstance(value, int) and not isinstance(value, bool) and value % 16:
+        return (f"{plain} = {value} at launch, not a multiple of 16: the rows it steps over are not 16-element "
+                "aligned, a pitch the data's layout sets (an extra column packed beside the data, say), so there is "
+                "no hint to declare; only a layout with a pitch that is a multiple of 16 would widen the access "
+                "(whether the layout can change is unknown to ttinspect).", False)
     if not shapes and mask_only:
         if isinstance(value, int) and not isinstance(value, bool) and value % 16:
             return (f"{plain} = {value} bounds the mask and is not a multiple of 16: a mask on a size that is not a "
@@ -236,8 +256,18 @@ def _advice(name: str, hints, stages, stride_shapes, fastest, mask_only,
         return (f"{plain} bounds the mask: if it is a multiple of 16 at launch, say so ({declared} "
                 "in --signature, or pass its real value); if it is not, the mask on a size that is not a multiple "
                 "of the vector width keeps the access narrow: pad it, or split off the tail.", True)
-    return (f"Launch with {plain} divisible by 16 and say so: {declared} in --signature "
-            "(through the API: the real integer value).", True)
+    return (f"If {plain} is divisible by 16 at launch, say so: {declared} in --signature (through the API: the "
+            "real integer value). If the layout's pitch is not a multiple of 16 by design (an extra column packed "
+            "beside the data, say), no hint is true and nothing in the kernel widens this access.", True)
+
+
+def _pitch_advice(name: str, added: int) -> tuple[str, bool]:
+    """An argument that enters the address plus a constant (`row * (n_cols + 1)`): no hint on it is the fix."""
+    plain = name.lstrip("%")
+    return (f"{plain} enters the address as {plain} + {added}: a pitch that is not a multiple of 16 whatever "
+            f"{plain} is (a layout that packs an extra column by design), so declaring {plain} divisible by 16 "
+            "would not widen the access; only a layout whose rows start 16-aligned would (whether it can change is "
+            "unknown to ttinspect).", False)
 
 
 def _hints(stages, chains) -> dict[str, tuple[str, bool | None]]:

@@ -140,7 +140,7 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     if trips.value is None and trips.unknowns:
         fixes.append("If it runs once for your sizes, nothing is lost: give the real value ("
                      + ", ".join(f"`--arg {name}=…`" for name in trips.unknowns)
-                     + ") and a loop that runs once is not reported.")
+                     + ", or the value in its place in --signature) and a loop that runs once is not reported.")
     return [Finding(ID, SLUG, "info" if shallow else "warning", title, tuple(_unique(evidence)),
                     matters + "Why: " + why_found, " ".join(fixes))]
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ttinspect.check.model import Finding, severity_rank
-from ttinspect.errors import CompileError
+from ttinspect.errors import CompileError, TTInspectError
+from ttinspect.kernel.arguments import signature_values
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.resolver import resolve, resolve_one
 from ttinspect.report.model import install_findings
@@ -27,7 +28,8 @@ def rules() -> tuple[Rule, ...]:
     from ttinspect.check.memory import narrow_global_access  # likewise
     from ttinspect.check.pipelining import loop_not_pipelined  # likewise
     from ttinspect.check.shared import shared_memory_limit  # likewise
-    from ttinspect.check.tensor_cores import no_tma, older_mma_path  # likewise
+    from ttinspect.check.tensor_cores import older_mma_path  # likewise
+    from ttinspect.check.tma import no_tma  # likewise
 
     return (loop_not_pipelined, older_mma_path, register_spills, occupancy_limited, narrow_global_access,
             shared_memory_limit, no_tma, convert_layout_in_loop, serialized_ring)
@@ -120,7 +122,23 @@ def check_reference(ref: Any, options=None, passes: bool = False):
 
         history(built)
     report = report_from_build(built)
-    return report, check(report, getattr(options, "args", None))
+    return report, check(report, launch_values(options, built))
+
+
+def launch_values(options, build) -> dict[str, Any]:
+    """Every argument value the command was given, by name: `--signature`'s values (`4096` in its place) and
+    `--arg`'s (which win, as they apply on top of the signature). A value given either way counts wherever a
+    rule reads one (TTI001's trip count, TTI005's sizes)."""
+    values: dict[str, Any] = {}
+    text = getattr(options, "signature", None)
+    try:
+        recorded = (build.metadata.get("ttinspect") or {}).get("signature") or {}
+    except (TTInspectError, OSError):  # an unreadable entry: the rules stay silent about values
+        recorded = {}
+    if text and recorded:
+        values.update(signature_values(text, list(recorded)))
+    values.update(getattr(options, "args", None) or {})
+    return values
 
 
 install_findings(check)  # `Report.findings` is this module's `check` (report/ may not import check/)

@@ -13,6 +13,7 @@ import math
 
 from ttinspect.backends import backend_for
 from ttinspect.check.context import MEMDESC_RE, element_bits, fact_evidence, fact_value, stages_of
+from ttinspect.check.block_names import block_constexprs, has_dot
 from ttinspect.check.model import Finding
 
 ID, SLUG = "TTI006", "shared-memory-limit"
@@ -53,20 +54,29 @@ def shared_memory_limit(report, build) -> list[Finding]:
     if shared > limit:
         fix = f"Bring it under {limit} bytes: "
         staged = sum(count * size for _, count, size in buffers)
+        blocks = block_constexprs(stages)
         if staged * 2 < shared:
             # the per-stage tiles are not what fills shared memory (an epilogue tile, a layout conversion's
             # scratch): fewer stages would save little, the block sizes decide
-            fix = (f"Use smaller BLOCK_M/BLOCK_N to bring it under {limit} bytes: the staged tiles hold only "
-                   f"{staged} of the {shared} bytes, so most of it is outside the pipeline (e.g. an epilogue tile "
-                   "or a layout conversion's scratch, which scale with BLOCK_M×BLOCK_N)"
-                    + (f"; each stage saves only {per_stage} bytes." if per_stage else "."))
+            held = (f"the staged tiles hold only {staged} of the {shared} bytes, so most of it is outside the "
+                    "pipeline" if staged else f"no pipeline stage holds any of the {shared} bytes")
+            if has_dot(stages):
+                fix = (f"Use smaller {blocks.names('BLOCK_M/BLOCK_N')} to bring it under {limit} bytes: {held} "
+                       f"(e.g. an epilogue tile or a layout conversion's scratch, which scale with {blocks.tile})"
+                       + (f"; each stage saves only {per_stage} bytes." if per_stage else "."))
+            else:
+                fix = (f"Use smaller {blocks.names('block constexprs')} to bring it under {limit} bytes: {held}: "
+                       "it is the scratch Triton gives the tile's layout conversions and reductions, which scales "
+                       f"with {blocks.tile}.")
         elif per_stage and isinstance(asked, int):
             fitting = [s for s in range(asked - 1, 0, -1) if shared - (asked - s) * per_stage <= limit]
             if fitting:
                 fix += (f"each stage holds {per_stage} bytes of tiles, so num_stages={fitting[0]} needs about "
                         f"{shared - (asked - fitting[0]) * per_stage} bytes; ")
         if staged * 2 >= shared:
-            fix += "or halve BLOCK_K (each stage's tiles shrink by half), or use smaller BLOCK_M/BLOCK_N."
+            fix += ("or halve BLOCK_K (each stage's tiles shrink by half), or use smaller "
+                    f"{blocks.names('BLOCK_M/BLOCK_N')}." if has_dot(stages) else
+                    f"or use smaller {blocks.names('block constexprs')} (each stage's tiles shrink with them).")
         return [Finding(
             ID, SLUG, "error",
             f"out of resource: shared memory, Required: {shared}, Hardware limit: {limit} ({target.name})",
@@ -89,8 +99,16 @@ def shared_memory_limit(report, build) -> list[Finding]:
         f"With num_stages={asked} at most one load is in flight while a tile is consumed; a deeper pipeline, "
         f"the usual remedy for memory latency, has no room: one more stage adds {per_stage} bytes to the "
         f"{shared} used now.",
-        f"To deepen the pipeline, shrink each stage first: BLOCK_K={_half_k(report)} halves the {per_stage} bytes "
-        "per stage, or use smaller BLOCK_M/BLOCK_N.")]
+        _deeper_fix(report, stages, per_stage))]
+
+
+def _deeper_fix(report, stages, per_stage: int) -> str:
+    blocks = block_constexprs(stages)
+    if has_dot(stages):
+        return (f"To deepen the pipeline, shrink each stage first: BLOCK_K={_half_k(report)} halves the {per_stage} "
+                f"bytes per stage, or use smaller {blocks.names('BLOCK_M/BLOCK_N')}.")
+    return (f"To deepen the pipeline, shrink each stage first: smaller {blocks.names('block constexprs')} shrink the "
+            f"{per_stage} bytes per stage.")
 
 
 def _half_k(report) -> str:

@@ -17,6 +17,7 @@ _USE_RE = re.compile(r'^\s*"?([\w$.]+)"?\s+(.*)$')
 _SSA_RE = re.compile(r"%[\w$.-]+")
 _ITER_ARG_RE = re.compile(r"(%[\w$.-]+)\s*=\s*(%[\w$.-]+)")
 # tt.func public @k(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))
+_INT_CONSTANT_RE = re.compile(r"arith\.constant\s+(?:dense<(-?\d+)>|(-?\d+))\s*:\s*(?:tensor<[\dx]*i\d+>|i\d+)")
 _FUNC_ARG_RE = re.compile(r"(%[\w$.-]+):\s*([^,{)]+?)\s*(\{[^}]*\})?\s*loc\(")
 
 
@@ -114,12 +115,12 @@ class Chains:
             if value.op == "arith.muli":
                 shape = shape_of(value.type)
                 for operand in value.operands:
-                    argument = self._argument_of(operand)
+                    argument = self.argument_of(operand)
                     if argument is not None and shape is not None:
                         found.setdefault(argument, set()).add(shape)
         return found
 
-    def _argument_of(self, name: str) -> str | None:
+    def argument_of(self, name: str) -> str | None:
         """`name` itself when it is a kernel argument, or the argument a tt.splat / ext / cast of it holds."""
         value = self.values.get(name)
         for _ in range(4):
@@ -138,6 +139,39 @@ class Chains:
         upstream = list(self._upstream(name))
         return ({current for current, value in upstream if value.op == "arg"},
                 {value.op for _, value in upstream if value.op != "arg"})
+
+    @cached_property
+    def users(self) -> dict[str, list[str]]:
+        """Value name -> the names of the values computed from it directly."""
+        out: dict[str, list[str]] = {}
+        for name, value in self.values.items():
+            for operand in value.operands:
+                out.setdefault(operand, []).append(name)
+        return out
+
+    def definition(self, value: Value) -> str:
+        """The text of the op that defines `value` (its attributes: an axis, a range, a constant)."""
+        op = self._op_at_line.get(value.line)
+        return self.module.text(op) if op is not None else ""
+
+    @cached_property
+    def _op_at_line(self) -> dict:
+        return {op.line: op for op in self.module.ops}
+
+    def constant(self, name: str) -> int | None:
+        """The integer a value holds when it is a constant (`arith.constant 32 : i32`, `dense<32>`, or a
+        splat of one); None otherwise."""
+        value = self.values.get(name)
+        if value is not None and value.op == "tt.splat" and value.operands:
+            return self.constant(value.operands[0])
+        if value is None or value.op != "arith.constant":
+            return None
+        found = _INT_CONSTANT_RE.search(self.definition(value))
+        return int(found[1] or found[2]) if found else None
+
+    def upstream(self, name: str) -> list[tuple[str, Value]]:
+        """Every value `name` is computed from (itself included), with its result name, loads followed."""
+        return list(self._upstream(name))
 
     def _upstream(self, name: str, through_loads: bool = True) -> Iterator[tuple[str, Value]]:
         """Every value `name` is computed from, transitively and once each, with its result name: the one walk

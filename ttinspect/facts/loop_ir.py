@@ -62,6 +62,7 @@ class IrLoop:
     lines: frozenset[int]  # Python lines of its own ops and their call sites (matching it to the PTX's loops)
     children: tuple[int, ...] = ()
     role: str = "loop"  # "K loop", "tile loop", "tile + K loop (flattened)", "loop"
+    trips: int | None = None  # how often it runs when its bounds and step are constants (LLVM may unroll it)
 
     @property
     def innermost(self) -> bool:
@@ -157,8 +158,31 @@ def ir_loops(module: MlirModule, ttir: MlirModule | None = None) -> tuple[IrLoop
                           sum(1 for n in names if n in STORE_OPS),
                           tuple(sorted(copy_rings)), tuple(sorted(tma_bars)),
                           tuple(sorted({n for n, elem, walks in walked.values() if elem == "i64" and walks})),
-                          lines, tuple(children.get(i, [])), role))
+                          lines, tuple(children.get(i, [])), role, constant_trips(module, loop.op)))
     return tuple(out)
+
+
+# scf.for %i = %c0_i32 to %c4_i32 step %c1_i32 ...
+_FOR_RE = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
+_INT_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i\d+\b")
+
+
+def constant_trips(module: MlirModule, loop: MlirOp) -> int | None:
+    """⌈(ub − lb) / step⌉ for an `scf.for` whose bounds and step are integer constants (`range(4)`): the
+    loops LLVM may unroll whole. None for anything else."""
+    found = _FOR_RE.search(module.text(loop)) if loop.name == "scf.for" else None
+    if found is None:
+        return None
+    constants: dict[str, int] = {}
+    for op in module.ops:
+        if op.name == "arith.constant" and op.line < loop.line:
+            m = _INT_RE.match(module.text(op))
+            if m:
+                constants[m[1]] = int(m[2])
+    low, high, step = (constants.get(name) for name in found.groups())
+    if low is None or high is None or not step or step < 0:
+        return None
+    return max(0, -(-(high - low) // step))
 
 
 def _tile_loop_lines(module: MlirModule) -> set[int | None]:

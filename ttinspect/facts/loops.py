@@ -186,23 +186,41 @@ def loop_facts(ir: tuple[IrLoop, ...], module: PtxModule, num_stages: int | None
     return facts, matched
 
 
-def loop_group(loop: IrLoop) -> str:
+def loop_group(loop: IrLoop, unrolled: bool = False) -> str:
     where = f"line {loop.line}" if loop.line else "line unknown"
     part = f" · {loop.partition}" if loop.partition else ""
-    return f"{LOOP_GROUP} {loop.index} · {where} · {loop.role}{part}"
+    role = f"{loop.role}, unrolled whole by LLVM" if unrolled else loop.role
+    return f"{LOOP_GROUP} {loop.index} · {where} · {role}{part}"
+
+
+def unrolled(loop: IrLoop, view: PtxView | None) -> bool:
+    """A loop of constant trip count that no PTX loop runs: LLVM unrolled it into straight-line code."""
+    return view is None and loop.trips is not None and loop.trips > 1
+
+
+def unrolled_text(loops: Sequence[IrLoop]) -> str:
+    """`loop 1 (line 98, 4 trips)` for each loop LLVM unrolled whole."""
+    return ", ".join(f"{LOOP_GROUP} {loop.index} ({f'line {loop.line}, ' if loop.line else ''}{loop.trips} trips)"
+                     for loop in loops)
 
 
 def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> list[Fact]:
-    group = loop_group(loop)
+    whole = unrolled(loop, view)
+    group = loop_group(loop, whole)
     prefix = f"loop{loop.index}."
     out: list[Fact] = []
+    # a loop LLVM unrolled has no iteration in the PTX: its per-iteration facts do not apply, and its
+    # instructions are the kernel's straight-line code, which the kernel's own facts count
+    counted = f"loop {loop.parent}'s facts count" if loop.parent is not None else "the kernel's facts count"
+    absent = (f"not applicable: LLVM unrolled its {loop.trips} trips (constant bounds) into straight-line code: "
+              f"no PTX loop runs it; {counted} its instructions" if whole else "no PTX loop runs this loop")
 
     def add(key, title, value, explanation, source):
         out.append(known(prefix + key, title, group, value, explanation, source))
 
     def ptx(key, title, value_of, explanation):
         if view is None:
-            out.append(unknown(prefix + key, title, group, "no PTX loop runs this loop", explanation, "ptx"))
+            out.append(unknown(prefix + key, title, group, absent, explanation, "ptx"))
         else:
             add(key, title, value_of(OpIndex(view.loop_ops)), explanation, "ptx loop")
 
@@ -220,7 +238,8 @@ def _one_loop(loop: IrLoop, view: PtxView | None, num_stages: int | None) -> lis
     asked, whence = (loop.requested_stages, "tl.range(num_stages=…)") if loop.requested_stages is not None \
         else (num_stages, "the kernel's num_stages option")
     ptx_read, ir_read = ptx_reading(view, loop.partition is not None), ttgir_reading(loop)
-    depth = depth_fact(ptx_read, ir_read, prefix + KEY, group)
+    depth = unknown(prefix + KEY, TITLE, group, absent, DEPTH_EXPLANATION, "ptx + ttgir") if whole \
+        else depth_fact(ptx_read, ir_read, prefix + KEY, group)
     out.append(depth)
     # asked: tl.range(num_stages=...) on the loop, or the kernel's option for a loop with dots (the one the
     # pipeliner applies it to); a plain reduction loop nobody asked anything of gets no verdict
@@ -261,6 +280,10 @@ def kernel_loop_facts(ttgir: MlirModule, ttir: MlirModule | None, ptx: PtxModule
     depth_of = {int(f.key[4:].split(".")[0]): f for f in facts if f.key.endswith(".pipeline_depth")}
     facts = warp_spec_facts(module, ptx_text, loops, depth_of) + facts
     if not view.has_loop:
+        gone = [loop for loop in loops if unrolled(loop, matched.get(loop.index))]
+        if gone:  # one story: the IR's loop is there, the PTX's is not, and the reason is said once
+            return unknown(KEY, TITLE, GROUP, f"not applicable: the PTX has no loop: LLVM unrolled "
+                           f"{unrolled_text(gone)} whole", DEPTH_EXPLANATION, "ptx main loop"), facts
         return pipeline_depth(view), facts
     main = next((loop for loop in loops if loop.index in matched
                  and matched[loop.index].loop_first_line == view.loop_first_line), None)

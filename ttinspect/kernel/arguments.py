@@ -120,6 +120,15 @@ def parse_signature(text: str) -> list[Any]:
     return [parse_entry(part, where=f"--signature entry {i + 1}") for i, part in enumerate(parts)]
 
 
+def signature_values(text: str, names: Sequence[str]) -> dict[str, Any]:
+    """The values (not the types) a `--signature` gives, by parameter name in the order `names` lists the
+    kernel's parameters: `"*fp16:16, 4096, i32:16"` over (x, N, K) -> {"N": 4096}. What a rule reads as the
+    launch's value, the same as `--arg N=4096`."""
+    entries = parse_signature(text)
+    return {name: entry for name, entry in zip(names, entries, strict=False)
+            if isinstance(entry, (int, float)) and not isinstance(entry, bool)}
+
+
 def bind_signature(entries: Sequence[Any], params: Sequence[str], kernel: str,
                    supplied: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Positional entries -> {parameter: entry}; wrong arity names the missing or extra parameters.

@@ -23,8 +23,13 @@ DIVISIBILITY = [["tt.divisibility", 16]]
 _TORCH_DTYPES = {  # str(torch dtype) -> Triton's short name, for tensors passed to the API
     "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
     "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "i1",
-    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "uint16": "u16", "uint32": "u32", "uint64": "u64",
 }
+
+
+def torch_dtype_name(short: str) -> str | None:
+    """Triton's short name -> the torch dtype's attribute name (fp16 -> float16); None where torch has none."""
+    return next((name for name, triton_name in _TORCH_DTYPES.items() if triton_name == short), None)
 
 
 @dataclass(frozen=True)

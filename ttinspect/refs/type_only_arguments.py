@@ -1,20 +1,27 @@
 """Arguments a heuristic or a pruner reads that were given only by their type (`--arg K=i32:16`, `*fp16`) or
 not at all: the stand-in they see, and what the error then says — the argument the code read, as `--arg`
-writes it, and the option that gives its value (`--arg K=4096`), never ttinspect's own objects."""
+writes it, and the option that gives its value (`--arg K=4096`), never ttinspect's own objects.
+
+A pointer given by type (`*fp16:16`, `Pointer("fp16")`) still says what a launch's tensor would: its
+`element_size()`, its `dtype` (a torch dtype, when torch is importable) and a `data_ptr()` whose alignment is
+the one the specialization records (16-byte aligned for `:16`, element-aligned only without it). Its shape,
+strides and data are not known from a type: asking for them is refused in one line naming the argument."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from ttinspect.kernel.argument_types import Pointer, Scalar, entry_text
+from ttinspect.kernel.specialize import torch_dtype_name
 
 
 class KnownOnlyByType(TypeError):
     """A heuristic or pruner read an argument given only by its type: the user can give it as a value."""
 
-    def __init__(self, argument: str, given: Pointer | Scalar):
-        super().__init__(f"{argument} was given only as {entry_text(given)}")
-        self.argument, self.given = argument, given
+    def __init__(self, argument: str, given: Pointer | Scalar, asked: str = ""):
+        super().__init__(f"{argument} was given only as {entry_text(given)}" + (f" (the code read {asked})"
+                                                                                 if asked else ""))
+        self.argument, self.given, self.asked = argument, given, asked
 
 
 class KnownByTypeOnly:
@@ -28,7 +35,8 @@ class KnownByTypeOnly:
         raise KnownOnlyByType(*object.__getattribute__(self, "_known"))
 
     def __getattr__(self, attr: str):
-        self._refuse()
+        name, value = object.__getattribute__(self, "_known")
+        raise KnownOnlyByType(name, value, f".{attr}")
 
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __int__ = __index__ = __float__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse
@@ -41,9 +49,44 @@ class KnownByTypeOnly:
     __hash__ = None  # type: ignore[assignment]
 
 
+# bytes per element of Triton's element types (`--signature`'s spelling); i1 is a byte in memory
+_ELEMENT_BYTES = {"i1": 1, "u1": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8,
+                  "fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8}
+# A data_ptr() for the stand-in: an address a real allocation could have, 16-byte aligned.
+_ALIGNED_ADDRESS = 1 << 24
+
+
+class PointerKnownByType(KnownByTypeOnly):
+    """What a heuristic or pruner sees for a pointer given by type: what a launch's tensor of that element type
+    and alignment answers, and nothing more (see the module docstring)."""
+
+    def element_size(self) -> int:
+        _, pointer = object.__getattribute__(self, "_known")
+        return _ELEMENT_BYTES.get(pointer.dtype, 1)  # the fp8 types: one byte
+
+    def data_ptr(self) -> int:
+        _, pointer = object.__getattribute__(self, "_known")
+        # `*fp16` in --signature: not 16-byte aligned (the specialization passes no divisibility), so the
+        # address is one element past an aligned one, as a view into a tensor would be
+        return _ALIGNED_ADDRESS + (0 if pointer.aligned else self.element_size())
+
+    @property
+    def dtype(self) -> Any:
+        name, pointer = object.__getattribute__(self, "_known")
+        try:
+            import torch  # only when a heuristic asks for a dtype: torch is heavy and maybe absent
+        except ImportError:
+            raise KnownOnlyByType(name, pointer, ".dtype, a torch dtype, and torch is not importable here") from None
+        found = getattr(torch, torch_dtype_name(pointer.dtype) or "", None)
+        if found is None:
+            raise KnownOnlyByType(name, pointer, f".dtype, which torch has no dtype for ({pointer.dtype})")
+        return found
+
+
 def stand_ins(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments as the code sees them: those given only by type replaced by their stand-in."""
-    return {k: KnownByTypeOnly(k, v) if isinstance(v, (Pointer, Scalar)) else v for k, v in arguments.items()}
+    return {k: PointerKnownByType(k, v) if isinstance(v, Pointer) else KnownByTypeOnly(k, v)
+            if isinstance(v, Scalar) else v for k, v in arguments.items()}
 
 
 def reads_an_unknown(error: BaseException) -> bool:
@@ -51,7 +94,8 @@ def reads_an_unknown(error: BaseException) -> bool:
     unvalued Scalar; Python's own TypeError names the stand-in where an operator has no hook): the user can
     give it; any other failure is the code's own."""
     return isinstance(error, (KeyError, KnownOnlyByType)) or (
-        isinstance(error, TypeError) and KnownByTypeOnly.__name__ in str(error))
+        isinstance(error, TypeError) and any(stand_in.__name__ in str(error)
+                                             for stand_in in (KnownByTypeOnly, PointerKnownByType)))
 
 
 def what_it_read(error: BaseException, arguments: Mapping[str, Any]) -> str:
@@ -60,9 +104,12 @@ def what_it_read(error: BaseException, arguments: Mapping[str, Any]) -> str:
     if isinstance(error, KnownOnlyByType):
         name, given = error.argument, error.given
         if isinstance(given, Pointer):
-            return (f"{name} was given only as {entry_text(given)}; what the code asks of a tensor (its dtype, "
-                    f"strides) takes one: from Python, pass a torch tensor for {name}")
-        return f"{name} was given only as {entry_text(given)}; {_give(name, given)}"
+            asked = f"; the code read {error.asked}" if error.asked else ""
+            return (f"{name} was given only as {entry_text(given)}{asked}: a pointer given by type answers "
+                    f"element_size(), dtype and data_ptr() alignment, not a tensor's shape, strides or data: from "
+                    f"Python, pass a torch tensor for {name}")
+        asked = f" (the code read {error.asked})" if error.asked else ""
+        return f"{name} was given only as {entry_text(given)}{asked}; {_give(name, given)}"
     if isinstance(error, KeyError) and error.args and isinstance(error.args[0], str):
         return f"{error.args[0]} was not given; {_give(error.args[0], None)}"
     typed = [k for k, v in arguments.items() if isinstance(v, Scalar)]  # Python's own TypeError: which is unsaid
