@@ -191,3 +191,14 @@ def test_every_reader_of_a_kernel_says_how_it_was_captured(captured, command):
     arch, folder, _, _ = captured
     text = " ".join(run_cli_ok(command, f"{folder / 'run.ttcap'}:add_kernel", "--width", 100).split())
     assert f"captured as {arch} on a CPU (the target's virtual device answered, kernels recorded, not run)" in text
+
+
+def test_a_launch_inside_a_custom_operator_is_recorded(tmp_path):
+    """On a tensor without values torch runs a custom operator's fake; the operator's own code runs instead,
+    so the Triton launch inside it is recorded."""
+    (tmp_path / "prog.py").write_text((DATA / "custom_op.py").read_text())
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path)
+    assert done.returncode == 0 and "ran" in done.stdout, done.stderr
+    capture = read(tmp_path / "run.ttcap")
+    assert [(c.name, c.constexprs) for c in capture.compiles] == [("scale", {"BLOCK": 512})]
+    assert sum(entry.count for entry in capture.launches) == 1

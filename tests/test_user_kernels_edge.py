@@ -217,3 +217,18 @@ def test_a_heuristic_reading_an_argument_known_only_by_type_asks_for_its_value(t
     assert_one_line_error(result, 2, "could not be computed from the arguments given", "n was given only as i32",
                           "--arg n=4096")
     assert "_KnownByTypeOnly" not in result.output
+
+
+def test_a_compile_error_whose_cause_is_a_bare_key_says_what_failed(tmp_path):
+    """libdevice.tanh has no bf16 version: Triton's innermost error is a KeyError whose text is only the key."""
+    path = write(tmp_path / "g.py", HEADER + """from triton.language.extra import libdevice
+
+@triton.jit
+def gelu(x_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, libdevice.tanh(tl.load(x_ptr + o)))
+""")
+    result = run_cli("report", f"{path}:gelu", "--arch", "sm_90", "--signature", "*bf16:16, 64")
+    assert result.exit_code != 0
+    first = result.output.splitlines()[0]
+    assert f"{path}:8" in first and "KeyError" in first and "bfloat16" in first and "no entry" in first

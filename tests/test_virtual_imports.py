@@ -189,3 +189,30 @@ def test_an_inductor_style_file_imports_under_the_device(tmp_path):
     with virtual_device(parse_arch("sm_90")):
         module = load(path, "generated_inductor_file")
     assert module.READY is True
+
+
+def test_a_class_that_bound_torch_cuda_before_the_device_answers_too():
+    """torch._dynamo's CudaInterface keeps torch.cuda's functions as staticmethods bound at its import: imported
+    before the device (Helion, Inductor), it answers as the device while one is active, and as before after."""
+    interface = importlib.import_module("torch._dynamo.device_interface").CudaInterface
+    before = interface.get_device_properties
+    with virtual_device(parse_arch("sm_90")):
+        assert interface.get_device_properties(0).multi_processor_count == 132
+        assert interface.device_count() == 1
+    assert interface.get_device_properties is before
+
+
+def test_tensors_made_beside_a_tensor_on_the_device_stay_there():
+    """`empty_like(x, device=x.device)`, `.to("cuda", dtype)`, `new_empty(..., device=)`, `device_of(x)`:
+    what library code writes to allocate next to its inputs (measured on libraries never used before)."""
+    torch = pytest.importorskip("torch")
+    with virtual_device(parse_arch("sm_90")):
+        x = torch.ones(64, 32, device="cuda", dtype=torch.bfloat16)
+        made = [torch.empty_like(x, dtype=torch.float32, device=x.device), torch.zeros_like(x, device="cuda:0"),
+                x.to("cuda", torch.float16), x.to(device="cuda", dtype=torch.float32),
+                x.new_empty((3, 4), device=x.device)]
+        assert [str(t.device) for t in made] == ["cuda:0"] * 5
+        assert [t.dtype for t in made] == [torch.float32, torch.bfloat16, torch.float16, torch.float32,
+                                           torch.bfloat16]
+        assert x.to(x.device) is x and x.cuda() is x
+        assert torch.cuda.get_device_properties(torch.cuda.device_of(x)).multi_processor_count == 132

@@ -51,6 +51,7 @@ WARM_DUMP = START | {
     "ttinspect.kernel.arguments", "ttinspect.kernel.catalog", "ttinspect.kernel.options", "ttinspect.kernel.overrides",
     "ttinspect.kernel.specialize", "ttinspect.kernel.variants", "ttinspect.refs.captured",
     "ttinspect.refs.device_props", "ttinspect.refs.failed", "ttinspect.refs.kinds", "ttinspect.refs.loading",
+    "ttinspect.refs.import_errors",  # where an import failed (loading.py reports it): a few regexes
     "ttinspect.refs.memo", "ttinspect.refs.packages", "ttinspect.refs.reference", "ttinspect.refs.resolver",
     "ttinspect.refs.userfile", "ttinspect.render.highlight", "ttinspect.targets", "ttinspect.targets.amd",
     "ttinspect.targets.device_limits", "ttinspect.targets.lookup", "ttinspect.targets.nvidia",

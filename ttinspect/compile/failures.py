@@ -152,6 +152,10 @@ def _innermost_reason(exc: BaseException) -> str:
             return f"ptxas: {cause['cause']}" if cause else said.group(0).strip()
     message = getattr(exc, "error_message", None) or str(exc)
     lines = [ln for ln in str(message).strip().splitlines() if ln.strip()]
+    if isinstance(exc, LookupError) and not isinstance(exc, CompilationError):
+        # a bare KeyError says only its key ("(triton.language.bfloat16)"): name what failed
+        return (f"{type(exc).__name__} {lines[-1].strip() if lines else ''}: a lookup inside Triton found no "
+                "entry for it (e.g. a libdevice function with no version for that dtype)")
     return lines[-1].strip() if lines else type(exc).__name__
 
 

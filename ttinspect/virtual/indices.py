@@ -13,6 +13,9 @@ def device_index(device: Any, asked: str) -> int:
     """The index `device` names; `asked` names the question in the error for one the device lacks."""
     if device is None:
         return state.selected()
+    idx = getattr(device, "idx", None)  # torch.cuda.device / device_of(t): torch reads their index this way
+    if isinstance(idx, int) and not isinstance(idx, bool) and not isinstance(device, (str, int)):
+        device = idx
     torch = sys.modules.get("torch")  # a device is given only by code that imported torch
     device_type = getattr(torch, "device", None)
     if isinstance(device, str) and device_type is not None:

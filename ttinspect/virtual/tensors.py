@@ -6,6 +6,7 @@ refused in one line. Only built with torch already imported: nothing here import
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -17,6 +18,9 @@ from ttinspect.virtual.refusal import refuse
 _READS = ("data_ptr", "untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
           "__dlpack_device__", "cpu")
 _NOT_ASKED = object()
+_TORCH_NAMESPACES = ("aten", "prims", "_c10d_functional", "c10d", "profiler", "_quantized", "quantized",
+                     "inductor", "higher_order")
+_SAID: set[str] = set()  # custom operators already said to run as their fake
 
 
 def _is_cuda(torch: types.ModuleType, device: Any) -> bool:
@@ -80,7 +84,17 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,
                              "cannot answer (it holds no values)")
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
-                return args[0]
+                # already there; what else it asks (a dtype, a copy) is asked of the tensor without the device
+                args = (args[0], *[a for a in args[1:] if not _is_cuda(torch, a)])
+                kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+                if name == "cuda" or len(args) == 1 and not kwargs:
+                    return args[0]
+            own = _custom_op_code(func)
+            if own is not None:  # a Python custom op: its own code runs (and launches its kernels), not its fake
+                return own(*args, **kwargs)
+            if _is_cuda(torch, kwargs.get("device")):  # `empty_like(x, device=x.device)`: made beside it
+                index = _index(torch, kwargs["device"])
+                kwargs = {**kwargs, "device": "meta"}
 
             def unwrap(value: Any) -> Any:
                 return value._meta if isinstance(value, VirtualTensor) else value
@@ -92,6 +106,24 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 raise refuse(f"{name}() of a tensor on the virtual device", state.current().label,
                              f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
             return tree_map(lambda v: wrap(v, index), out)
+
+    def _custom_op_code(func: Any) -> Any:
+        """The Python implementation of a `torch.library.custom_op` (its CUDA one, else its default): on a
+        meta tensor torch would run its fake instead, and a Triton kernel launched inside would never be
+        seen. None for torch's own operators; an operator without Python code is said once (its kernels
+        are not seen: the device has no values to run its compiled code on)."""
+        qualname = getattr(getattr(func, "_schema", None), "name", None) or getattr(func, "_qualified_op_name", None)
+        if not isinstance(qualname, str) or qualname.split("::")[0] in _TORCH_NAMESPACES:
+            return None
+        opdef = getattr(sys.modules.get("torch._library.custom_ops"), "OPDEFS", {}).get(qualname)
+        if opdef is not None:
+            backends = getattr(opdef, "_backend_fns", {}) or {}
+            return backends.get("cuda") or backends.get(None) or getattr(opdef, "_init_fn", None)
+        if qualname not in _SAID:
+            _SAID.add(qualname)
+            print(f"ttinspect: note: {qualname} ran as its fake (meta) implementation on the virtual device: "
+                  "GPU kernels it launches from compiled code are not seen", file=sys.stderr)
+        return None
 
     def _device_answer(func: Any, index: int) -> Any:
         """Where the tensor is: cuda:N, not the meta device inside it."""
