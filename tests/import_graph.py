@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ci",),
     ("html",),
     ("sweep", "gpu", "versions"),
+    ("perf",),
     ("snapshot", "mcpserver"),
     ("cli", "pytest_plugin"),
     ("__main__", "__init__"),

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Diff", "Change", "Fact", "build",
            "build_jit", "Build", "Artifacts", "Pointer", "TensorDesc", "all_variants", "get_variant",
-           "TTInspectError", "CompileError", "UsageError", "offline_imports", "capture"]
+           "TTInspectError", "CompileError", "UsageError", "offline_imports", "capture", "predict", "rank",
+           "Prediction"]
 
 _EXPORTS = {
     "inspect": "api", "Report": "api", "report_from_build": "api", "diff_reports": "api", "diff": "api",
@@ -24,7 +25,8 @@ _EXPORTS = {
     "TensorDesc": "kernel.argument_types", "build": "engine.builds", "build_jit": "engine.builds",
     "Build": "engine.builds", "Artifacts": "engine.artifacts", "all_variants": "kernel.catalog",
     "get_variant": "kernel.catalog", "TTInspectError": "errors", "CompileError": "errors", "UsageError": "errors",
-    "offline_imports": "compile.jit", "capture": "capture",
+    "offline_imports": "compile.jit", "capture": "capture", "predict": "perf", "rank": "perf",
+    "Prediction": "perf",
 }
 
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports eac
     from ttinspect.facts.model import Fact
     from ttinspect.kernel.catalog import all_variants, get_variant
     from ttinspect.kernel.argument_types import Pointer, TensorDesc
+    from ttinspect.perf import Prediction, predict, rank
 
 
 def __dir__() -> list[str]:  # the public names first-class for help(), completion in a REPL

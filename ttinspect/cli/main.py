@@ -31,6 +31,7 @@ COMMAND_MODULES = {
     "passes": "ttinspect.cli.passes_cmd",
     "html": "ttinspect.cli.html_cmd",
     "sweep": "ttinspect.cli.sweep_cmd",
+    "predict": "ttinspect.cli.predict_cmd",
     "snapshot": "ttinspect.cli.snapshot_cmd",
     "targets": "ttinspect.cli.targets_cmd",
     **dict.fromkeys(("toolchains", "versions"), "ttinspect.cli.toolchains_cmd"),

@@ -1,0 +1,147 @@
+"""The performance model (ttinspect/perf/, docs/predict.md): the device table, the model's arithmetic on a
+hand-written kernel, predict()/rank() and `ttinspect predict`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import assert_one_line_error, run_cli, run_cli_ok
+from ttinspect.errors import UsageError
+from ttinspect.perf.devices import DEVICES, device_for, find_device
+from ttinspect.perf.grid_text import grid_from_text
+from ttinspect.perf.ir_program import parse_ir_program
+from ttinspect.perf.model import LAUNCH_US, LATENCY_CYCLES, predict_from_facts
+from ttinspect.perf.work import count_work
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("H100 SXM", "H100 SXM"), ("h100-sxm", "H100 SXM"), ("H100_SXM5", "H100 SXM"), ("nvidia h100", "H100 SXM"),
+    ("H200", "H200"), ("mi300x", "MI300X"), ("AMD Instinct MI300X", "MI300X"), ("rtx-4090", "RTX 4090"),
+    ("a100 pcie", "A100 PCIe"), ("B200", "B200"),
+])
+def test_device_names_are_read_loosely(name, expected):
+    assert find_device(name).name == expected
+
+
+@pytest.mark.parametrize("arch, expected", [("sm_90", "H100 SXM"), ("sm_90a", "H100 SXM"), ("sm_89", "RTX 4090"),
+                                            ("sm_80", "A100 SXM"), ("sm_100", "B200"), ("gfx942", "MI300X")])
+def test_each_target_has_a_default_device(arch, expected):
+    assert device_for(arch).name == expected
+
+
+def test_a_device_of_another_target_and_an_unknown_name_are_refused_in_one_line():
+    with pytest.raises(UsageError, match="runs sm_80, not sm_90"):
+        device_for("sm_90", "A100")
+    with pytest.raises(UsageError, match="unknown device 'H300'; known: H100 SXM"):
+        find_device("H300")
+
+
+def test_every_row_is_cited_and_has_the_fields_the_model_reads():
+    for device in DEVICES:
+        assert device.source and device.sms > 0 and device.hbm_gbps > 0 and device.l2_gbps > 0
+        assert {"fp16", "bf16", "fp32"} <= set(device.tflops)
+
+
+# A vector add as Triton 3.9 writes its TTIR (one program: 1024 fp32 elements of x and y in, 1024 out).
+ADD_TTIR = """module {
+{FUNC}
+    %c1024_i32 = arith.constant 1024 : i32 loc(#loc1)
+    %pid = tt.get_program_id x : i32 loc(#loc2)
+    %start = arith.muli %pid, %c1024_i32 : i32 loc(#loc3)
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32> loc(#loc4)
+    %s = tt.splat %start : i32 -> tensor<1024xi32> loc(#loc5)
+    %offs = arith.addi %s, %r : tensor<1024xi32> loc(#loc5)
+    %xp = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>> loc(#loc6)
+    %xa = tt.addptr %xp, %offs : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32> loc(#loc6)
+    %x = tt.load %xa : tensor<1024x!tt.ptr<f32>> loc(#loc7)
+    %yp = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>> loc(#loc8)
+    %ya = tt.addptr %yp, %offs : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32> loc(#loc8)
+    %y = tt.load %ya : tensor<1024x!tt.ptr<f32>> loc(#loc9)
+    %o = arith.addf %x, %y : tensor<1024xf32> loc(#loc10)
+    %op = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>> loc(#loc11)
+    %oa = tt.addptr %op, %offs : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32> loc(#loc11)
+    tt.store %oa, %o : tensor<1024x!tt.ptr<f32>> loc(#loc12)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+"""
+FUNC = ("  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc(\"x_ptr\"(#loc)), "
+        "%y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc(\"y_ptr\"(#loc)), "
+        "%out_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc(\"out_ptr\"(#loc)), "
+        "%n: i32 {tt.divisibility = 16 : i32} loc(\"n\"(#loc))) attributes {noinline = false} {")
+ADD_TTIR = ADD_TTIR.replace("{FUNC}", FUNC)
+
+
+def test_work_of_a_vector_add_by_hand():
+    work = count_work(parse_ir_program(ADD_TTIR), {"n": 1 << 24}, (16384, 1, 1), wave=132 * 8, l2_bytes=50 << 20)
+    assert work.load_bytes == pytest.approx(16384 * 2 * 4096)  # two 4 KB tiles per program (3 waves sampled)
+    assert work.store_bytes == pytest.approx(16384 * 4096)
+    assert work.dram_bytes == pytest.approx(work.load_bytes + work.store_bytes)  # no two programs share a tile
+    # the offsets addi and the addf: address arithmetic is ALU work too
+    assert work.fma_ops == pytest.approx(16384 * 2 * 1024) and not work.tc_flops and not work.unknown
+
+
+def test_the_breakdown_adds_up_and_dram_bounds_a_vector_add():
+    device = find_device("H100 SXM")
+    facts = {"blocks_per_sm": 8, "shared_memory": 0, "tensor_core_path": "none", "pipeline_depth": None}
+    p = predict_from_facts(facts, ADD_TTIR, device, {"n": 1 << 24}, (16384,))
+    assert p.bound == "DRAM"
+    assert p.time_ms == pytest.approx(sum(p.breakdown.values()))
+    dram_ms = 16384 * 3 * 4096 / (device.hbm_gbps * 1e9 * 0.9) * 1e3
+    # 16384 / 132: the busiest SM runs 125 CTAs, 8 at a time: 16 sets, each waits for its first loads once
+    exposed_ms = 16 * LATENCY_CYCLES / (device.boost_mhz * 1e6) * 1e3
+    assert p.time_ms == pytest.approx(LAUNCH_US * 1e-3 + exposed_ms + dram_ms)
+    assert p.gbps == pytest.approx(16384 * 3 * 4096 / (p.time_ms * 1e-3) / 1e9)
+
+
+@pytest.mark.parametrize("facts, grid, reason", [
+    ({"blocks_per_sm": 1, "shared_memory": 300_000}, (4,), "out of resource"),
+    ({"blocks_per_sm": 8, "shared_memory": 0}, None, "no grid"),
+    ({"blocks_per_sm": None, "shared_memory": 0}, (4,), "CTAs per SM unknown"),
+])
+def test_what_cannot_be_predicted_says_why(facts, grid, reason):
+    p = predict_from_facts(facts, ADD_TTIR, find_device("H100 SXM"), {"n": 4096}, grid)
+    assert p.time_ms is None and reason in p.reason
+
+
+def test_a_loop_bound_from_memory_is_named():
+    ttir = ADD_TTIR.replace("tt.return loc(#loc)", """%b = tt.load %x_ptr : !tt.ptr<i32> loc(#loc13)
+    scf.for %i = %c1024_i32 to %b step %c1024_i32  : i32 {
+      tt.store %oa, %o : tensor<1024x!tt.ptr<f32>> loc(#loc14)
+    } loc(#loc15)
+    tt.return loc(#loc)""")
+    p = predict_from_facts({"blocks_per_sm": 8, "shared_memory": 0}, ttir, find_device("H100 SXM"), {"n": 4096}, (4,))
+    assert p.time_ms is None and "has no trip count" in p.reason
+
+
+def test_grid_text():
+    grid = grid_from_text("cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)")
+    assert grid({"M": 1000, "N": 512, "BLOCK_M": 128, "BLOCK_N": 64}) == (64,)
+    assert grid_from_text("(cdiv(N_CTX, BLOCK_M), Z)")({"N_CTX": 1024, "BLOCK_M": 128, "Z": 4}) == (8, 4)
+    with pytest.raises(UsageError, match="only numbers, names"):
+        grid_from_text("__import__('os')")({})
+
+
+def test_predict_and_rank_a_variant():
+    from ttinspect import Pointer, predict, rank
+
+    grid = lambda meta: (-(-meta["n_elems"] // meta["BLOCK_SIZE"]),)  # noqa: E731
+    p = predict("add", arch="sm_90", device="H100 SXM", config={"BLOCK_SIZE": 1024}, grid=grid)
+    assert p.time_ms > 0 and p.bound and p.gbps > 0 and p.assumptions
+    args = {"x_ptr": Pointer("fp32"), "y_ptr": Pointer("fp32"), "output_ptr": Pointer("fp32"), "n_elems": 1 << 20}
+    configs = [{"BLOCK_SIZE": 128, "num_warps": 1}, {"BLOCK_SIZE": 2048, "num_warps": 4}]
+    ranked = rank("kernels/elementwise.py:add_kernel", configs, args=args, grid=grid, arch="sm_90", jobs=1)
+    assert [r.config for r in ranked] in (configs, configs[::-1])
+    assert ranked[0].time_ms <= ranked[1].time_ms
+
+
+def test_predict_command():
+    out = run_cli_ok("predict", "add", "--arch", "sm_90", "--launch-grid", "cdiv(n_elems, BLOCK_SIZE)", "--json")
+    data = json.loads(out)
+    assert data["device"] == "H100 SXM" and data["time_ms"] == pytest.approx(sum(data["breakdown"].values()))
+    text = run_cli_ok("predict", "add", "--arch", "sm_90", "--device", "h200", "--launch-grid",
+                      "cdiv(n_elems, BLOCK_SIZE)")
+    assert "add on H200:" in text and "where the time goes:" in text
+    assert_one_line_error(run_cli("predict", "add", "--arch", "sm_90", "--device", "H300"), 2, "unknown device")
