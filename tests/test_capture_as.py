@@ -202,3 +202,15 @@ def test_a_launch_inside_a_custom_operator_is_recorded(tmp_path):
     capture = read(tmp_path / "run.ttcap")
     assert [(c.name, c.constexprs) for c in capture.compiles] == [("scale", {"BLOCK": 512})]
     assert sum(entry.count for entry in capture.launches) == 1
+
+
+def test_a_const_pointer_is_recorded_and_compiled_const(tmp_path):
+    """`w_ptr: tl.const` is typed *k<dtype> by the JIT: the record says *bf16:16 (--signature's grammar) and the
+    compile makes it const again from the annotation, as the GPU's JIT did."""
+    (tmp_path / "prog.py").write_text((DATA / "const_pointer.py").read_text())
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "prog.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (record,) = read(tmp_path / "run.ttcap").compiles
+    assert record.signature == "*bf16:16, *bf16:16, i32:16, 1024"
+    ttir = run_cli_ok("dump", f"{tmp_path / 'run.ttcap'}:scale_rows", "--stage", "ttir", "--no-header")
+    assert '%w_ptr: !tt.ptr<bf16, "constant">' in ttir

@@ -411,6 +411,9 @@ DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
     ({"a": "*fp16", "n": "i32", "B": "constexpr"}, {(2,): "gelu"}, {}, "*fp16, i32", None),
     ({"a": "*fp16", "B": "constexpr", "n": "i32"}, {(1,): "gelu"}, {}, "*fp16, none, i32", "B before a runtime"),
     ({"a": "*fp16", "B": "constexpr", "n": "i32"}, {(1,): None}, {}, "*fp16, none, i32", None),
+    # a const pointer (`a: tl.const`): the annotation makes it const again when compiled
+    ({"a": "*kbf16", "n": "i32", "B": "constexpr"}, {(2,): 64}, {(0,): [["tt.divisibility", 16]]},
+     "*bf16:16, i32, 64", None),
 ])
 def test_signature_text(signature, constants, attrs, text, problem):
     made = signature_text(["a", "n", "B"] if list(signature)[1] == "n" else ["a", "B", "n"], signature, constants,

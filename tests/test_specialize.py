@@ -21,7 +21,7 @@ class FakeTensor:
 
 VALUES = [1, 0, 2, 15, 16, 17, 48, 4096, 4097, 2**31 - 16, 2**31, 2**31 + 1, 2**40, 2**63, -16, -1,
           1.0, 0.5, True, False, None, FakeTensor(4096), FakeTensor(4104), FakeTensor(4112, "torch.float32"),
-          FakeTensor(0, "torch.bfloat16")]
+          FakeTensor(0, "torch.bfloat16"), FakeTensor(4096, "torch.bool"), FakeTensor(4097, "torch.bool")]
 
 
 @pytest.mark.parametrize("value", VALUES, ids=repr)
@@ -72,3 +72,17 @@ def test_missing_and_unsupported_arguments():
         specialize(["a", "b"], {"a": 1}, {})
     with pytest.raises(UsageError, match="cannot pass"):
         specialize(["a"], {"a": object()}, {})
+
+
+@pytest.mark.parametrize("value", [FakeTensor(4096), FakeTensor(4104, "torch.bfloat16")], ids=repr)
+def test_a_const_pointer_is_typed_as_the_jit_types_it(value):
+    """`x: tl.const`: the JIT types the pointer *k<dtype> (a const pointer: !tt.ptr<..., "constant">)."""
+    triton_compiler = pytest.importorskip("triton.backends.compiler")
+    libtriton = pytest.importorskip("triton._C.libtriton")
+    if not hasattr(libtriton, "native_specialize_impl"):
+        pytest.skip("this Triton has no native_specialize_impl")
+    from ttinspect.compile.jit import BOOL_TYPE
+
+    expected = libtriton.native_specialize_impl(triton_compiler.BaseBackend, value, True, True, True)[0]
+    spec = specialize(["x"], {"x": value}, {}, bool_type=BOOL_TYPE, const_pointers=frozenset({"x"}))
+    assert spec.signature["x"] == expected and expected.startswith("*k")

@@ -121,7 +121,8 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict,
                       do_not_specialize=frozenset(p.name for p in params if p.do_not_specialize),
                       do_not_specialize_on_alignment=frozenset(p.name for p in params
                                                                if p.do_not_specialize_on_alignment),
-                      bool_type=triton_hooks.bool_type(), annotations=annotations)
+                      bool_type=triton_hooks.bool_type(), annotations=annotations,
+                      const_pointers=frozenset(p.name for p in params if getattr(p, "is_const", False)))
     if target is None:
         target = gpu_target(session)
     given = {k: v for k, v in kwargs.items() if k not in names}

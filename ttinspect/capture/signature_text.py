@@ -93,7 +93,9 @@ def _entry(name: str, kind: str, constant: Any, attributes: list[tuple[Any, ...]
             return None, f"{name}: a constexpr without a value in the compile"
         return literal(constant, dtype_names), problem
     if kind.startswith("*"):
-        element = kind[1:]
+        # a const pointer (`x: tl.const`) is *k<dtype>: the annotation makes it const again when compiled
+        element = kind[2:] if kind.startswith("*k") and kind[2:] in POINTER_TYPES else kind[1:]
+        kind = "*" + element
         if element not in POINTER_TYPES:
             return None, f"{name}: pointer type {kind!r} is not one --signature knows"
         return kind + (":16" if divisible else ""), problem

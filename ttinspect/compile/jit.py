@@ -273,7 +273,8 @@ def specialize_for(fn, args: Mapping[str, Any], constexprs: Mapping[str, Any]) -
     annotations = {p.name: p.annotation_type for p in fn.params
                    if not p.is_constexpr and getattr(p, "annotation_type", None)}
     return specialize(names, args, values, do_not_specialize=no_spec,
-                      do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE, annotations=annotations)
+                      do_not_specialize_on_alignment=no_align, bool_type=BOOL_TYPE, annotations=annotations,
+                      const_pointers=frozenset(p.name for p in fn.params if getattr(p, "is_const", False)))
 
 
 def _to_triton(value: Any) -> Any:

@@ -80,7 +80,8 @@ def _int_type(value: int) -> str:
 def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values: Mapping[str, Any],
                *, do_not_specialize: frozenset[str] = frozenset(),
                do_not_specialize_on_alignment: frozenset[str] = frozenset(),
-               bool_type: str = "u1", annotations: Mapping[str, str] | None = None) -> Specialization:
+               bool_type: str = "u1", annotations: Mapping[str, str] | None = None,
+               const_pointers: frozenset[str] = frozenset()) -> Specialization:
     """`params`: the kernel's parameter names in order; `args`: runtime arguments by name;
     `constexpr_values`: values for the constexpr parameters."""
     signature: dict[str, str] = {}
@@ -116,7 +117,10 @@ def specialize(params: Sequence[str], args: Mapping[str, Any], constexpr_values:
             layout = f",{descriptor.layout}" if descriptor.layout else ""
             signature[name] = f"tensordesc<{descriptor.dtype}[{shape}]{layout}>"
         elif pointer is not None:
-            signature[name] = "*" + pointer.dtype
+            # a torch.bool tensor is typed as the release types a bool (Triton >= 3.4: u1), as scalars are
+            # `x: tl.const` makes a const pointer, typed *k<dtype> by the JIT
+            signature[name] = ("*k" if name in const_pointers else "*") + (
+                bool_type if pointer.dtype == "i1" and not isinstance(value, Pointer) else pointer.dtype)
             attrs[(index,)] = DIVISIBILITY if pointer.aligned and align else []
         elif isinstance(value, Scalar):  # a type with the launch properties, instead of a value
             if value.equal_to_1 and specialize_int:
