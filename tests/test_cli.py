@@ -201,8 +201,8 @@ def test_report_by_line_counts_the_dot_line():
 
 
 @pytest.mark.parametrize("setting,fragment", [
-    ("num_stages=abc", "must be an integer from 1 to 32"), ("num_stages=0", "must be an integer from 1 to 32"),
-    ("num_stages=999999999999", "from 1 to 32"), ("num_warps=3", "one of 1, 2, 4, 8, 16, 32"),
+    ("num_stages=abc", "must be an integer from 0 to 32"), ("num_stages=-1", "must be an integer from 0 to 32"),
+    ("num_stages=999999999999", "from 0 to 32"), ("num_warps=3", "one of 1, 2, 4, 8, 16, 32"),
     ("dtype=int8", "valid dtypes are"), ("M=-5", "must be a positive integer"),
 ])
 def test_bad_set_values_are_refused_before_triton(setting, fragment):

@@ -322,4 +322,4 @@ def test_huge_or_out_of_range_grids_are_refused_before_anything_compiles():
     big = run_cli("sweep", "opt", "--grid", "num_stages=1..999999999")
     assert big.exit_code == 2 and "more than" in big.output
     bad = run_cli("sweep", "opt", "--grid", "num_stages=1..100")
-    assert bad.exit_code == 2 and "--grid num_stages=33: must be an integer from 1 to 32" in bad.output
+    assert bad.exit_code == 2 and "--grid num_stages=33: must be an integer from 0 to 32" in bad.output

@@ -79,7 +79,7 @@ def test_every_point_failed_exits_non_zero(grid, code, kinds):
     (("add@sm_999", "--grid", "BLOCK_SIZE=256"), ["unknown arch 'sm_999'"]),
     (("add", "--grid", "num_warps=4,abc"), ["--grid num_warps=abc: must be one of 1, 2, 4"]),
     (("opt:NOT_A_KEY=1", "--grid", "num_warps=4,8"), ["'NOT_A_KEY'", "valid keys"]),
-    (("opt:num_stages=0", "--grid", "num_warps=4,8"), ["num_stages=0: must be an integer from 1"]),
+    (("opt:num_stages=-1", "--grid", "num_warps=4,8"), ["num_stages=-1: must be an integer from 0"]),
     (("no_such_variant", "--grid", "num_warps=4"), ["unknown variant 'no_such_variant'"]),
     ((f"{FILE}:add_kernel", *ADD_ARGS, "--grid", "NOT_A_KEY=1,2", "--arch", "sm_90", "-j", "2"),
      ["--grid NOT_A_KEY: not a parameter of add_kernel", "parameters: x_ptr", "options: num_warps"]),

@@ -43,7 +43,7 @@ BAD_REFS = {  # ref -> what the one line must say
     "./notes.txt:add_kernel": r"notes\.txt: cannot be loaded as a Python module",
     "x" * 300 + ".py:add_kernel": r"File name too long|no such file",
     "no_such_variant": r"unknown variant",
-    "opt:num_stages=0": r"num_stages=0: must be an integer from 1",
+    "opt:num_stages=-1": r"num_stages=-1: must be an integer from 0",
     "opt@sm_999": r"sm_999",
     "opt:NOT_A_KEY=1": r"NOT_A_KEY",
     "cache:": r"needs an entry id prefix",

@@ -72,7 +72,8 @@ def _refusal_in_one_line(previous: Any, arch: str) -> Any:
             previous(kind, error, trace)
             return
         said = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
-        values = "no values" in said and os.environ.get(ENV_RUN_KERNELS) != "1"
+        # a tensor's values read, or an op that needs them (nonzero, a data-dependent shape): --run-kernels
+        values = ("no values" in said or "cannot run" in said) and os.environ.get(ENV_RUN_KERNELS) != "1"
         advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
                   "interpreter runs them)") if values else " (docs/virtual-device.md: what the device answers)"
         print(f"ttinspect capture --as {arch}: {said}{advice}", file=sys.stderr)

@@ -13,8 +13,9 @@ OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
 # The compile options' valid values: Triton takes them as C++ ints (a huge one fails deep inside with
-# pybind's "Invoked with types ..."), and warps come in powers of two.
-OPTION_RANGES = {"num_warps": (1, 2, 4, 8, 16, 32), "num_stages": range(1, 33), "num_ctas": (1, 2, 4, 8, 16),
+# pybind's "Invoked with types ..."), and warps come in powers of two. num_stages=0 is Triton's too (a
+# library's launch passes it: no software pipelining, as 1).
+OPTION_RANGES = {"num_warps": (1, 2, 4, 8, 16, 32), "num_stages": range(0, 33), "num_ctas": (1, 2, 4, 8, 16),
                  "maxnreg": range(16, 256)}
 
 
