@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ imports eac
     from ttinspect.facts.model import Fact
     from ttinspect.kernel.catalog import all_variants, get_variant
     from ttinspect.kernel.argument_types import Pointer, TensorDesc
-    from ttinspect.perf import Prediction, predict, rank
+    from ttinspect.perf.model import Prediction
+    from ttinspect.perf.predict import predict, rank
 
 
 def __dir__() -> list[str]:  # the public names first-class for help(), completion in a REPL

@@ -83,6 +83,7 @@ def begin_from_environment() -> None:
     if folder and Path(folder).is_dir() and session.current() is None:
         as_target.begin_from_environment()
         started = begin(Path(folder))
-        if as_target.target() is not None:
-            started.set_device({"name": as_target.device_name(), **as_target.target()})
+        target = as_target.target()
+        if target is not None:
+            started.set_device({"name": as_target.device_name(), **target})
 

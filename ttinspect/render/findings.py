@@ -28,8 +28,8 @@ def findings_view(report, findings, hidden: int, min_severity: str) -> None:
     out(f"[bold]ttinspect check[/bold]: {escape(report.label)} on {report.target} "
         f"(Triton {report.triton_version})")
     # the virtual device the kernel's code asked at import (docs/virtual-device.md); how a capture saw it
-    for line in device_lines([report], width):
-        console.print(line, soft_wrap=True)
+    for said in device_lines([report], width):
+        console.print(said, soft_wrap=True)
     if not findings:
         more = f" ({hidden} below {min_severity} not shown)" if hidden else ""
         out(f"no findings{more}")

@@ -251,15 +251,16 @@ def apply(report, current: dict[str, dict[str, Any]], policy: Policy, today: dat
                                       f"{key} {value} {UNITS[key]}: over budget ({bound} {limit}, {budget.where})",
                                       fix=rules[rule].help, file=entry.file, line=entry.line))
     notes = list(report.notes)
-    for allow in policy.allow:
-        if allow.expires < today:
-            notes.append(f"{allow.where}: the allow for {allow.rule} on {allow.entries} expired on "
-                         f"{allow.expires.isoformat()}: its results fail the gate again")
+    for expired in policy.allow:
+        if expired.expires < today:
+            notes.append(f"{expired.where}: the allow for {expired.rule} on {expired.entries} expired on "
+                         f"{expired.expires.isoformat()}: its results fail the gate again")
     active = [a for a in policy.allow if a.expires >= today]
     kept = []
     for result in results:
-        allow = next((a for a in active if result.status == REGRESSED and matches(a.entries, result.entry)
-                      and (a.rule == "*" or a.rule == result.rule)), None)
+        allow: Allow | None = next((a for a in active if result.status == REGRESSED
+                                    and matches(a.entries, result.entry) and (a.rule == "*" or a.rule == result.rule)),
+                                   None)
         kept.append(result if allow is None else replace(
             result, status=SUPPRESSED, suppressed=f"{allow.reason} (until {allow.expires.isoformat()}, "
                                                   f"{allow.where})"))

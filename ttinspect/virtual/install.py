@@ -134,9 +134,10 @@ def install() -> None:
         installation.install_driver(driver_module)
     else:
         waiting[_DRIVER_MODULE] = installation.install_driver
-    for hook in (PatchOnImport(waiting), BindingsOnImport(installation.patch)):
+    hooks: list[Any] = [PatchOnImport(waiting), BindingsOnImport(installation.patch)]
+    for hook in hooks:
         sys.meta_path.insert(0, hook)
-        installation.undo.insert(0, lambda hook=hook: sys.meta_path.remove(hook) if hook in sys.meta_path else None)
+        installation.undo.insert(0, _remover(hook))
 
 
 def changed() -> None:
@@ -148,3 +149,11 @@ def uninstall() -> None:
     """The last block ended: everything back as it was."""
     while _INSTALLED:
         _INSTALLED.pop().remove()
+
+
+def _remover(hook: Any) -> Callable[[], None]:
+    """Taking an import hook off sys.meta_path again (if the code has not already)."""
+    def remove() -> None:
+        if hook in sys.meta_path:
+            sys.meta_path.remove(hook)
+    return remove

@@ -40,6 +40,10 @@ def reset() -> None:
 class VirtualStream:
     """`torch.cuda.Stream` when nothing runs: ordered work that is always complete."""
 
+    device_index: int
+    priority: int
+    cuda_stream: int
+
     def __new__(cls, device: Any = None, priority: int = 0, *, handle: int | None = None, **kwargs: Any):
         only_when_nothing_runs("torch.cuda.Stream()")
         made = object.__new__(cls)
