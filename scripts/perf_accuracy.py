@@ -104,7 +104,8 @@ def table(rows: list[dict]) -> str:
     if rows:
         rhos = [r["spearman"] for r in rows if r["spearman"] is not None]
         lines.append(f"| **median** ({len(rows)} groups) | {sum(r['points'] for r in rows)} | "
-                     f"{statistics.median(rhos):.2f} | {statistics.median(r['best_ratio'] for r in rows):.2f} | "
+                     f"{statistics.median(rhos):.2f} | {statistics.median(r['best_ratio'] for r in rows):.2f} "
+                     f"({sum(r['best_ratio'] <= 1.10 for r in rows)}/{len(rows)} within 1.10×) | "
                      f"{sum(r['top5_within_1.05'] for r in rows)}/{len(rows)} | "
                      f"{100 * statistics.median(r['median_error'] for r in rows):.0f} % |")
     return "\n".join(lines)

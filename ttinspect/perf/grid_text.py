@@ -43,7 +43,7 @@ def _value(node: ast.AST, meta: Mapping[str, Any], text: str) -> Any:
         return _OPS[type(node.op)](_value(node.left, meta, text), _value(node.right, meta, text))
     if isinstance(node, ast.Call) and not node.keywords:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-        if name in _CALLS:
+        if isinstance(name, str) and name in _CALLS:
             return _CALLS[name](*(_value(a, meta, text) for a in node.args))
     raise UsageError(f"--launch-grid {text!r}: only numbers, names, + - * // % and cdiv/min/max are read, "
                      f"not {ast.unparse(node)!r}")

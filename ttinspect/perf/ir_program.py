@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 # %x = arith.addi %a, %b : i32     %acc:3 = scf.for ...     tt.store %p, %v : tensor<...>
+_ITER_ARG_RE = re.compile(r"(%[\w$.-]+)\s*=\s*(%[\w$.#-]+)")
 _OP_RE = re.compile(r'^\s*(?:(%[\w$.#-]+)(?::\d+)?\s*=\s*)?"?([a-z_]+\.[\w.]+)"?\s*(.*)$')
 _NAME_RE = re.compile(r"%[\w$.-]+(?:#\d+)?")
 _ARG_RE = re.compile(r"(%[\w$.-]+): ([^{,)]+?)\s*(?:\{[^}]*\})?\s*loc\(")
@@ -83,6 +84,38 @@ class Loop:
     upper: str
     step: str
     line: str
+    carried: tuple[tuple[str, str], ...] = ()  # (iter_arg inside the loop, its initial value outside)
+
+
+class _Names:
+    """SSA names made unique: MLIR's printer reuses a name in sibling regions (two loops both define %x_14),
+    so a use is resolved to the definition it sees — the innermost open region's, else the enclosing ones' —
+    and a name defined again gets a suffix ($2, $3, ...) so one name means one value in the whole program."""
+
+    def __init__(self, args: Mapping[str, str]):
+        self.scopes: list[dict[str, str]] = [{name: name for name in args}]
+        self.taken: dict[str, int] = {name: 1 for name in args}
+
+    def open(self) -> None:
+        self.scopes.append({})
+
+    def close(self) -> None:
+        if len(self.scopes) > 1:
+            self.scopes.pop()
+
+    def define(self, name: str) -> str:
+        count = self.taken.get(name, 0) + 1
+        self.taken[name] = count
+        unique = name if count == 1 else f"{name}${count}"
+        self.scopes[-1][name] = unique
+        return unique
+
+    def use(self, name: str) -> str:
+        base, hash_, index = name.partition("#")  # %acc#1: the second result of a multi-result op
+        for scope in reversed(self.scopes):
+            if base in scope:
+                return scope[base] + hash_ + index
+        return name
 
 
 @dataclass
@@ -101,7 +134,8 @@ class IrProgram:
             env[name] = int(value) if isinstance(value, (int, bool)) else None
         env.update(ivs or {})
         for op in self.scalar_ops:
-            env[op.result] = _scalar(op, env, pid, grid)
+            if op.result is not None:
+                env[op.result] = _scalar(op, env, pid, grid)
         return env
 
     def trips(self, loop: Loop, env: Mapping[str, int | None]) -> int | None:
@@ -121,8 +155,9 @@ def _scalar(op: Op, env: Mapping[str, int | None], pid, grid) -> int | None:
     if name in ("tt.get_program_id", "tt.get_num_programs"):
         axis = "xyz".index(op.text.split()[0]) if op.text.split() and op.text.split()[0] in "xyz" else 0
         return pid[axis] if name == "tt.get_program_id" else grid[axis]
-    args = [env.get(o) for o in ops]
-    if any(a is None for a in args) or not args:
+    given = [env.get(o) for o in ops]
+    args = [a for a in given if a is not None]
+    if len(args) != len(given) or not args:
         return None
     if name in _BINARY and len(args) >= 2:
         return _BINARY[name](args[0], args[1])
@@ -153,6 +188,7 @@ def parse_ir_program(ttir: str) -> IrProgram:
     ops: list[Op] = []
     loops: dict[int, Loop] = {}
     stack: list[tuple[str, int | None]] = []  # open regions: ("for", op index) / ("region", None)
+    names = _Names(args)
     for line in lines[start + 1:]:
         text = re.sub(r"\s*loc\(#?[^)]*\)\s*$", "", line.strip())
         if not text:
@@ -160,8 +196,10 @@ def parse_ir_program(ttir: str) -> IrProgram:
         if text.startswith("}"):
             if stack:
                 stack.pop()
+                names.close()
             if text.endswith("{"):  # } else {   /   }, {
                 stack.append(("region", None))
+                names.open()
             continue
         if text.startswith("^bb"):
             continue
@@ -169,20 +207,31 @@ def parse_ir_program(ttir: str) -> IrProgram:
         if m is None:
             continue
         result, name, rest = m[1], m[2], m[3]
-        operand_text = rest.split(":", 1)[0] if name not in ("scf.for",) else rest
-        loop_ids = tuple(i for kind, i in stack if kind == "for")
-        op = Op(len(ops), name, result, tuple(_NAME_RE.findall(operand_text)), rest, loop_ids,
-                any(kind == "reduce" for kind, _ in stack))
+        loop_ids = tuple(i for kind, i in stack if kind == "for" and i is not None)
+        in_region = any(kind == "reduce" for kind, _ in stack)
+        f = _FOR_RE.search(text) if name == "scf.for" else None
+        if f is not None:
+            iter_args = text.split("iter_args(", 1)[1].split(")", 1)[0] if "iter_args(" in text else ""
+            carried = _ITER_ARG_RE.findall(iter_args)
+            bounds = tuple(names.use(n) for n in (f[2], f[3], f[4]))
+            inits = tuple(names.use(init) for _, init in carried)
+            op = Op(len(ops), name, names.define(result) if result else None, bounds + inits, rest, loop_ids, in_region)
+            names.open()  # the index and the iter_args belong to the loop's region
+            loops[op.index] = Loop(op.index, names.define(f[1]), bounds[0], bounds[1], bounds[2], text,
+                                   tuple((names.define(inner), init) for (inner, _), init in zip(carried, inits,
+                                                                                                  strict=True)))
+            ops.append(op)
+            stack.append(("for", op.index))
+            continue
+        operand_text = rest.split(":", 1)[0] if name != "scf.for" else rest
+        operands = tuple(names.use(n) for n in _NAME_RE.findall(operand_text))
+        op = Op(len(ops), name, names.define(result) if result else None, operands, rest, loop_ids, in_region)
         ops.append(op)
         if name == "tt.func" or name == "tt.return":
             break
-        if name == "scf.for":
-            f = _FOR_RE.search(text)
-            if f:
-                loops[op.index] = Loop(op.index, f[1], f[2], f[3], f[4], text)
-            stack.append(("for", op.index))
-        elif text.endswith("{") or text.endswith("({"):
+        if name == "scf.for" or text.endswith("{") or text.endswith("({"):
             stack.append(("reduce" if name in ("tt.reduce", "tt.scan") else "region", None))
+            names.open()
     program = IrProgram(args, ops, loops)
     program.scalar_ops = [op for op in ops if op.result and not op.in_region and op.name != "scf.for"
                           and _is_scalar_int(op.text)]

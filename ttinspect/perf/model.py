@@ -1,33 +1,32 @@
 """The time of one launch on one GPU, from the compiled kernel's facts, its TTIR's work (work.py) and the
 device's datasheet (devices.py). docs/predict.md has the equations; in short:
 
-    time = launch + exposed latency + max(tensor cores, shared-memory operands, ALU, DRAM, L2, latency-bound)
+    time = launch + softmax(terms)  terms: tensor cores (+ the instruction issue of the same warps when they
+                                   wait on the dots), instruction issue, shared-memory operands, SFU, DRAM,
+                                   L2, the dependency chain (terms.py)
 
 Each term is the busiest SM's share where the resource is per SM (it runs ⌈programs / SMs⌉ CTAs: the wave
 tail), or the whole launch's where the resource is shared (DRAM, L2). The largest term bounds the time; the
-others run under it (the breakdown says so). A prediction that cannot be made (no grid, a loop bound from
-memory, a config whose shared memory does not fit) is a Prediction with time_ms None and the reason.
+others run under it (`hidden`). A prediction that cannot be made (no grid, a loop bound from memory, a config
+whose shared memory does not fit) is a Prediction with time_ms None and the reason.
 
 The fitted constants are few, each below with what it stands for.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ttinspect.perf.devices import Device
 from ttinspect.perf.ir_program import parse_ir_program
+from ttinspect.perf.terms import LATENCY_CYCLES, launch_shape, resource_terms, soft_max
 from ttinspect.perf.work import Work, count_work
 
-# Fitted/assumed constants (docs/predict.md, "Constants").
-LAUNCH_US = 3.0  # a launch's fixed cost as do_bench measures it (kernel start and drain)
-LATENCY_CYCLES = 800  # a DRAM load's round trip under load, in SM cycles (doc 003 §5.3 says ~500 unloaded)
-TC_ACHIEVABLE = 0.80  # matrix units at sustained clocks reach ~80 % of the datasheet's boost-clock peak
-MMA_SYNC_ON_WGMMA_GPU = 0.62  # mma.sync on a GPU built for wgmma (Hopper) reaches ~62 % of wgmma's peak
-HBM_ACHIEVABLE = 0.90  # a streaming kernel reaches ~90 % of the datasheet DRAM bandwidth
-SFU_WEIGHT = 8  # an SFU op (exp, division) costs 8 FMA slots: 16 SFU lanes per SM vs 128 FMA lanes
+__all__ = ["LATENCY_CYCLES", "Prediction", "not_predicted", "predict_from_facts", "soft_max"]
+
+# Constants (docs/predict.md, "Constants"); the per-resource ones live with their terms in terms.py.
+LAUNCH_US = 6.0  # FITTED: a launch's fixed cost as do_bench measures it (kernel start, first DRAM pages, drain)
 SMEM_RESERVED = 1024  # bytes the driver reserves per CTA (CUDA occupancy calculator)
 
 
@@ -63,7 +62,8 @@ def predict_from_facts(facts: Mapping[str, Any], ttir: str, device: Device, valu
     if grid is None:
         return not_predicted(device, "no grid: give one (--launch-grid / grid=), the launch's own is not in "
                                      "the arguments")
-    grid3 = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    padded = [int(g) for g in grid] + [1] * (3 - len(grid))
+    grid3 = (padded[0], padded[1], padded[2])
     if min(grid3) < 1:
         return not_predicted(device, f"an empty grid {grid3}: nothing runs")
     shared = facts.get("shared_memory")
@@ -82,67 +82,30 @@ def predict_from_facts(facts: Mapping[str, Any], ttir: str, device: Device, valu
 
 
 def _combine(facts: Mapping[str, Any], device: Device, work: Work, ctas_per_sm: int) -> Prediction:
-    programs, sms = work.programs, device.sms
-    clock = device.boost_mhz * 1e6
-    per_sm = math.ceil(programs / sms)  # CTAs the busiest SM runs
-    busiest = per_sm * sms / programs  # its share against an even split: the wave tail
-    assumptions = [f"datasheet figures for {device.name}", "masked-off elements counted as moved",
-                   "every SM at the boost clock"]
+    given_warps = facts.get("num_warps")
+    warps = given_warps if isinstance(given_warps, int) else int(facts.get("threads") or 128) // 32
+    shape = launch_shape(device, work, ctas_per_sm, warps)
+    assumptions = [f"datasheet figures for {device.name}", "every SM at the boost clock"]
     path = facts.get("tensor_core_path") or "none"
-    terms: dict[str, float] = {}
-    tc = 0.0
-    for dtype, flops in work.tc_flops.items():
-        peak = device.tflops.get(dtype) if path != "none" else None
-        if peak is None:
-            peak = device.tflops["fp32"]  # a dot the matrix units cannot take runs as FMAs
-            assumptions.append(f"{dtype} dots on the FMA units ({device.name} has no {dtype} matrix path"
-                               f"{' or the kernel uses none' if path == 'none' else ''})")
-        efficiency = TC_ACHIEVABLE * (MMA_SYNC_ON_WGMMA_GPU if path == "mma.sync" and device.arch == "sm_90" else 1)
-        tc += flops / (peak * 1e12 * efficiency)
-    if tc:
-        terms["tensor cores"] = tc * busiest
-        smem_rate = sms * device.smem_bytes_per_clock * clock
-        terms["shared-memory operands"] = work.smem_operand_bytes / smem_rate * busiest
-    alu = (work.fma_ops + SFU_WEIGHT * work.sfu_ops) / (device.tflops["fp32"] * 1e12 / 2)
-    if alu:
-        terms["ALU"] = alu * busiest
-    spill = _spill_bytes(facts, work)
-    if spill:
-        assumptions.append(f"{spill / 1e6:.1f} MB of register spills through the L2")
-    terms["DRAM"] = work.dram_bytes / (device.hbm_gbps * 1e9 * HBM_ACHIEVABLE)
-    terms["L2"] = (work.load_bytes + work.store_bytes + spill) / (device.l2_gbps * 1e9)
-    latency = LATENCY_CYCLES / clock
-    depth = facts.get("pipeline_depth") if isinstance(facts.get("pipeline_depth"), int) else 1
-    if work.loop_bytes_per_iteration and work.loop_trips:
-        in_flight = work.loop_bytes_per_iteration * max(1, depth - 1)
-    else:
-        in_flight = work.straight_bytes or work.loop_bytes_per_iteration
-    resident = min(ctas_per_sm, per_sm)
-    if in_flight and work.load_bytes:
-        terms["memory latency"] = (work.load_bytes / programs * per_sm) / (resident * in_flight / latency)
+    terms = resource_terms(facts, device, work, shape, path, assumptions)
+    if "tensor cores" in terms and work.dot_feeds_elementwise and facts.get("warp_specialized") != "yes":
+        # the warps that issue the dots also run the element-wise work between them (attention's softmax, an
+        # epilogue), which waits on the dots' results: the two add up instead of overlapping
+        terms["tensor cores + instruction issue"] = terms.pop("tensor cores") + terms.pop("instruction issue")
     if work.atomics:
         assumptions.append("atomics without contention (how many programs hit one address is not known offline)")
-    bound = max(terms, key=terms.get)
-    generations = math.ceil(per_sm / resident)  # times an SM starts a fresh set of CTAs: each waits once
-    exposed = generations * latency if work.load_bytes else 0.0
-    breakdown = {"launch": LAUNCH_US * 1e-3, "exposed latency (first loads of each wave)": exposed * 1e3,
-                 bound: terms[bound] * 1e3}
+    bound = max(terms, key=lambda term: terms[term])
+    together = soft_max(terms.values())
+    breakdown = {"launch": LAUNCH_US * 1e-3, bound: terms[bound] * 1e3}
+    if together - terms[bound] > 1e-3 * terms[bound]:
+        breakdown["interference of the terms closest to the bound"] = (together - terms[bound]) * 1e3
     time_ms = sum(breakdown.values())
     hidden = {name: value * 1e3 for name, value in terms.items() if name != bound}
     flops = sum(work.tc_flops.values())
-    details = {"programs": programs, "ctas_per_sm": ctas_per_sm, "waves": round(programs / (sms * ctas_per_sm), 3),
-               "ctas_on_busiest_sm": per_sm, "tensor_core_flops": flops, "dram_bytes": work.dram_bytes,
-               "l2_bytes": work.load_bytes + work.store_bytes, "pipeline_depth": depth,
-               "tensor_core_path": path}
+    depth = facts.get("pipeline_depth") if isinstance(facts.get("pipeline_depth"), int) else 1
+    details = {"programs": work.programs, "ctas_per_sm": ctas_per_sm,
+               "waves": round(work.programs / (device.sms * ctas_per_sm), 3), "ctas_on_busiest_sm": shape.per_sm,
+               "tensor_core_flops": flops, "dram_bytes": work.dram_bytes,
+               "l2_bytes": work.load_bytes + work.store_bytes, "pipeline_depth": depth, "tensor_core_path": path}
     return Prediction(time_ms, bound, breakdown, hidden, flops / (time_ms * 1e-3) / 1e12 if flops else None,
                       work.dram_bytes / (time_ms * 1e-3) / 1e9, device.name, tuple(assumptions), details=details)
-
-
-def _spill_bytes(facts: Mapping[str, Any], work: Work) -> float:
-    """Local-memory traffic: each thread's spill stores + loads, per loop trip when they sit in the loop."""
-    per_thread = sum(v for v in (facts.get("spill_store_bytes"), facts.get("spill_load_bytes")) if isinstance(v, int))
-    if not per_thread:
-        return 0.0
-    threads = facts.get("threads") or 128
-    in_loop = bool(facts.get("sass_loop_local_memory"))
-    return float(per_thread * threads * work.programs * (max(1.0, work.loop_trips) if in_loop else 1.0))

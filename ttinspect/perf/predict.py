@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from ttinspect.api import inspect
+from ttinspect.api import Report, inspect
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
 from ttinspect.perf.devices import device_for
 from ttinspect.perf.model import Prediction, not_predicted, predict_from_facts
+from ttinspect.perf.unroll import ptx_loop_global_loads
 from ttinspect.refs.kinds import kind_of
 from ttinspect.refs.reference import parse_ref
 
@@ -60,7 +61,7 @@ def resolve_grid(grid: Grid, meta: Mapping[str, Any]) -> tuple[int, ...] | None:
 
 def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | None = None, grid: Grid = None, signature: str | None = None,
-            report=None) -> Prediction:
+            report: Report | None = None) -> Prediction:
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
     the same kernel and config (rank passes it, to skip the resolver)."""
     report = report or inspect(kernel, arch, args=args, config=config, signature=signature)
@@ -68,9 +69,13 @@ def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, 
     dev = device_for(target, device)
     values = launch_values(kernel, args, report)
     facts = {f.key: f.value for f in report.facts}
-    ttir = report.build.artifacts.text("ttir") if report.build is not None else None
-    if ttir is None:
+    build = report.build
+    ttir = build.artifacts.text("ttir") if build is not None else None
+    if build is None or ttir is None:
         return not_predicted(dev, "the build has no TTIR")
+    ptx = build.artifacts.text("ptx")
+    if ptx is not None:  # the PTX main loop's loads: with the SASS's, how far ptxas unrolled it (unroll.py)
+        facts["ptx_loop_global_loads"] = ptx_loop_global_loads(ptx)
     return predict_from_facts(facts, ttir, dev, values, resolve_grid(grid, values))
 
 

@@ -16,11 +16,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ttinspect.perf.ir_program import (SFU_OPS, IrProgram, descriptor_bytes, dot_shape, last_tensor_bytes,
+from ttinspect.perf.ir_program import (SFU_OPS, IrProgram, Loop, descriptor_bytes, dot_shape, last_tensor_bytes,
                                        tensor_bytes, tensor_numel)
+from ttinspect.perf.masks import active_fraction, mask_operand
 
 MAX_EVALUATED = 6144  # programs evaluated one by one; above it, three waves are sampled (start, middle, end)
-_ITER_ARG_RE = re.compile(r"(%[\w$.-]+)\s*=\s*(%[\w$.#-]+)")
 LOADS = ("tt.load", "tt.descriptor_load", "tt.descriptor_gather")
 STORES = ("tt.store", "tt.descriptor_store", "tt.descriptor_scatter")
 ATOMICS = ("tt.atomic_rmw", "tt.atomic_cas", "tt.descriptor_reduce")
@@ -39,18 +39,16 @@ class Work:
     smem_operand_bytes: float = 0.0  # dot operands read from shared memory (all programs)
     loop_bytes_per_iteration: float = 0.0  # the innermost load loop's bytes per CTA per trip (latency hiding)
     loop_trips: float = 0.0  # its mean trips per program
+    loop_trips_total: float = 0.0  # its trips summed over the launch (every program, every program-loop step)
+    tiles: float = 0.0  # programs, or (program, step) pairs of a persistent kernel's loop over its work
+    dot_feeds_elementwise: bool = False  # a loop's dot result is consumed by element-wise work in the same trip
     straight_bytes: float = 0.0  # bytes one program loads outside any loop (issued together)
     unknown: list[str] = field(default_factory=list)  # why something could not be counted
 
 
 def _defs(program: IrProgram) -> tuple[dict, dict]:
     defs = {op.result: op for op in program.ops if op.result}
-    carried: dict[str, str] = {}
-    for loop in program.loops.values():
-        text = loop.line.split("iter_args(", 1)
-        if len(text) == 2:
-            for name, init in _ITER_ARG_RE.findall(text[1].split(")", 1)[0]):
-                carried[name] = init
+    carried = {inner: init for loop in program.loops.values() for inner, init in loop.carried}
     return defs, carried
 
 
@@ -83,7 +81,7 @@ def placing_scalars(program: IrProgram, op, program_ivs: set[str]) -> tuple[str,
     return tuple(sorted(found))
 
 
-def _program_loop(program: IrProgram, grid) -> object | None:
+def _program_loop(program: IrProgram, grid) -> Loop | None:
     """A top-level loop whose start depends on the program id (a persistent kernel's loop over tiles or rows):
     each of its iterations is a program of its own for the L2 (iteration i of every CTA runs together)."""
     if grid[0] * grid[1] * grid[2] < 2:
@@ -114,6 +112,8 @@ def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wav
     program_ivs = {ploop.iv} if ploop else set()
     accesses = [op for op in program.ops if op.name in LOADS + STORES + ATOMICS and not op.in_region]
     keys_of = {op.index: placing_scalars(program, op, program_ivs) for op in accesses}
+    shares = mask_shares(program, values, grid, accesses, ploop)
+    work.dot_feeds_elementwise = dot_feeds_elementwise(program)
 
     # Which programs to evaluate: all, or three sampled waves.
     wave = max(1, wave)
@@ -139,9 +139,14 @@ def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wav
             if n is None:
                 work.unknown.append(f"the loop over programs' work ({ploop.iv}) has no trip count from the arguments")
                 return work
-            start, step = env[ploop.lower], env[ploop.step]
+            start, step = env.get(ploop.lower), env.get(ploop.step)
+            if start is None or step is None:
+                work.unknown.append(f"the loop over programs' work ({ploop.iv}) has no start or step from the "
+                                    "arguments")
+                return work
             virtual = [(i * max(1, -(-total // wave)) + linear // wave,
                         program.evaluate(values, pid, grid, {ploop.iv: start + i * step})) for i in range(n)]
+        work.tiles += len(virtual) * scale
         for slot, venv in virtual:
             trips = _trips(program, venv, ploop, work)
             if trips is None:
@@ -151,7 +156,7 @@ def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wav
                 key = tuple(venv.get(n, n) for n in keys_of[op.index])
                 per_access_keys[op.index][slot].add(key)
                 footprint[op.index].add(key)
-                per_access_bytes[op.index] = _access_bytes(op) * _multiplicity(op, trips)
+                per_access_bytes[op.index] = _access_bytes(op) * shares[op.index] * _multiplicity(op, trips)
             if inner is not None:
                 trips_seen.append(_multiplicity_of_loop(inner[0], program, trips))
     for trips, count in shapes.items():
@@ -159,10 +164,17 @@ def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wav
             if not op.in_region:
                 m = _multiplicity(op, trips)
                 if m:
-                    _count(op, m * count, work)
+                    _count(op, m * count, work, shares.get(op.index, 1.0))
+    held: dict[tuple, float] = {}  # (placing scalars, bytes) of a load already counted -> one wave's footprint
     for op in accesses:
         if op.name in LOADS:
             each = per_access_bytes.get(op.index, 0.0)
+            # a second load of the same tile by the same programs (a two-pass norm re-reading its row) is served
+            # by the L2 when what one wave loaded of it still fits there
+            signature = (keys_of[op.index], each)
+            if signature in held and held[signature] <= l2_bytes / 2:
+                continue
+            held[signature] = max((len(k) for k in per_access_keys[op.index].values()), default=0) * each
             if len(footprint[op.index]) * each <= l2_bytes / 2:
                 work.dram_bytes += len(footprint[op.index]) * each * (scale if total > MAX_EVALUATED else 1.0)
             else:
@@ -170,12 +182,73 @@ def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wav
     work.dram_bytes += work.store_bytes  # every byte written reaches DRAM once
     if inner is not None and trips_seen:
         work.loop_trips = sum(trips_seen) / len(trips_seen)
-        work.loop_bytes_per_iteration = sum(_access_bytes(op) for op in accesses
+        work.loop_trips_total = sum(trips_seen) * scale
+        work.loop_bytes_per_iteration = sum(_access_bytes(op) * shares[op.index] for op in accesses
                                             if op.name in LOADS and op.loops and op.loops[-1] == inner[0])
     program_loop = {ploop.op} if ploop else set()
-    work.straight_bytes = sum(_access_bytes(op) for op in accesses
+    work.straight_bytes = sum(_access_bytes(op) * shares[op.index] for op in accesses
                               if op.name in LOADS and set(op.loops) <= program_loop)
     return work
+
+
+def dot_feeds_elementwise(program: IrProgram) -> bool:
+    """Whether a dot inside a loop hands its result to element-wise work in the same trip (attention's
+    scores → softmax → the next dot) rather than only to the next trip's accumulator (a matmul): then the
+    warps wait on the tensor cores before their own instructions, and the two do not overlap."""
+    users: dict[str, list] = defaultdict(list)
+    for op in program.ops:
+        for name in op.operands:
+            users[name].append(op)
+    for op in program.ops:
+        if op.name in ("tt.dot", "tt.dot_scaled") and op.loops and op.result:
+            for user in users.get(op.result, ()):
+                accumulates = user.name in ("tt.dot", "tt.dot_scaled") and user.operands[-1:] == (op.result,)
+                if user.name != "scf.yield" and not accumulates:
+                    return True
+    return False
+
+
+def mask_shares(program: IrProgram, values: dict, grid, accesses: list, ploop) -> dict[int, float]:
+    """Each access's share of elements its mask lets through (masks.py), over the launch: the first and the
+    last program, each at its loops' first and last trip (a bound cuts the last tile of a row or of the grid;
+    the trips between are whole), weighted by how many programs and trips each stands for."""
+    masked = [op for op in accesses if mask_operand(op) is not None]
+    if not masked:
+        return {op.index: 1.0 for op in accesses}
+    defs, carried = _defs(program)
+    total = grid[0] * grid[1] * grid[2]
+    shares = {op.index: 1.0 for op in accesses}
+    for op in masked:
+        weighted = 0.0
+        for linear, weight in ((0, total - 1), (total - 1, 1)) if total > 1 else ((0, 1),):
+            env = program.evaluate(values, _pid(linear, grid), grid)
+            weighted += weight * _trip_share(program, op, values, _pid(linear, grid), grid, env, defs, carried, ploop)
+        shares[op.index] = weighted / total
+    return shares
+
+
+def _trip_share(program: IrProgram, op, values, pid, grid, env, defs, carried, ploop) -> float:
+    """One program's share for an access: its enclosing loops at their first trip, and the innermost also at
+    its last, weighted by trips (a program loop's index at its start)."""
+    loops = [program.loops[i] for i in op.loops if i in program.loops]
+    if not loops:
+        return active_fraction(op, env, defs, carried)
+    first: dict[str, int] = {}
+    for loop in loops:
+        lower = program.evaluate(values, pid, grid, first).get(loop.lower)
+        if lower is None:
+            return 1.0
+        first[loop.iv] = lower
+    inner = loops[-1]
+    env_first = program.evaluate(values, pid, grid, first)
+    trips = program.trips(inner, env_first)
+    share_first = active_fraction(op, env_first, defs, carried)
+    if not trips or trips < 2 or env_first.get(inner.step) is None or (ploop is not None and inner.op == ploop.op):
+        return share_first
+    step = env_first.get(inner.step) or 0
+    last = {**first, inner.iv: first[inner.iv] + (trips - 1) * step}
+    share_last = active_fraction(op, program.evaluate(values, pid, grid, last), defs, carried)
+    return ((trips - 1) * share_first + share_last) / trips
 
 
 def _innermost_load_loop(program: IrProgram) -> tuple[int] | None:
@@ -234,15 +307,16 @@ def _scalar_bytes(text: str) -> int:
     return {"f16": 2, "bf16": 2, "f64": 8, "i64": 8}.get(m[1], 4) if m else 4
 
 
-def _count(op, m: float, work: Work) -> None:
+def _count(op, m: float, work: Work, share: float = 1.0) -> None:
+    """Add one op's work, run `m` times; `share`: the part of an access its mask lets through."""
     name = op.name
     if name in LOADS:
-        work.load_bytes += _access_bytes(op) * m
+        work.load_bytes += _access_bytes(op) * m * share
     elif name in STORES:
-        work.store_bytes += _access_bytes(op) * m
+        work.store_bytes += _access_bytes(op) * m * share
     elif name in ATOMICS:
-        work.atomics += tensor_numel(op.text) * m
-        work.store_bytes += _access_bytes(op) * m
+        work.atomics += tensor_numel(op.text) * m * share
+        work.store_bytes += _access_bytes(op) * m * share
     elif name in ("tt.dot", "tt.dot_scaled"):
         shape = dot_shape(op.text)
         if shape is None:
