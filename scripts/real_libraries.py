@@ -1,0 +1,349 @@
+"""Issue 39's measure: public libraries ttinspect had never used, each kernel reached as a new user would —
+a module reference, or a short driver captured with `ttinspect capture --as ARCH` — recorded per kernel
+(worked or not, the error's one line, the user's effort) as JSON and a Markdown table (docs/real-kernels.md).
+
+    python scripts/real_libraries.py                          # every library of the manifest
+    python scripts/real_libraries.py --only sageattention     # one library (repeatable)
+    python scripts/real_libraries.py --from-json tests/data/real_libraries/results.json   # the table again
+
+Run it with the Python of the venv the libraries are installed in (its `ttinspect` is the one beside it).
+The manifest is scripts/real_libraries/manifest.toml. A kernel *works* when `ttinspect report REF --json`
+exits 0 and gives the compile's facts (registers, num_warps) for the manifest's target.
+
+The user's effort is what they typed, at 40 characters a minute (reading the library's README and
+thinking included), plus 10 s for each command run:
+
+    minutes = characters / 40 + commands × 10 / 60
+
+A captured kernel costs its driver's code (non-blank lines, stripped), the capture command, `ttinspect list`
+and its `report`. The driver, capture and list are shared by every kernel that driver reached, so each
+kernel carries its share (`effort_min`); `effort_alone_min` is the whole cost for that one kernel. A kernel
+reached by a module reference costs the `report` command as typed (one command). Where both work, the
+cheaper counts. Exit 0 when the run finished (whatever the rows say), 2 on a bad manifest or options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "scripts" / "real_libraries"
+MANIFEST = FOLDER / "manifest.toml"
+RESULTS = ROOT / "tests" / "data" / "real_libraries"
+CHARS_PER_MINUTE = 40
+SECONDS_PER_COMMAND = 10
+
+
+@dataclass
+class Kernel:
+    library: str
+    kernel: str
+    file: str
+    driver: str | None
+    module: str | None
+
+
+@dataclass
+class Library:
+    name: str
+    version: str
+    pip: str
+    kernels: list[Kernel]
+
+
+@dataclass
+class Row:
+    library: str
+    version: str
+    kernel: str
+    file: str
+    worked: bool = False
+    how: str | None = None                 # "capture --as" | "module ref"
+    error: str | None = None               # the first failure's one line, when nothing worked
+    capture_error: str | None = None       # the capture path's one line, when it failed
+    module_error: str | None = None
+    commands: list[str] = field(default_factory=list)   # what the user typed, in order
+    compiles: int | None = None            # compiles of this kernel in the capture (autotune configs, specializations)
+    effort_min: float | None = None
+    effort_alone_min: float | None = None
+    seconds: float = 0.0                   # machine time of the report(s)
+
+
+class ManifestError(Exception):
+    pass
+
+
+def load(path: Path) -> tuple[str, list[Library]]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ManifestError(f"{path}: {error}") from error
+    arch = data.get("defaults", {}).get("arch", "sm_90")
+    libraries = []
+    for number, raw in enumerate(data.get("library", []), start=1):
+        missing = [key for key in ("name", "version", "pip") if key not in raw]
+        if missing:
+            raise ManifestError(f"{path}: library #{number} lacks {', '.join(missing)}")
+        kernels = []
+        for entry in raw.get("kernel", []):
+            if "kernel" not in entry or "file" not in entry or not (entry.get("driver") or entry.get("module")):
+                raise ManifestError(f"{path}: {raw['name']}: a kernel needs `kernel`, `file` and a driver or module")
+            kernels.append(Kernel(raw["name"], entry["kernel"], entry["file"], entry.get("driver"),
+                                  entry.get("module")))
+        libraries.append(Library(raw["name"], raw["version"], raw["pip"], kernels))
+    return arch, libraries
+
+
+def minutes(characters: float, commands: float) -> float:
+    return round(characters / CHARS_PER_MINUTE + commands * SECONDS_PER_COMMAND / 60, 2)
+
+
+def driver_characters(path: Path) -> int:
+    return sum(len(line.strip()) for line in path.read_text().splitlines() if line.strip())
+
+
+def one_line(text: str) -> str:
+    """The line that says why: ttinspect's own (capture --as's refusal, an error), else the last line of a
+    traceback or of the output."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith(("ttinspect: captured", "warn_once(", "frame #"))
+             and "UserWarning" not in line]
+    for prefix in ("ttinspect capture --as", "ttinspect: error:", "what():"):
+        chosen = [line for line in lines if line.startswith(prefix)]
+        if chosen:
+            return chosen[-1][:400]
+    return lines[-1][:400] if lines else "(no output)"
+
+
+class Runner:
+    def __init__(self, python: Path, arch: str, workdir: Path, timeout: int):
+        self.python = python
+        self.ttinspect = python.parent / "ttinspect"
+        self.arch = arch
+        self.workdir = workdir
+        self.timeout = timeout
+        self.env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
+        self.captures: dict[str, tuple[Path, str | None, list[dict]]] = {}
+        self.reran: set[str] = set()  # drivers captured again with --run-kernels, as the first run's line said
+
+    def run(self, argv: list[str]) -> tuple[int, str, str]:
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, cwd=self.workdir, env=self.env,
+                                  timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return 124, "", f"timed out after {self.timeout} s: {shlex.join(argv)}"
+        return done.returncode, done.stdout, done.stderr
+
+    def capture(self, driver: str) -> tuple[Path, str | None, list[dict]]:
+        """The driver captured once (its kernels share it): the file, the run's one-line failure, the compiles."""
+        if driver not in self.captures:
+            stem = Path(driver).stem.removeprefix("drive_")
+            path = self.workdir / f"{Path(driver).parent.name}_{stem}.ttcap"
+            argv = [str(self.ttinspect), "capture", "--as", self.arch, "-o", str(path), "--force",
+                    "--", str(self.python), str(FOLDER / driver)]
+            code, out, err = self.run(argv)
+            if code != 0 and "--run-kernels" in err:  # the refusal's advice, followed as a user would
+                self.reran.add(driver)
+                code, out, err = self.run(argv[:4] + ["--run-kernels"] + argv[4:])
+            failure = None if code == 0 else one_line(err + out)
+            compiles: list[dict] = []
+            if path.exists():
+                code, out, err = self.run([str(self.ttinspect), "list", str(path), "--json"])
+                if code == 0:
+                    compiles = json.loads(out)["compiles"]
+                else:
+                    failure = failure or one_line(err + out)
+            self.captures[driver] = (path, failure, compiles)
+        return self.captures[driver]
+
+    def report(self, argv_tail: list[str]) -> tuple[bool, str | None, float]:
+        start = time.perf_counter()
+        code, out, err = self.run([str(self.ttinspect), "report", *argv_tail, "--json"])
+        seconds = time.perf_counter() - start
+        if code != 0:
+            return False, one_line(err + out), seconds
+        try:
+            data = json.loads(out)
+            facts = data["facts"]
+            ok = facts["registers"]["value"] is not None and facts["num_warps"]["value"] is not None
+        except (ValueError, KeyError, TypeError) as error:
+            return False, f"report --json gave no facts ({error})", seconds
+        if data.get("target") != self.arch:
+            return False, f"report compiled for {data.get('target')}, not {self.arch}", seconds
+        return ok, None if ok else "report gave no registers or num_warps", seconds
+
+
+def by_capture(runner: Runner, kernel: Kernel, row: Row, reached: dict[str, int]) -> None:
+    path, failure, compiles = runner.capture(kernel.driver)
+    mine = [c for c in compiles if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
+    stem = path.stem
+    typed_capture = f"ttinspect capture --as {runner.arch} -o {stem}.ttcap -- python {Path(kernel.driver).name}"
+    typed_list = f"ttinspect list {stem}.ttcap"
+    if kernel.driver in runner.reran:  # the same command again, with the flag the refusal named
+        typed_capture += f"\nttinspect capture --as {runner.arch} --run-kernels -o {stem}.ttcap -- python " \
+                         f"{Path(kernel.driver).name}"
+    row.commands += [typed_capture, typed_list]
+    if not mine:
+        row.capture_error = failure or f"the run launched no {kernel.kernel} of {kernel.file}"
+        return
+    row.compiles = len(mine)
+    first = mine[0]["ref"]  # the capture's first compile of this kernel: the run's first launch or config
+    suffix = first[first.rindex(":"):].removeprefix(":" + kernel.kernel)
+    typed_report = f"ttinspect report {stem}.ttcap:{kernel.kernel}{suffix}"
+    row.commands.append(typed_report)
+    ok, error, seconds = runner.report([first])
+    row.seconds += seconds
+    if not ok:
+        row.capture_error = error
+        return
+    shared = driver_characters(FOLDER / kernel.driver) + len(typed_capture) + len(typed_list)
+    sharing = reached[kernel.driver]
+    row.worked, row.how = True, "capture --as"
+    row.effort_alone_min = minutes(shared + len(typed_report), 3)
+    row.effort_min = minutes(shared / sharing + len(typed_report), 2 / sharing + 1)
+
+
+def by_module(runner: Runner, kernel: Kernel, row: Row) -> None:
+    typed = f"ttinspect report {kernel.module}"
+    row.commands.append(typed)
+    ok, error, seconds = runner.report(shlex.split(kernel.module))
+    row.seconds += seconds
+    if not ok:
+        row.module_error = error
+        return
+    effort = minutes(len(typed), 1)
+    if not row.worked or effort < (row.effort_min or 0):
+        row.worked, row.how, row.effort_min, row.effort_alone_min = True, "module ref", effort, effort
+
+
+def measure(runner: Runner, libraries: list[Library], progress) -> list[Row]:
+    rows = []
+    for library in libraries:
+        # How many of a driver's kernels it reached: they share its cost (a first pass over the captures).
+        reached: dict[str, int] = {}
+        for kernel in library.kernels:
+            if kernel.driver:
+                _, _, compiles = runner.capture(kernel.driver)
+                found = any(c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file for c in compiles)
+                reached[kernel.driver] = reached.get(kernel.driver, 0) + found
+        reached = {driver: max(count, 1) for driver, count in reached.items()}
+        for kernel in library.kernels:
+            row = Row(library.name, library.version, kernel.kernel, kernel.file)
+            if kernel.driver:
+                by_capture(runner, kernel, row, reached)
+            if kernel.module:
+                by_module(runner, kernel, row)
+            if not row.worked:
+                row.error = row.capture_error or row.module_error
+            rows.append(row)
+            progress(f"{library.name} {kernel.kernel} ({kernel.file}): "
+                     + (f"ok by {row.how}, {row.effort_min} min" if row.worked else f"FAIL {row.error}"))
+    return rows
+
+
+def median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 2) if values else None
+
+
+def summary(rows: list[Row]) -> dict:
+    worked = [row for row in rows if row.worked]
+    return {
+        "libraries": len({row.library for row in rows}),
+        "kernels": len(rows),
+        "worked": len(worked),
+        "rate_percent": round(100 * len(worked) / len(rows), 1) if rows else None,
+        "by_capture": sum(row.how == "capture --as" for row in worked),
+        "by_module_ref": sum(row.how == "module ref" for row in worked),
+        "median_effort_min": median([row.effort_min for row in worked]),
+        "median_effort_alone_min": median([row.effort_alone_min for row in worked]),
+    }
+
+
+def table(rows: list[Row], title: str) -> str:
+    lines = [title, "", "| library | version | kernels | worked | capture --as | module ref | median effort (min) "
+             "| alone (min) |", "|---|---|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(row.library for row in rows):
+        mine = [row for row in rows if row.library == name]
+        part = summary(mine)
+        lines.append(f"| {name} | {mine[0].version} | {part['kernels']} | {part['worked']} "
+                     f"({part['rate_percent']:.0f} %) | {part['by_capture']} | {part['by_module_ref']} "
+                     f"| {part['median_effort_min']} | {part['median_effort_alone_min']} |")
+    total = summary(rows)
+    lines.append(f"| **all** | | **{total['kernels']}** | **{total['worked']} ({total['rate_percent']:.0f} %)** "
+                 f"| {total['by_capture']} | {total['by_module_ref']} | **{total['median_effort_min']}** "
+                 f"| {total['median_effort_alone_min']} |")
+    failed = [row for row in rows if not row.worked]
+    if failed:
+        lines += ["", "| library | kernel | file | why it failed |", "|---|---|---|---|"]
+        lines += [f"| {row.library} | `{row.kernel}` | {row.file} | {(row.error or '').replace('|', '/')} |"
+                  for row in failed]
+    return "\n".join(lines)
+
+
+def parse_options(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--manifest", type=Path, default=MANIFEST)
+    parser.add_argument("--only", action="append", default=[], metavar="LIBRARY", help="only this library")
+    parser.add_argument("--python", type=Path, default=Path(sys.executable),
+                        help="the Python that runs the drivers (its venv holds the libraries and ttinspect)")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds for one command")
+    parser.add_argument("--workdir", type=Path, help="keep the captures here (default: a temporary folder)")
+    parser.add_argument("-o", "--output", type=Path, default=RESULTS,
+                        help="the folder for results.json and results.md")
+    parser.add_argument("--from-json", type=Path, metavar="FILE", help="no run: the table of a saved results.json")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse_options(argv)
+    if options.from_json:
+        try:
+            data = json.loads(options.from_json.read_text())
+            rows = [Row(**raw) for raw in data["rows"]]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"real_libraries: cannot read {options.from_json}: {error}", file=sys.stderr)
+            return 2
+        print(table(rows, data["title"]))
+        return 0
+    try:
+        arch, libraries = load(options.manifest)
+    except ManifestError as error:
+        print(f"real_libraries: {error}", file=sys.stderr)
+        return 2
+    libraries = [lib for lib in libraries if not options.only or lib.name in options.only]
+    if not libraries:
+        print("real_libraries: no library matches --only", file=sys.stderr)
+        return 2
+    workdir = options.workdir or Path(tempfile.mkdtemp(prefix="ttinspect-real-libraries-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    rows = measure(Runner(options.python, arch, workdir, options.timeout), libraries,
+                   lambda line: print(line, file=sys.stderr, flush=True))
+    command = " ".join(["python scripts/real_libraries.py", *(argv if argv is not None else sys.argv[1:])])
+    title = (f"Libraries ttinspect had never seen: {len(rows)} kernels, target {arch}, `{command}` "
+             f"({time.perf_counter() - start:.0f} s)")
+    options.output.mkdir(parents=True, exist_ok=True)
+    text = table(rows, title)
+    (options.output / "results.json").write_text(json.dumps(
+        {"title": title, "arch": arch, "summary": summary(rows),
+         "effort": f"minutes = characters / {CHARS_PER_MINUTE} + commands x {SECONDS_PER_COMMAND} / 60",
+         "rows": [asdict(row) for row in rows]}, indent=2) + "\n")
+    (options.output / "results.md").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,4 @@
+import torch
+from sageattention import sageattn
+q = torch.randn(4, 32, 4096, 96, device="cuda", dtype=torch.float16)
+sageattn(q, q.clone(), q.clone(), tensor_layout="HND", is_causal=False)
