@@ -213,4 +213,6 @@ def test_a_const_pointer_is_recorded_and_compiled_const(tmp_path):
     (record,) = read(tmp_path / "run.ttcap").compiles
     assert record.signature == "*bf16:16, *bf16:16, i32:16, 1024"
     ttir = run_cli_ok("dump", f"{tmp_path / 'run.ttcap'}:scale_rows", "--stage", "ttir", "--no-header")
-    assert '%w_ptr: !tt.ptr<bf16, "constant">' in ttir
+    # Triton 3.9 prints the const pointer's address space; 3.6 types it *kbf16 without printing it
+    # (tests/test_specialize.py holds the *k typing against each release's own specializer)
+    assert "%w_ptr: !tt.ptr<bf16" in ttir and '%x_ptr: !tt.ptr<bf16, "constant">' not in ttir

@@ -229,7 +229,10 @@ def test_a_gluon_program_captured_on_the_h100_checks_here_from_its_captured_text
     capture kept, the same findings: TTI008 on the converting compile, TTI009 on the ring of one."""
     there = json.loads((CAPTURED / "gluon.check.json").read_text())
     assert [row["ptx_vs_run"] for row in there["compiles"]] == ["same"] * 6
-    here = json.loads(run_cli_ok("check", str(CAPTURED / "gluon.ttcap"), "--source", "captured", "--json"))
+    checked = run_cli("check", str(CAPTURED / "gluon.ttcap"), "--source", "captured", "--json")
+    assert checked.exit_code == 0, checked.output
+    # stderr may say the run's Triton release is not this machine's (refs/triton_release.py): stdout is the JSON
+    here = json.loads(checked.stdout)
     found = {row["ref"].rsplit(":", 1)[1]: {f["id"] for f in row["findings"]} for row in here["compiles"]}
     assert found == {row["ref"].rsplit(":", 1)[1]: {f["id"] for f in row["findings"]} for row in there["compiles"]}
     assert "TTI009" in found["matmul_single_buffer"] and found["matmul_kernel_convert#1"] == {"TTI008"}
