@@ -128,7 +128,20 @@ def test_grid_text():
         grid_from_text("__import__('os')")({})
 
 
-def test_predict_and_rank_a_variant():
+ADD_KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elems, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elems
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+"""
+
+
+def test_predict_and_rank_a_variant(tmp_path):
     from ttinspect import Pointer, predict, rank
 
     grid = lambda meta: (-(-meta["n_elems"] // meta["BLOCK_SIZE"]),)  # noqa: E731
@@ -136,8 +149,12 @@ def test_predict_and_rank_a_variant():
     assert p.time_ms > 0 and p.bound and p.gbps > 0 and p.assumptions
     args = {"x_ptr": Pointer("fp32"), "y_ptr": Pointer("fp32"), "output_ptr": Pointer("fp32"), "n_elems": 1 << 20}
     configs = [{"BLOCK_SIZE": 128, "num_warps": 1}, {"BLOCK_SIZE": 2048, "num_warps": 4}]
-    ranked = rank("kernels/elementwise.py:add_kernel", configs, args=args, grid=grid, arch="sm_90", jobs=1)
+    # a file of its own (kernels/ is a package named `kernels`, a name another test's import may hold)
+    source = tmp_path / "add_kernel.py"
+    source.write_text(ADD_KERNEL)
+    ranked = rank(f"{source}:add_kernel", configs, args=args, grid=grid, arch="sm_90", jobs=1)
     assert [r.config for r in ranked] in (configs, configs[::-1])
+    assert all(r.time_ms is not None for r in ranked), [getattr(r, "reason", None) for r in ranked]
     assert ranked[0].time_ms <= ranked[1].time_ms
 
 
