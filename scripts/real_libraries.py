@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -138,12 +139,17 @@ class Runner:
         self.reran: set[str] = set()  # drivers captured again with --run-kernels, as the first run's line said
 
     def run(self, argv: list[str]) -> tuple[int, str, str]:
+        # a session of its own: on the time limit the whole group ends (a capture's program included, which a
+        # SIGKILL of the capture alone would leave running)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.workdir,
+                                env=self.env, start_new_session=True)
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, cwd=self.workdir, env=self.env,
-                                  timeout=self.timeout)
+            out, err = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
             return 124, "", f"timed out after {self.timeout} s: {shlex.join(argv)}"
-        return done.returncode, done.stdout, done.stderr
+        return proc.returncode, out, err
 
     def capture(self, driver: str) -> tuple[Path, str | None, list[dict]]:
         """The driver captured once (its kernels share it): the file, the run's one-line failure, the compiles."""
