@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any
 
-from ttinspect.capture import counting, interpreter, launches
+from ttinspect.capture import counting, interpreter
 from ttinspect.capture.hook_errors import guarded
 
 ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
@@ -123,14 +123,11 @@ def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:
 def grid_shape(obj: Any, grid: Any, args: tuple, kwargs: dict) -> Any:
     """The grid a callable makes of the bound arguments, as the JIT calls it (every parameter by name, its
     default filled in, the launch's options beside them)."""
-    fn = getattr(obj, "fn", obj)
-    names = set(inspect.signature(fn).parameters)
-    bound = inspect.signature(fn).bind_partial(*args, **{k: v for k, v in kwargs.items() if k in names})
+    signature = inspect.signature(getattr(obj, "fn", obj))
+    names = set(signature.parameters)
+    bound = signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in names})
     bound.apply_defaults()
-    meta = {**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments}
-    spy = launches.GridSpy(grid)
-    spy(meta)
-    return spy.shape
+    return grid({**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments})
 
 
 class _Placed:
@@ -163,15 +160,6 @@ def _placed(value: Any) -> Any:
     if hasattr(value, "block_shape") and base is not None and hasattr(base, "storage_offset"):
         return _PlacedDescriptor(value, _placed(base))
     return value
-
-
-def bench(autotuner: Any, args: tuple, config: Any, meta: dict) -> list[float]:
-    """Autotuner._bench when nothing runs: the config's launch is recorded (as one of the tuning's compiles,
-    not one of the program's launches) and its time is unknown (NaN: the autotuner keeps its first config)."""
-    current = dict(meta, **config.all_kwargs())
-    autotuner.fn.run(*args, **current)
-    nan = float("nan")
-    return [nan, nan, nan]
 
 
 def reset() -> None:

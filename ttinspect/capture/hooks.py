@@ -145,8 +145,8 @@ def _hook_triton(module: types.ModuleType) -> None:
                              triton_hooks.owner(*triton_hooks.HEURISTICS_RUN[:2]))
     _patch(autotuner, "run", lambda original: tuning.autotuner_run(original, current))
     # nothing is timed where no GPU runs the kernels: `capture --as`, and Triton's interpreter
-    instead = as_target.bench if as_target.recording_only() else \
-        interpreter.untimed_bench(current) if triton_hooks.interpreter_on() else None
+    untimed = as_target.recording_only() or triton_hooks.interpreter_on()
+    instead = interpreter.untimed_bench(current) if untimed else None
     _patch(autotuner, triton_hooks.AUTOTUNER_BENCH[2], lambda original: tuning.bench(original, instead))
     _patch(autotuner, triton_hooks.AUTOTUNER_PRUNE[2], tuning.prune_configs)
     _patch(heuristics, "run", lambda original: tuning.heuristics_run(original, current))

@@ -144,10 +144,11 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict,
 
 
 def untimed_bench(current: Callable[[], Any]) -> Callable[..., Any]:
-    """Autotuner._bench under the interpreter: Triton's would ask the GPU driver for a timer (there is none:
-    "0 active drivers") and would time the interpreter anyway. Each config is recorded as the compile a GPU
-    would make, listed among the tuning's compiles, and not run (a kernel that updates in place must not run
-    once per config); its time is unknown (NaN: the autotuner keeps its first config, which then runs)."""
+    """Autotuner._bench where no GPU runs the kernels (Triton's interpreter, `capture --as`): Triton's would
+    ask the GPU driver for a timer (there is none: "0 active drivers"). Each config's launch goes through the
+    heuristics the autotuner wraps and is recorded as the compile a GPU would make, listed among the tuning's
+    compiles, and not run (a kernel that updates in place must not run once per config; under `--as` no
+    launch runs anyway); its time is unknown (NaN: the autotuner keeps its first config)."""
     def bench(autotuner: Any, args: tuple, config: Any, meta: dict) -> list[float]:
         if current() is not None:  # through the heuristics the autotuner wraps, as its timed launch goes
             _record_only.append(True)
