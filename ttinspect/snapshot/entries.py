@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ttinspect.caches import store as cache
+from ttinspect.dialects.stages import dialect_of
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.files.declared_names import mention_line
 from ttinspect.files.source_files import digests, local_imports, read_regular
@@ -28,6 +29,7 @@ from ttinspect.refs.loading import NO_SCOPE
 from ttinspect.refs.resolver import RefOptions, import_scope
 from ttinspect.engine.builds import NotCached, cached_only
 from ttinspect.snapshot.schema import example_name_problem, library_path_problem, not_in_a_name
+from ttinspect.snapshot.sources import function_node, places, written
 
 FORMAT = "ttinspect-snapshot/1"  # bump when FACTS or an entry's shape changes
 # The facts kept per entry: the guarded ones, what explains them, and what a reviewer reads beside them.
@@ -190,11 +192,17 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     file = os.path.relpath(source, root).replace(os.sep, "/") if source else None
     if file is not None and library_path_problem(file):  # a kernel defined outside the library (a dependency):
         file = None  # not located, as a snapshot names no place outside the library (schema.py)
+    text = (read_regular(Path(source)) or b"").decode("utf-8", "replace") if file and source else ""
+    function = function_node(text, report.kernel.rpartition(":")[2]) if text else None
+    examples_file, _, example = reference.partition("@triton=")[0].rpartition(":")
+    declared = (Path(examples_file), example) if examples_file and Path(examples_file).is_file() else None
+    loops = {f.key: f.value for f in report.facts if f.key.startswith("loop")}
     # no `device`: refs/ names the virtual device only where this process's import asked it, which depends on
     # which worker imported which file first; the report says each target's device for every run alike (run.py)
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
             "file": file, "line": def_line_of(source, report.kernel) if file else None,
-            "facts": facts, "evidence": {"dots": dots_of(build)},
+            "facts": facts, "sources": written(build, function, text),
+            "evidence": {"dots": dots_of(build), "places": places(build, function, text, declared, root, loops)},
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),
                                  "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
@@ -224,7 +232,24 @@ def dots_of(build: Any) -> list[dict[str, Any]]:
             precision = _PRECISION.search(found["attrs"])
             dots.append({"a": found["a"], "b": found["b"], "precision": precision[1] if precision else None,
                          "ttir_line": number})
+    if dots:
+        _python_lines(dots[:8], text, build.source_file)
     return dots[:8]
+
+
+def _python_lines(dots: list[dict[str, Any]], text: str, source: str | None) -> None:
+    """Each dot's line in the kernel's file, from the TTIR's locations (innermost in that file: a dot inlined
+    from a helper is placed at its call); none where the TTIR does not say."""
+    if not source:
+        return
+    try:
+        located = dialect_of("ttir").source_lines(text).lines  # type: ignore[union-attr]
+    except Exception:  # a TTIR this release's parser does not read: no line, never a failed entry
+        return
+    real = os.path.realpath(source)
+    for dot in dots:
+        chain = located[dot["ttir_line"] - 1].chain if dot["ttir_line"] <= len(located) else ()
+        dot["python_line"] = next((line for path, line, _ in chain if os.path.realpath(path) == real), None)
 
 
 def _jsonable(value: Any) -> Any:

@@ -27,6 +27,7 @@ from ttinspect.ci.model import (ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSE
                         Rule, level_of)
 from ttinspect.check.model import severity_rank
 from ttinspect.snapshot.explain import TITLES, detail, message
+from ttinspect.snapshot.origin import origin
 from ttinspect.snapshot.policy import within_tolerance
 
 _PATH_RANK = {"none": 0, "mma.sync": 1, "mfma": 1, "wmma": 1, "wgmma": 2, "tcgen05": 3}
@@ -56,8 +57,6 @@ RULES = {
 _SAID_BY = {"occupancy_limit": "occupancy", "blocks_per_sm": "occupancy", "loop_depths": "pipeline_depth",
             "shared_buffers": "shared_memory"}
 _GUARD_OF = {"fits": "shared_memory"}  # the guard a fact's regression belongs to
-
-
 
 
 
@@ -212,9 +211,10 @@ def _fact_changes(key: str, old: dict, new: dict, guard: tuple[str, ...], add, t
         explanation = detail(fact, before, after, was, now, target, new.get("evidence") or {},
                              _explain(fact, before, after, was, now))
         rule = _GUARD_OF.get(fact, fact) if status != NEUTRAL and _GUARD_OF.get(fact, fact) in RULES else "changed"
+        place = origin(fact, old, new)  # the line that changed it, so the annotation lands in the pull request's diff
         add(rule, level="error" if status == REGRESSED else "note", status=status, entry=key,
-            message=said, detail=explanation,
-            fix=RULES[rule].help if status == REGRESSED else "", file=new.get("file"), line=new.get("line"))
+            message=said, detail=f"{explanation.rstrip('.')}. Where: {place.said}.".lstrip(". "),
+            fix=RULES[rule].help if status == REGRESSED else "", file=place.file, line=place.line)
         statuses.append(status)
     return statuses
 

@@ -17,7 +17,7 @@ from ttinspect.toolchains.registry import VERSION_RE
 _TOP = {"format": str, "triton_version": str, "targets": list, "facts": list, "entries": dict}
 _TOP_REQUIRED = ("format", "entries")
 _ENTRY_REQUIRED = ("kernel", "target", "facts", "findings")
-_ENTRY_OPTIONAL = ("file", "line", "device")
+_ENTRY_OPTIONAL = ("file", "line", "device", "sources")
 _FINDING_REQUIRED = ("id", "severity", "title")
 _FINDING_OPTIONAL = ("slug", "line", "fix")
 _SEVERITIES = ("info", "warning", "error")
@@ -124,6 +124,7 @@ def _entry(key: str, entry: Any, facts: tuple[str, ...]) -> None:
         if wrong:
             raise Invalid(where, wrong)
         _json(value, where, 0)
+    _sources(entry.get("sources"), (*path, "sources"))
     if not isinstance(entry["findings"], list):
         raise Invalid((*path, "findings"), f"must be a list, got {_kind(entry['findings'])}")
     for index, finding in enumerate(_bounded_list(entry["findings"], (*path, "findings"))):
@@ -198,6 +199,20 @@ def _unprintable(char: str) -> bool:
     code = ord(char)
     return code < 32 or 127 <= code < 160 or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 \
         or 0xD800 <= code <= 0xDFFF
+
+
+def _sources(value: Any, path: tuple[str | int, ...]) -> None:
+    """An entry's source fingerprints (snapshot/sources.py): short names to short one-line texts. A piece this
+    release does not know is read and left unused (a later release may record more)."""
+    if value is None:
+        return
+    if not isinstance(value, dict) or len(value) > 16:
+        raise Invalid(path, f"must be an object of at most 16 fingerprints, got {_kind(value)}")
+    for name, text in value.items():
+        if not isinstance(text, str) or len(text) > 200:
+            raise Invalid((*path, name), f"must be a string of at most 200 characters, got {_shown(text)}")
+        _text(name, (*path, name), name=True)
+        _text(text, (*path, name), name=True)
 
 
 def _finding(finding: Any, path: tuple[str | int, ...]) -> None:

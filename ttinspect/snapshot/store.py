@@ -25,13 +25,17 @@ from ttinspect.snapshot.positions import line_of
 from ttinspect.snapshot.schema import Invalid, field_name, validate
 
 _ENTRY_KEYS = ("kernel", "target", "file", "line", "facts", "findings")
+# `sources` (snapshot/sources.py: the body's and the call's fingerprints) is written where an entry has it: an entry
+# kept from an older snapshot, which lacks it, is written as it was.
 # An entry's `device` (written by earlier releases) is read, never written: whether this process's import asked the
 # virtual device depends on which worker imported which file first, so it made cold runs differ (entries.compute).
 
 
 def dumps(entries: dict[str, dict[str, Any]], triton_version: str, targets: tuple[str, ...]) -> str:
     document = {"format": FORMAT, "triton_version": triton_version, "targets": list(targets), "facts": list(FACTS),
-                "entries": {key: {k: entry.get(k) for k in _ENTRY_KEYS} for key, entry in sorted(entries.items())}}
+                "entries": {key: {**{k: entry.get(k) for k in _ENTRY_KEYS},
+                                  **({"sources": entry["sources"]} if entry.get("sources") else {})}
+                            for key, entry in sorted(entries.items())}}
     return _stable(document) + "\n"
 
 

@@ -70,8 +70,11 @@ def strict_results(report: CIReport) -> CIReport:
         what = ("is not in the snapshot" if entry.status == "new" else "is in the snapshot but no longer in the "
                 "library" if entry.status == "removed" else
                 f"no longer matches the snapshot ({sum(r.status in _DIFFERENT for r in own)} difference(s))")
+        # at the line that changed its first difference (snapshot/origin.py), else its def: inside the diff
+        placed = next((r for r in own if r.status in _DIFFERENT and r.file and r.line), None)
+        file, line = (placed.file, placed.line) if placed else (entry.file, entry.line)
         results.append(Result(STRICT_RULE.id, "error", REGRESSED, entry.key, f"strict: {entry.key} {what}",
-                              fix=STRICT_RULE.help, file=entry.file, line=entry.line))
+                              fix=STRICT_RULE.help, file=file, line=line))
         entries.append(replace(entry, status="regressed"))
     rules = report.rules if len(results) == len(report.results) else (*report.rules, STRICT_RULE)
     return replace(report, entries=tuple(entries), results=tuple(results), rules=rules)
