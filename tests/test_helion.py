@@ -117,3 +117,57 @@ def test_the_origin_comments_map_each_code_line_and_only_the_kernel_s_are_marked
     marked = annotated(GENERATED, "/src/k.py").splitlines()
     assert len(marked) == len(GENERATED.splitlines())  # no line moves
     assert marked[6].endswith("  # <- k.py:10") and marked[11] == "    out = torch.empty_like(x)"
+
+
+MIXED = """import torch
+import triton
+import triton.language as tl
+
+import helion
+import helion.language as hl
+
+
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@helion.kernel(configs=[helion.Config(block_sizes=[64]), helion.Config(block_sizes=[128])])
+def scale(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tile in hl.tile(out.size()):
+        out[tile] = x[tile] * 2
+    return out
+
+
+TTINSPECT_EXAMPLES = {"big": {"kernel": scale, "args": {"x": "fp16[4096]"}, "autotune_config": 2}}
+"""
+
+
+@needs_helion
+def test_list_shows_every_kernel_a_reference_can_name_with_its_kind():
+    import json
+
+    listing = json.loads(run_cli("list", str(FILE), "--json").output)
+    assert [(k["name"], k["kind"], k["autotune_configs"]) for k in listing["kernels"]] == [
+        ("add", "helion", 0), ("matmul", "helion", 2), ("softmax", "helion", 0)]
+    assert listing["kernels"][0]["params"] == ["x", "y"] and listing["kernels"][0]["line"] == 12
+    assert listing["suggested"] == "add" and [e["kernel"] for e in listing["examples"]] == ["matmul", "softmax"]
+
+
+@needs_helion
+def test_list_of_a_module_mixing_triton_and_helion(tmp_path, monkeypatch):
+    import json
+
+    (tmp_path / "hmixed").mkdir()
+    (tmp_path / "hmixed" / "__init__.py").write_text("")
+    (tmp_path / "hmixed" / "ops.py").write_text(MIXED)
+    monkeypatch.chdir(tmp_path)
+    listing = json.loads(run_cli("list", "hmixed.ops", "--json").output)
+    assert [(k["name"], k["kind"]) for k in listing["kernels"]] == [("copy", "jit"), ("scale", "helion")]
+    assert listing["examples"][0]["kernel"] == "scale"
+    text = run_cli("list", "hmixed.ops", env={"COLUMNS": "200"}).output
+    assert "helion (2 configs)" in text and "big" in text
+    unknown = run_cli("report", "hmixed.ops:nope")
+    assert_one_line_error(unknown, EXIT_USAGE, "kernels: copy, scale", "examples: big")

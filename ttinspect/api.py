@@ -9,13 +9,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, Mapping
 
-# Imported for what it does on import: check/ installs how `Report.findings` are computed (report/ may not
-# import check/).
-import ttinspect.check.run  # noqa: F401
+# Imported also for what it does on import: check/ installs how `Report.findings` are computed (report/ may
+# not import check/).
+from ttinspect.check.run import check, launch_values
 from ttinspect.compare.facts_diff import Diff, diff_reports
 from ttinspect.errors import UsageError
+from ttinspect.kernel.arguments import parse_arg_mapping
 from ttinspect.kernel.options import OPTION_KEYS
 from ttinspect.refs.reference import parse_ref
 from ttinspect.refs.kinds import kind_of
@@ -68,7 +72,47 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     which = None if isinstance(config, Mapping) else config
     parse_device_props(props)  # a wrong key is refused before anything is loaded
     options = RefOptions(settings, dict(args or {}), signature, which, arch, props)
-    return report_from_build(resolve_one(kernel, options))
+    built = resolve_one(kernel, options)
+    report = report_from_build(built)
+    # the values given (args=, signature=) count in the findings as on the command line: check/'s one function,
+    # given the arguments as the command line's `--arg` entries
+    values = launch_values(dataclasses.replace(options, args=_as_entries(options.args)), built)
+    if not values:
+        return report
+    return LaunchedReport(**{f.name: getattr(report, f.name) for f in fields(Report)}, launch_values=values)
+
+
+def _as_entries(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The API's arguments as `--arg` parses them ("4096" is the value 4096, "i32:16" a Scalar); other text (a
+    Helion tensor's `fp16[1024]`, which its resolver read) stays as given: it is no value."""
+    out: dict[str, Any] = {}
+    for name, value in args.items():
+        if hasattr(value, "data_ptr"):  # a tensor: what it holds is data, no value of the launch's a rule reads
+            continue
+        try:
+            out.update(parse_arg_mapping({name: value}, "argument"))
+        except UsageError:
+            out[name] = value
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LaunchedReport(Report):
+    """A Report of a launch given argument values (`args={"n": 4097}`, a value in `signature=`): its findings
+    read them — TTI001's trip count, TTI005's sizes — as `ttinspect check --arg/--signature` does."""
+
+    launch_values: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def findings(self) -> tuple:
+        return check(self, self.launch_values)
+
+    def __eq__(self, other: object) -> bool:  # as a Report: the values given change the findings, not the facts
+        if not isinstance(other, Report):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Report) if f.compare)
+
+    __hash__ = Report.__hash__
 
 
 def _check_variant_overrides(variant: str, overrides: Mapping[str, Any]) -> None:

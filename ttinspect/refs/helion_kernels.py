@@ -23,7 +23,6 @@ from __future__ import annotations
 import inspect
 import json
 import random
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -35,16 +34,11 @@ from ttinspect.refs import helion_args
 from ttinspect.refs.failed import Failed
 from ttinspect.refs.helion_source import write_generated
 from ttinspect.refs.loading import ImportScope
+from ttinspect.refs.module_kernels import is_helion_kernel
 from ttinspect.refs.userfile import EXAMPLES_NAME, load_module
 
 SEARCH_SEED = 0  # the seed `--config N` draws Helion's search space with: the same N, the same config
 _TRITON_NAMES = {torch_name: short for short, torch_name in helion_args.DTYPES.items()}
-
-
-def is_helion_kernel(obj: Any) -> bool:
-    """A kernel of the DSL, told by its class — without importing it (a file that defines one imported it)."""
-    kernel_class = getattr(sys.modules.get("helion"), "Kernel", None)
-    return isinstance(kernel_class, type) and isinstance(obj, kernel_class)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""`ttinspect list FILE`: the kernels a user's file defines and the examples it declares, each jit
+"""`ttinspect list FILE`: every kernel a reference can name in a user's file, of every kind the resolver
+builds (module_kernels.py: Triton's, Helion's), with its kind, and the examples it declares; each Triton jit
 function marked kernel or device helper (kernel/helpers.py), and the one to suggest inspecting; for a
 capture (FILE.ttcap), what the run compiled (capture_listing.py)."""
 
@@ -7,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from ttinspect.errors import UsageError
-from ttinspect.kernel.helpers import first_kernel, roles
+from ttinspect.kernel.helpers import Role, first_kernel, roles
 from ttinspect.refs.capture_listing import list_capture
 from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.module_kernels import describe, nameable
 from ttinspect.refs.resolver import import_scope
-from ttinspect.refs.userfile import describe_kernel, examples_in, kernels_in, load_module
+from ttinspect.refs.userfile import examples_in, load_module
 
 
 def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
@@ -30,9 +32,11 @@ def list_file(text: str, arch: str | None = None) -> dict[str, Any]:
     module = load_module(ref.path, ref.package, scope)
     # the configs listed are those the device the code asked chose: say which (docs/virtual-device.md)
     device = scope.device_asked(asked, ref.path)
-    found = kernels_in(module)
-    kernels = [describe_kernel(name, obj) for name, obj in found.items()]
-    role_of = roles({name: _source(obj) for name, obj in found.items()})
+    found = nameable(module)
+    kernels = [describe(name, obj) for name, obj in found.items()]
+    # device helpers are told among Triton's jit functions; a kernel of another kind is launched from the host
+    role_of = {k.name: Role((), False) for k in kernels if not k.device_code}
+    role_of.update(roles({k.name: _source(found[k.name]) for k in kernels if k.device_code}))
     examples = examples_in(module, ref.path)
     return {
         "file": str(ref.path),

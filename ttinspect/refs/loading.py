@@ -191,7 +191,7 @@ def import_package_module(package: PackageModule, path: Path) -> ModuleType:
     package (its root a site-packages folder) is imported by name from this environment's packages — in
     another Triton's toolchain, the toolchain's own copy — never by putting that folder first."""
     root = str(package.root)
-    installed = package.root.name in ("site-packages", "dist-packages")
+    installed = is_installed(package)
     forget_other_folders(str(package.package_folder))
     if not installed:
         _forget_foreign(package, path)
@@ -214,6 +214,16 @@ def import_package_module(package: PackageModule, path: Path) -> ModuleType:
     return module
 
 
+def is_installed(package: PackageModule) -> bool:
+    """A package of this environment (its root a site-packages folder): imported by name, never set aside."""
+    return package.root.name in ("site-packages", "dist-packages")
+
+
+def runs_ttinspect(top: str) -> bool:
+    """A package ttinspect itself runs on: another copy of it cannot be imported in the same process."""
+    return top in ("triton", "torch", "ttinspect", "click", "rich", "pygments", "numpy")
+
+
 def _forget_foreign(package: PackageModule, path: Path) -> None:
     """A package of the same name imported earlier from elsewhere (another checkout) is forgotten, so that
     the one the user named is imported — unless it is one ttinspect itself runs on (triton, torch)."""
@@ -224,7 +234,7 @@ def _forget_foreign(package: PackageModule, path: Path) -> None:
     own = [os.path.realpath(p) for p in list(getattr(loaded, "__path__", []) or [])[:1]]
     if os.path.realpath(package.package_folder) in own:
         return
-    if package.top in ("triton", "torch", "ttinspect", "click", "rich", "pygments", "numpy"):
+    if runs_ttinspect(package.top):
         raise UsageError(f"{path}: a file of a {package.top!r} package, but ttinspect runs on the installed "
                          f"{package.top!r}; copy the kernel into a file of its own")
     _unload_package(package)

@@ -33,6 +33,9 @@ class PackageModule:
 
     module: str  # fla.ops.gla.chunk
     root: Path  # the folder holding the top package (`fla/`): what goes on sys.path
+    # the reference named the module (`pkg.mod:kernel`): imported by that name; else a file's path named it,
+    # and its package keeps names of its own in sys.modules (package_names.py)
+    by_name: bool = False
 
     @property
     def top(self) -> str:

@@ -24,8 +24,9 @@ from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
 from ttinspect.files.source_files import read_regular, sha256_or_empty
-from ttinspect.refs.loading import NO_SCOPE, ImportScope, current_scope, exec_loose_file, import_package_module, \
-    run_user_code
+from ttinspect.refs.module_kernels import nameable
+from ttinspect.refs.loading import NO_SCOPE, ImportScope, current_scope, exec_loose_file, run_user_code
+from ttinspect.refs.package_names import import_package_file, kept_as
 from ttinspect.refs.packages import PackageModule, locate, package_of, split_module_ref
 from ttinspect.engine.builds import USER_MODULE_PREFIX
 
@@ -104,7 +105,7 @@ def parse_module_ref(text: str) -> FileRef:
     depth = module.count(".") + (1 if path.name == "__init__.py" else 0)
     root = path.parents[depth]
     inline = tuple(item for item in (match["inline"] or "").split(",") if item.strip())
-    return FileRef(path, match["name"], inline, match["arch"], PackageModule(module, root))
+    return FileRef(path, match["name"], inline, match["arch"], PackageModule(module, root, by_name=True))
 
 
 def _split_existing(text: str) -> tuple[str, re.Match] | None:
@@ -149,16 +150,19 @@ def module_name(path: Path) -> str:
 def load_module(path: Path, package: PackageModule | None = None, scope: ImportScope = NO_SCOPE,
                 definitions_only: bool = False) -> ModuleType:
     """Run the user's code once per process and scope (as `import` would): a loose file as a module of its
-    own, a file of a package as that package's module (`package`; found by `package_of` when not given).
+    own, a file of a package as that package's module (`package`; found by `package_of` when not given), under
+    names of its own when a path named it (package_names.py).
     `definitions_only`: the file is a program's own script, loaded without running the program
     (program_script.py)."""
     package = package if package is not None else package_of(path)
     if package is not None and not definitions_only:
-        def forget() -> None:
-            sys.modules.pop(package.module, None)
+        def forget() -> None:  # this file's module, under whichever name it was loaded (never another's)
+            for name in (package.module, kept_as(package, package.module)):
+                if os.path.realpath(getattr(sys.modules.get(name), "__file__", "") or "") == os.path.realpath(path):
+                    del sys.modules[name]
 
         return run_user_code(path, [package.package_folder], scope,
-                             lambda: import_package_module(package, path), forget)
+                             lambda: import_package_file(package, path), forget)
     name = module_name(path) + ("_definitions" if definitions_only else "")
     if name in sys.modules and scope.key == current_scope():
         return sys.modules[name]
@@ -168,16 +172,6 @@ def load_module(path: Path, package: PackageModule | None = None, scope: ImportS
 
     return run_user_code(path, [path.parent], scope, lambda: exec_loose_file(name, path, definitions_only),
                          forget_file)
-
-
-@dataclass(frozen=True)
-class KernelInfo:
-    name: str
-    kind: str  # jit, autotune, heuristics
-    params: tuple[str, ...]
-    constexprs: tuple[str, ...]
-    line: int | None
-    configs: int = 0  # @triton.autotune configs
 
 
 @dataclass(frozen=True)
@@ -194,38 +188,12 @@ class Example:
 
 
 def kernels_in(module: ModuleType) -> dict[str, Any]:
-    """Module-level names bound to a kernel (jit, autotune, heuristics), in definition order."""
+    """Module-level names bound to a kernel Triton compiles (jit, autotune, heuristics), in definition order;
+    the kernels of every kind a reference can name are module_kernels.nameable's."""
     from ttinspect.compile.jit import kernel_kind  # imports triton
 
     return {name: obj for name, obj in vars(module).items()
             if not name.startswith("__") and kernel_kind(obj) in ("jit", "gluon", "autotune", "heuristics")}
-
-
-def describe_kernel(name: str, obj: Any) -> KernelInfo:
-    from ttinspect.compile.jit import kernel_kind, unwrap  # imports triton
-
-    fn, autotuner, _ = unwrap(obj)
-    kind = kernel_kind(obj)
-    assert kind is not None  # unwrap raised for anything but a kernel
-    if kind in ("autotune", "heuristics") and kernel_kind(fn) == "gluon":
-        kind = f"{kind}, gluon"
-    return KernelInfo(name, kind, tuple(fn.arg_names),
-                      tuple(p.name for p in fn.params if p.is_constexpr), _def_line(fn.fn),
-                      len(autotuner.configs) if autotuner is not None else 0)
-
-
-def _def_line(function) -> int | None:
-    """The `def` line (what Triton's IR locations point at), not the first decorator's."""
-    import inspect
-
-    try:
-        lines, start = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        return function.__code__.co_firstlineno
-    for offset, line in enumerate(lines):
-        if line.lstrip().startswith(("def ", "async def ")):
-            return start + offset
-    return start
 
 
 def examples_in(module: ModuleType, path: Path) -> dict[str, Example]:
@@ -234,7 +202,7 @@ def examples_in(module: ModuleType, path: Path) -> dict[str, Example]:
         return {}
     if not isinstance(raw, Mapping):
         raise UsageError(f"{path}: {EXAMPLES_NAME} must be a dict of name -> example, got {type(raw).__name__}")
-    kernels = kernels_in(module)
+    kernels = nameable(module)  # an example may name a kernel of any kind (a Helion kernel's too)
     return {name: _example(name, spec, kernels, path) for name, spec in raw.items()}
 
 
@@ -283,8 +251,9 @@ def find(module: ModuleType, path: Path, name: str) -> Any:
             raise UsageError(f"{path}:{name} was made by @triton.jit under TRITON_INTERPRET=1, which cannot be "
                              "compiled: unset TRITON_INTERPRET")
         raise UsageError(f"{path}:{name} is a {type(obj).__name__}, not a @triton.jit kernel; "
-                         f"kernels in the file: {', '.join(kernels) or 'none'}")
-    listed = f"kernels: {', '.join(kernels) or 'none'}" + (f"; examples: {', '.join(examples)}" if examples else "")
+                         f"kernels in the file: {', '.join(nameable(module)) or 'none'}")
+    every = nameable(module)  # of every kind: a Helion kernel is named like a Triton one
+    listed = f"kernels: {', '.join(every) or 'none'}" + (f"; examples: {', '.join(examples)}" if examples else "")
     raise UsageError(f"{path}: no kernel or example {name!r} ({listed})")
 
 
