@@ -202,3 +202,19 @@ def test_arch_specific_names():
         assert f"PTX .target {ptx_target}" in header
     result = CliRunner().invoke(cli, ["dump", "opt", "--arch", "sm_80a"])
     assert result.exit_code != 0 and "begin at sm_90" in result.output
+
+
+@pytest.mark.parametrize("decorator, expected", [
+    ("@triton.jit", ["k.py:kernel"]),
+    ("@triton.autotune(configs=[])\n@triton.jit", ["k.py:kernel"]),
+    ("@gluon.jit", ["k.py:kernel"]),
+    ("@helion.kernel(config=helion.Config(block_sizes=[64]))", ["k.py:kernel"]),
+    ("@functools.cache", []),
+])
+def test_completion_names_every_kind_of_kernel(tmp_path, monkeypatch, decorator, expected):
+    """`my.py:` + Tab lists the kernels a reference can name, read from the text, whatever their kind."""
+    from ttinspect.cli.completion import _kernels_in_file
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(f"{decorator}\ndef kernel(x):\n    pass\n\n\ndef helper():\n    pass\n")
+    assert [item.value for item in _kernels_in_file("k.py:")] == expected

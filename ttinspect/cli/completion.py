@@ -27,8 +27,8 @@ def complete_ref(ctx, param, incomplete: str) -> list[CompletionItem]:
 
 
 def _kernels_in_file(incomplete: str) -> list[CompletionItem]:
-    """`my.py:` → the @triton.jit functions the file defines, read from its text (never imported: Tab must
-    not run the user's code)."""
+    """`my.py:` → the kernels the file defines (Triton's, Gluon's, Helion's: every kind a reference can name),
+    read from its text (never imported: Tab must not run the user's code)."""
     import re
 
     path, prefix = incomplete.split(":", 1)
@@ -37,7 +37,8 @@ def _kernels_in_file(incomplete: str) -> list[CompletionItem]:
             text = handle.read()
     except OSError:
         return []
-    names = re.findall(r"^@triton\.(?:jit|autotune|heuristics)[\s\S]*?^def\s+(\w+)", text, flags=re.M)
+    decorator = r"^@(?:triton\.(?:jit|autotune|heuristics)|gluon\.jit|helion\.kernel)\b"
+    names = re.findall(decorator + r"[\s\S]*?^def\s+(\w+)", text, flags=re.M)
     return [CompletionItem(f"{path}:{n}") for n in dict.fromkeys(names) if n.startswith(prefix)]
 
 
