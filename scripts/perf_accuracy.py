@@ -3,6 +3,8 @@ predicted offline, then per (kernel, shape) group the rank correlation and error
 
     python scripts/perf_accuracy.py tests/data/perf/h100_points.json            # predict, store, print the table
     python scripts/perf_accuracy.py tests/data/perf/h100_points.json --table    # the table from the stored predictions
+    python scripts/perf_accuracy.py tests/data/perf/h100_points.json --against tests/data/perf/h200_points.json
+                                                                   # how far the GPUs' own orders agree (no model)
 
 Predicting writes NAME_predicted.json beside the dataset (each point's predicted ms, or why none), so the table
 can be printed again — and held by tests/test_predict_accuracy.py — without compiling. Per group: Spearman of
@@ -111,6 +113,29 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def agreement(dataset: dict, other: dict) -> list[dict]:
+    """Per group, the Spearman of one set's measured times against another's for the same points (two GPUs, or
+    two runs): how reproducible the configs' order is, the most a model can be expected to rank. A group whose
+    configs lie within the timing noise of each other agrees poorly even between two runs of the same GPU."""
+    times = {p["id"]: p.get("ms") for p in other["points"]}
+    found: dict[str, list[tuple[float, float]]] = {}
+    for p in dataset["points"]:
+        if p.get("ms") and times.get(p["id"]):
+            found.setdefault(p["group"], []).append((p["ms"], times[p["id"]]))
+    return [{"group": group, "points": len(pairs), "spearman": spearman([a for a, _ in pairs], [b for _, b in pairs]),
+             "spread": max(a for a, _ in pairs) / min(a for a, _ in pairs)}
+            for group, pairs in sorted(found.items())]
+
+
+def agreement_table(rows: list[dict]) -> str:
+    lines = ["| group | points | Spearman of the two sets' measured times | slowest ÷ fastest config |",
+             "|---|---|---|---|"]
+    for r in rows:
+        rho = f"{r['spearman']:.2f}" if r["spearman"] is not None else "—"
+        lines.append(f"| {r['group']} | {r['points']} | {rho} | {r['spread']:.2f} |")
+    return "\n".join(lines)
+
+
 def predicted_path(dataset_path: Path) -> Path:
     return dataset_path.with_name(dataset_path.stem.replace("_points", "") + "_predicted.json")
 
@@ -122,6 +147,10 @@ def main(argv: list[str]) -> int:
     path = Path(argv[0])
     dataset = json.loads(path.read_text())
     out = predicted_path(path)
+    if "--against" in argv:
+        other = json.loads(Path(argv[argv.index("--against") + 1]).read_text())
+        print(agreement_table(agreement(dataset, other)))
+        return 0
     if "--table" in argv:
         predicted = json.loads(out.read_text())
     else:

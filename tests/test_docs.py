@@ -147,7 +147,7 @@ def test_shell_block_parses(block: Block):
 
 # ---- shell: run -----------------------------------------------------------------------------------
 
-_PY_REF = re.compile(r"^(?P<path>[^\s=:@*,'\"]+\.py)(?=$|[:@])")
+_PY_REF = re.compile(r"^(?P<path>[^\s=:@*,'\"]+\.(?:py|ttcap))(?=$|[:@])")  # a kernel file, or a capture in the repo
 _CACHE_REF = re.compile(r"^cache:(?P<id>[^:@\s]+)")
 
 
@@ -172,6 +172,7 @@ def bring_file(path: str, where: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for sibling in found.parent.glob("*.py"):
         shutil.copyfile(sibling, target / (Path(path).name if sibling == found else sibling.name))
+    shutil.copyfile(found, target / Path(path).name)
 
 
 def _cache_entry_exists(entry: str, cache: Path) -> bool:

@@ -37,3 +37,21 @@ def test_every_measured_point_has_a_stored_prediction_or_its_reason(name):
     for point in json.loads(dataset.read_text())["points"]:
         row = predicted[point["id"]]
         assert row["predicted_ms"] is not None or row["reason"], point["id"]
+
+
+def test_the_docs_agreement_table_is_the_scripts():
+    """The two GPUs' own orders (no model): the ceiling a group's Spearman can be judged against."""
+    from perf_accuracy import agreement, agreement_table
+
+    h100, h200 = (json.loads((DATA / f"{name}_points.json").read_text()) for name in DATASETS)
+    assert agreement_table(agreement(h100, h200)) in (ROOT / "docs" / "predict.md").read_text()
+
+
+@pytest.mark.parametrize("other_ms, rho", [((1.0, 2.0, 3.0), 1.0), ((3.0, 2.0, 1.0), -1.0), ((1.0, 3.0, 2.0), 0.5)])
+def test_agreement_is_the_spearman_of_two_sets_measured_times_by_point(other_ms, rho):
+    from perf_accuracy import agreement
+
+    points = [{"id": i, "group": "g", "ms": ms} for i, ms in enumerate((1.0, 2.0, 4.0))]
+    other = [{"id": i, "group": "g", "ms": ms} for i, ms in enumerate(other_ms)]
+    (row,) = agreement({"points": points}, {"points": other})
+    assert (row["points"], row["spearman"], row["spread"]) == (3, pytest.approx(rho), 4.0)

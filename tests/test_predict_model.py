@@ -9,9 +9,8 @@ import pytest
 from ttinspect.perf.devices import find_device
 from ttinspect.perf.ir_program import parse_ir_program
 from ttinspect.perf.masks import active_fraction
-from ttinspect.perf.terms import (ISSUE_PER_SM_CLOCK, WARP_CPI, chain_limiter, chain_seconds,
-                                  cycles_per_instruction,
-                                  launch_shape, resource_terms, soft_max, spill_bytes)
+from ttinspect.perf.terms import (WARP_CPI, chain_limiter, chain_seconds, launch_shape,
+                                  loop_instructions_per_trip, resource_terms, soft_max, spill_bytes)
 from ttinspect.perf.unroll import unroll_factor
 from ttinspect.perf.work import Work, count_work, dot_feeds_elementwise, placing_scalars
 
@@ -207,7 +206,8 @@ def test_an_unrolled_loop_waits_once_for_the_trips_it_issued_together():
              "sass_loop_global_loads": (("16B", 4),)}
     work = _work(132, 8)
     shape = launch_shape(H100, work, 1, 4)
-    expected = (1000 + 60 * WARP_CPI + 8 * (1000 / 4 + 40 * WARP_CPI)) / (H100.boost_mhz * 1e6)
+    # the 40-instruction SASS body holds 4 trips: a trip waits a quarter round trip and issues 10 instructions
+    expected = (1000 + 60 * WARP_CPI + 8 * (1000 / 4 + 10 * WARP_CPI)) / (H100.boost_mhz * 1e6)
     assert chain_seconds(facts, work, shape, 0.0, 1, 1000) == pytest.approx(expected)
 
 
@@ -236,17 +236,38 @@ def test_the_chain_is_named_by_what_a_cta_waits_on_most():
         "tensor cores"
 
 
-@pytest.mark.parametrize("warps, cpi", [(4, WARP_CPI), (16, WARP_CPI), (64, 64 / ISSUE_PER_SM_CLOCK)])
-def test_a_warps_instructions_are_as_far_apart_as_its_latency_or_its_turn(warps, cpi):
-    assert cycles_per_instruction(warps) == cpi
+@pytest.mark.parametrize("ctas_per_sm", [1, 4, 16])
+def test_the_chain_charges_a_warps_own_dependent_issue_whatever_shares_the_sm(ctas_per_sm):
+    """The SM's issue rate shared by every resident warp is the instruction issue term: the chain of one CTA
+    (here one trip, 40 loop + 60 other instructions, one round) is the same at 1, 4 or 16 resident CTAs."""
+    facts = {"sass_instructions": 100, "sass_loop_instructions": 40}
+    work = _work(132 * ctas_per_sm, 1)
+    shape = launch_shape(H100, work, ctas_per_sm, 8)
+    expected = (1000 + 60 * WARP_CPI + 1000 + 40 * WARP_CPI) / (H100.boost_mhz * 1e6)
+    assert chain_seconds(facts, work, shape, 0.0, 1, 1000) == pytest.approx(expected)
 
 
-def test_the_instruction_issue_term_counts_warp_instructions_from_the_sass():
-    facts = {"sass_instructions": 100, "sass_loop_instructions": 40, "num_warps": 4}
+@pytest.mark.parametrize("sass_loads, ptx_loads, per_trip", [
+    ((("16B", 4),), 1, 10.0),  # ptxas unrolled 4 trips into the 40-instruction body
+    ((("16B", 1),), 1, 40.0),  # not unrolled
+    ((("2B", 64),), 2, 40.0),  # a ratio of 32, over MAX_UNROLL: not the same loop, the body counts as one trip
+    (None, None, 40.0),  # no PTX/SASS load counts: the body is one trip
+])
+def test_a_trips_instructions_are_the_sass_body_over_the_trips_ptxas_unrolled_into_it(sass_loads, ptx_loads,
+                                                                                      per_trip):
+    facts = {"sass_loop_instructions": 40, "sass_loop_global_loads": sass_loads, "ptx_loop_global_loads": ptx_loads}
+    assert loop_instructions_per_trip(facts) == pytest.approx(per_trip)
+
+
+@pytest.mark.parametrize("unrolled", [1, 4])
+def test_the_instruction_issue_term_counts_warp_instructions_from_the_sass(unrolled):
+    facts = {"sass_instructions": 100, "sass_loop_instructions": 40, "num_warps": 4,
+             "sass_loop_global_loads": (("16B", unrolled),), "ptx_loop_global_loads": 1}
     work = _work(264, 8)
     shape = launch_shape(H100, work, 2, 4)
     terms = resource_terms(facts, H100, work, shape, "none", [])
-    warp_instructions = 4 * (264 * 60 + 40 * 264 * 8)
+    # 60 instructions outside the loop per program; the body's 40 hold `unrolled` of the 8 trips per program
+    warp_instructions = 4 * (264 * 60 + 40 / unrolled * 264 * 8)
     assert terms["instruction issue"] == pytest.approx(warp_instructions / (132 * 4 * H100.boost_mhz * 1e6))
 
 

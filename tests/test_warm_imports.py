@@ -56,6 +56,8 @@ WARM_DUMP = START | {
     "ttinspect.refs.userfile", "ttinspect.render.highlight", "ttinspect.targets", "ttinspect.targets.amd",
     "ttinspect.targets.device_limits", "ttinspect.targets.lookup", "ttinspect.targets.nvidia",
     "ttinspect.targets.releases", "ttinspect.virtual", "ttinspect.virtual.overrides",
+    "ttinspect.cli.device_options",  # diff's --device/--device-profile options: click and errors only
+    "ttinspect.refs.module_kernels", "ttinspect.refs.package_names",  # the file loader's kinds and names: stdlib
 }
 
 # The packages outside Python's standard library each path may import (ttinspect_kernels: the shipped variants).

@@ -15,6 +15,7 @@ SHORT = {
     "html": "One self-contained HTML page about one or two kernels",
     "sweep": "Compile a grid of configs x targets, a row of facts each",
     "predict": "A launch's time on a named GPU, predicted offline",
+    "calibrate": "Measure this GPU once: a device profile for predict (GPU)",
     "snapshot": "A library's kernels' facts in one file; --check gates CI",
     "targets": "NVIDIA targets, their limits, which Tritons compile them",
     "toolchains": "Other Triton releases to compile with (@triton=X.Y.Z)",
@@ -44,6 +45,7 @@ EXAMPLES = {
     "html": ["ttinspect html opt --arch sm_90 -o opt.html", "ttinspect html naive opt -o naive-vs-opt.html"],
     "sweep": [],  # its epilog has them (cli/sweep_cmd.py)
     "predict": [],  # its epilog has them (cli/predict_cmd.py)
+    "calibrate": [],  # its epilog has them (cli/calibrate_cmd.py)
     "snapshot": [],  # its epilog has them (cli/snapshot_cmd.py)
     "targets": ["ttinspect targets", "ttinspect targets --json"],
     "capture": [],  # its epilog has them (cli/capture_cmd.py)

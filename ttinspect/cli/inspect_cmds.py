@@ -10,6 +10,7 @@ from ttinspect.ci.model import FORMATS
 from ttinspect.errors import UsageError
 from ttinspect.files.terminal_text import shown_block
 from ttinspect.cli.app import cli
+from ttinspect.cli.device_options import diff_prediction_options, diff_times, echo_diff_times, wants_prediction
 from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_option, args_options, check_stage,
                                   device_props_option, emit_json, kernel_source, options_from, ref_options,
                                   settings_option, source_option, stage_for)
@@ -19,8 +20,9 @@ from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_opti
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @arch_option
 def list_command(file: str | None, as_json: bool, arch: str | None) -> None:
-    """The kernel variants ttinspect ships, or with FILE (or a module: pkg.mod) the kernels and examples in it,
-    imported as seen by --arch's virtual device."""
+    """The kernel variants ttinspect ships, or with FILE (or a module: pkg.mod) every kernel a reference can
+    name in it, of every kind (jit, autotune, gluon, helion), and its examples, imported as seen by --arch's
+    virtual device."""
     if file is None and arch is not None:
         raise UsageError("--arch is for `list FILE` (the file is imported as that target's GPU would see it)")
     if file is not None:
@@ -244,13 +246,16 @@ def _report_by_line(built, stage: str, as_json: bool) -> None:
 @click.option("-o", "--output", "out", default=None, metavar="FILE",
               help="Write --format's output to FILE (atomically; its folder must exist) instead of stdout.")
 @click.option("--force", is_flag=True, help="With -o: overwrite FILE if it exists.")
+@diff_prediction_options
 def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
                  signature: str | None, configs: tuple[str, ...], stage: str | None, passes: bool, show_all: bool,
-                 as_json: bool, fmt: str, out: str | None, force: bool) -> None:
+                 as_json: bool, fmt: str, out: str | None, force: bool, device: str | None, device_profile,
+                 size: int | None, launch_grids: tuple[str, ...]) -> None:
     """Compare two kernels: A and B are references with optional overrides and target, e.g.
     `naive opt`, `opt opt:num_stages=3`, `opt@sm_80 opt@sm_90`, `my_mm.py:small my_mm.py:big`,
     `cache:3fa9c2 cache:77b01e`, or two autotune configs of one kernel: `my_mm.py:matmul --config 1
-    --config 3`. --arch/--set/--arg/--signature apply to both sides; --config to both, or one per side."""
+    --config 3`. --arch/--set/--arg/--signature apply to both sides; --config to both, or one per side.
+    With --device (--size, --device-profile): each side's predicted time, doc 003 §5 (docs/predict.md)."""
     import time
 
     # loaded when the command runs: every command module is imported at start-up
@@ -264,6 +269,8 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
     as_json = fmt == "json"
     if fmt in CI_FORMATS and (stage or passes or show_all):
         raise UsageError(f"--format {fmt} lists the changed facts; --stage, --passes and --all go with text or json")
+    predicting, device_profile = wants_prediction(fmt, fmt in CI_FORMATS, device, device_profile, size, launch_grids)
+    settings = (*settings, *(f"{n}={size}" for n in "MNK" if size is not None))
     if stage is not None:
         check_stage(stage)
     check_format_and_output(fmt, out, force)  # before compiling: a refused -o costs nothing
@@ -284,7 +291,7 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
         builds = resolve_pair(sides[0][0], sides[1][0], sides[0][1])
     else:  # a config per side: resolve_pair takes one set of options for both
         builds = [resolve_one(ref, options) for ref, options in sides]
-    plain = fmt == "text" and not (stage or passes or show_all)
+    plain = fmt == "text" and not (stage or passes or show_all or predicting)
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.render.kept import echo_kept, render_and_keep
 
@@ -295,7 +302,10 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.report.collect import report_from_build
 
-    result = diff_reports(*(report_from_build(x) for x in builds))
+    reports = [report_from_build(x) for x in builds]
+    result = diff_reports(*reports)
+    predicted = diff_times([r for r, _ in sides], reports, device, device_profile, launch_grids, args) \
+        if predicting else None
     text_diff = None
     if stage:
         # loaded when the command runs: every command module is imported at start-up
@@ -316,6 +326,8 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
             data["loop_diff"] = {"stage": stage, "unified": text_diff}
         if divergence is not None:
             data["passes"] = divergence.as_dict()
+        if predicted is not None:
+            data["predicted"] = predicted
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.ci.write import write_text
         # loaded when the command runs: every command module is imported at start-up
@@ -341,6 +353,8 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
         render_and_keep(builds, lambda: print_diff(result))
         return
     print_diff(result, show_all=show_all)
+    if predicted is not None:
+        echo_diff_times(predicted)
     if text_diff is not None:
         # loaded when the command runs: every command module is imported at start-up
         from ttinspect.render.highlight import should_color

@@ -32,6 +32,7 @@ COMMAND_MODULES = {
     "html": "ttinspect.cli.html_cmd",
     "sweep": "ttinspect.cli.sweep_cmd",
     "predict": "ttinspect.cli.predict_cmd",
+    "calibrate": "ttinspect.cli.calibrate_cmd",
     "snapshot": "ttinspect.cli.snapshot_cmd",
     "targets": "ttinspect.cli.targets_cmd",
     **dict.fromkeys(("toolchains", "versions"), "ttinspect.cli.toolchains_cmd"),

@@ -11,6 +11,8 @@ from ttinspect.files.terminal_text import shown
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import (REF_HELP, VALUE, args_options, config_option, emit_json, options_from,
                                   settings_option, source_option)
+from ttinspect.cli.device_options import device_option, device_profile_option
+from ttinspect.cli.device_options import device_profile as read_device_profile
 
 SWEEP_HELP = REF_HELP + """
 
@@ -20,6 +22,8 @@ Examples:
   ttinspect sweep opt --grid config=all --arch sm_90 --where "spills == 0 and fits" --autotune-configs
   ttinspect sweep my.py:matmul --signature "..." --grid BLOCK_M=64,128 --plot sweep.png
   ttinspect sweep opt --grid ... --executor ray --ray-address ray://head:10001
+  ttinspect sweep opt --size 4096 --grid config=all --arch sm_90 --sort time --top 8 --autotune-configs \
+      --launch-grid "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"
 
 \b
 Exit status:
@@ -51,6 +55,15 @@ Exit status:
 @click.option("--columns", default=None, metavar="F,G,...",
               help="Facts to show (default: registers, spills, shared, fits, occupancy and its limit, "
                    "pipeline depth, tensor-core path, loop tensor-core ops).")
+@click.option("--top", "top", default=None, type=click.IntRange(1), metavar="N",
+              help="Keep the first N rows, after --where and --sort (--sort time --top 8: the 8 predicted fastest).")
+@click.option("--launch-grid", "launch_grid", default=None, metavar="EXPR",
+              help='The launch grid for the `time` column (the predicted time, ms): "cdiv(M, BLOCK_M) * '
+                   'cdiv(N, BLOCK_N)" over the launch\'s names.')
+@click.option("--size", "size", default=None, type=int, metavar="N",
+              help="A shipped variant's M = N = K (its other sizes stay).")
+@device_option
+@device_profile_option
 @click.option("--json", "as_json", is_flag=True, help="Every row with every fact, as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="The table as CSV.")
 @click.option("--autotune-configs", "autotune_configs", is_flag=True,
@@ -68,6 +81,7 @@ Exit status:
                    "else a local Ray); a malformed or unreachable one is refused (exit 2).")
 def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: tuple[str, ...], args: tuple[str, ...],
                   signature: str | None, config: str | None, where: str | None, sort: str | None, columns: str | None,
+                  top: int | None, launch_grid: str | None, size: int | None, device: str | None, device_profile,
                   as_json: bool, as_csv: bool, autotune_configs: bool, plot: str | None, plot_axes: str | None,
                   plot_fact: str, force: bool, jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Compile REF at every point of a grid of constexprs and options × targets, in parallel, one row of
@@ -106,7 +120,22 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
                 raise UsageError("--plot-axes takes two axes: X,Y")
             pair = (names[0], names[1])
     filt = Where(where) if where else None  # a bad expression is refused before anything compiles
+    device_profile = read_device_profile(device_profile)  # checked once, before anything compiles
+    if size is not None:
+        settings = (*settings, f"M={size}", f"N={size}", f"K={size}")
+    timed = _wants_time(sort, columns, filt, launch_grid, device, device_profile)
+    grid_of = None
+    if timed:
+        # loaded when the command runs: the model, only for a sweep that asks for predicted times
+        from ttinspect.perf.devices import find_device
+        from ttinspect.perf.grid_text import grid_from_text
+
+        if device is not None:
+            find_device(device)  # a misspelt name is refused before anything compiles
+        grid_of = grid_from_text(launch_grid) if launch_grid else None
     shown_columns = tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else DEFAULT_COLUMNS
+    if timed and not columns:  # the predicted time first: what the sweep was asked for
+        shown_columns = ("time", "time_bound", *shown_columns)
     parsed = options_from(None, settings, args, signature, config)
     options = {"settings": dict(parsed.settings), "args": dict(parsed.args), "signature": parsed.signature,
                "config": parsed.config, "source": parsed.source}
@@ -115,6 +144,13 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         raise UsageError("--plot needs two axes: a --grid with two keys, or one key and several --arch targets")
     result = run_sweep(ref, axes, points, options, executor=executor, jobs=jobs, ray_address=ray_address)
     rows = result.rows
+    if timed:
+        # loaded when the command runs: the model, only for a sweep that asks for predicted times
+        from ttinspect.perf.sweep_times import add_predicted_times
+
+        figures = add_predicted_times(ref, rows, options, device=device, grid=grid_of, device_profile=device_profile)
+        where_on = ", ".join(sorted({str(row["predicted_on"]) for row in rows if row.get("predicted_on")}))
+        result.notes.append(f"time: the predicted ms of one launch on {where_on or f'no device ({figures} figures)'}")
     if not result.interrupted:  # names are checked against the rows; a stopped sweep prints what it has
         if columns:
             refuse_unknown("--columns", shown_columns, rows, "column")
@@ -128,6 +164,8 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         rows = [row for row in rows if filt(values(row))]
     if sort:
         rows = sort_rows(rows, sort)
+    if top is not None:
+        rows = rows[:top]
     if as_json:
         click.echo(to_json(result, rows))
     elif as_csv:
@@ -153,6 +191,14 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
         click.echo(f"ttinspect: error: {every} failed ({kinds}); the first: {shown(result.rows[0]['error'])}",
                    err=True)
         sys.exit(result.exit_code)
+
+
+def _wants_time(sort, columns, filt, launch_grid, device, device_profile) -> bool:
+    """Whether the sweep predicts each point's time: a name of the prediction's columns asked for, or an
+    option only a prediction reads."""
+    names = {(sort or "").lstrip("-+"), *(c.strip() for c in (columns or "").split(","))}
+    names |= set(filt.names) if filt is not None else set()
+    return bool(names & {"time", "time_bound"}) or any(x is not None for x in (launch_grid, device, device_profile))
 
 
 __all__ = ["sweep_command", "emit_json"]

@@ -8,98 +8,63 @@ its facts handed to the model (model.py) with the launch's values and grid.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ttinspect.api import Report, inspect
-from ttinspect.errors import TTInspectError, UsageError
-from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
-from ttinspect.perf.devices import device_for
-from ttinspect.perf.model import Prediction, not_predicted, predict_from_facts
-from ttinspect.perf.unroll import ptx_loop_global_loads
-from ttinspect.refs.kinds import kind_of
-from ttinspect.refs.reference import parse_ref
+from ttinspect.errors import TTInspectError
+from ttinspect.kernel.argument_types import Pointer, TensorDesc
+from ttinspect.perf.model import Prediction, not_predicted
+from ttinspect.perf.profile import DeviceProfile, with_profile
+from ttinspect.perf.report_prediction import (Grid, device_for_profile, launch_values, predict_report,
+                                              resolve_grid)
 
-Grid = tuple[int, ...] | Callable[[Mapping[str, Any]], tuple[int, ...]] | None
+__all__ = ["Grid", "device_for_profile", "launch_values", "predict", "predict_report", "rank", "resolve_grid"]
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
-
-
-def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[str, Any]:
-    """The launch's values by name: the given args' ints (a variant's own when none are given) and the
-    compiled config's constexprs and options."""
-    values: dict[str, Any] = {}
-    if args is None and isinstance(kernel, str) and kind_of(kernel) == "variant":
-        resolved = parse_ref(kernel.partition("@")[0], dict(report.config)).resolved
-        args = resolved.variant.make_args(resolved.problem, resolved.config)
-    for name, value in (args or {}).items():
-        if isinstance(value, (Pointer, Scalar, TensorDesc)) or (isinstance(value, str) and not _int_text(value)):
-            continue
-        values[name] = int(value) if isinstance(value, str) else value
-    values.update({k: v for k, v in report.config.items()})
-    return values
-
-
-def _int_text(text: str) -> bool:
-    try:
-        int(text, 0)
-        return True
-    except ValueError:
-        return False
-
-
-def resolve_grid(grid: Grid, meta: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """A tuple, or Triton's grid callable called with the meta dict (args and constexprs by name)."""
-    if grid is None:
-        return None
-    value = grid(dict(meta)) if callable(grid) else grid
-    if isinstance(value, int):
-        value = (value,)
-    try:
-        return tuple(int(v) for v in value)
-    except (TypeError, ValueError):
-        raise UsageError(f"grid must give 1-3 ints, got {value!r}") from None
 
 
 def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | None = None, grid: Grid = None, signature: str | None = None,
-            report: Report | None = None) -> Prediction:
+            report: Report | None = None, device_profile: DeviceProfile | None = None) -> Prediction:
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
-    the same kernel and config (rank passes it, to skip the resolver)."""
+    the same kernel and config (rank passes it, to skip the resolver). `device_profile`: figures measured by
+    `ttinspect calibrate` (perf/profile.py's read_profile), laid over the device's datasheet row."""
     report = report or inspect(kernel, arch, args=args, config=config, signature=signature)
-    target = report.target
-    dev = device_for(target, device)
+    dev = device_for_profile(report.target, device, device_profile)
     values = launch_values(kernel, args, report)
-    facts = {f.key: f.value for f in report.facts}
-    build = report.build
-    ttir = build.artifacts.text("ttir") if build is not None else None
-    if build is None or ttir is None:
-        return not_predicted(dev, "the build has no TTIR")
-    ptx = build.artifacts.text("ptx")
-    if ptx is not None:  # the PTX main loop's loads: with the SASS's, how far ptxas unrolled it (unroll.py)
-        facts["ptx_loop_global_loads"] = ptx_loop_global_loads(ptx)
-    return predict_from_facts(facts, ttir, dev, values, resolve_grid(grid, values))
+    return predict_report(report, dev, values, resolve_grid(grid, values), device_profile)
 
 
 def rank(kernel: Any, configs: Sequence[Mapping[str, Any]] | None = None, *, args: Mapping[str, Any] | None = None,
          grid: Grid = None, arch: str | None = None, device: str | None = None, signature: str | None = None,
-         jobs: int | None = None) -> list[Prediction]:
+         jobs: int | None = None, device_profile: DeviceProfile | None = None) -> list[Prediction]:
     """Each config's prediction, fastest first; configs that cannot run or be predicted last, with the
     reason. `configs`: dicts of constexprs plus num_warps/num_stages, or None for an autotuned kernel's own
-    list. A cold list is compiled in parallel (sweep's workers) when the kernel is a reference."""
+    list. A cold list is compiled in parallel (sweep's workers) when the kernel is a reference; a warm one
+    is read from the cache (the builds, and each prediction made before: memo.py)."""
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
         count = _autotune_count(kernel, arch, args, signature)
         chosen = list(range(1, count + 1))
     else:
         chosen = list(configs)
-    if isinstance(kernel, str) and len(chosen) > 1:
-        warm_in_parallel(kernel, chosen, arch, args, signature, jobs)
+    warm: dict[int, Report] = {}
+    parallel = isinstance(kernel, str) and len(chosen) > 1
+    if parallel:
+        warm = warm_in_parallel(kernel, chosen, arch, args, signature, jobs)
+        # only for a list: the pool's imports, and what the workers run
+        from ttinspect.perf.parallel_predict import predict_in_parallel
+
+        warm = predict_in_parallel(kernel, chosen, warm, arch=arch, device=device, args=args, signature=signature,
+                            grid=grid, device_profile=device_profile, jobs=jobs)
     results = []
-    for config in chosen:
+    for index, config in enumerate(chosen):
         try:
-            report = inspect(kernel, arch, args=args, config=config, signature=signature)
-            p = predict(kernel, arch, device, args=args, config=config, grid=grid, report=report)
+            report = warm.get(index) or inspect(kernel, arch, args=args, config=config, signature=signature)
+            p = predict(kernel, arch, device, args=args, config=config, grid=grid, report=report,
+                        device_profile=device_profile)
         except TTInspectError as error:
-            p = not_predicted(device_for(arch or "sm_90", device), f"{type(error).__name__}: {error}", runs=False)
+            fallback = device_for_profile(arch or "sm_90", device, device_profile)
+            p = with_profile(not_predicted(fallback, f"{type(error).__name__}: {error}", runs=False), device_profile)
         given = dict(config) if isinstance(config, Mapping) else {"config": config}
         results.append(_with_config(p, given))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
@@ -125,19 +90,40 @@ def _autotune_count(kernel, arch, args, signature) -> int:
         count += 1
 
 
-def warm_in_parallel(kernel: str, configs: Sequence[Any], arch: str | None, args, signature, jobs: int | None) -> None:
+def warm_in_parallel(kernel: str, configs: Sequence[Any], arch: str | None, args, signature,
+                     jobs: int | None) -> dict[int, Report]:
     """Compile the configs the cache lacks in the sweep's worker processes (the same task a sweep runs), so
-    the loop after it only reads the cache."""
+    the loop after it only reads the cache; the warm ones' reports, by index (read once, not again)."""
     from ttinspect.sweep.executors import LocalPool, default_jobs  # only for a cold list: the pool's imports
 
     options = {"args": {k: _arg_text(v) for k, v in (args or {}).items()},
                **({"signature": signature} if signature else {})}
     work = []
+    warm: dict[int, Report] = {}
     for index, config in enumerate(configs):
+        report = _warm_report(kernel, config, arch, args, signature)
+        if report is not None:
+            warm[index] = report
+            continue  # a warm list starts no pool at all (its start alone is a quarter second)
         overrides = {"config": config} if isinstance(config, int) else dict(config)
         work.append((index, kernel, overrides, arch, options))
+    if not work:
+        return warm
     for _index, _row in LocalPool(jobs or default_jobs()).run(work):
         pass
+    return warm
+
+
+def _warm_report(kernel: str, config: Any, arch: str | None, args, signature) -> Report | None:
+    """The config's report when its build is in the cache, else None (it is compiled by a worker). A config
+    refused without compiling is None too: rank's loop says why, as it does for a cold one."""
+    from ttinspect.engine.builds import NotCached, cached_only  # only for a list: what a cold build raises
+
+    try:
+        with cached_only():
+            return inspect(kernel, arch, args=args, config=config, signature=signature)
+    except (NotCached, TTInspectError):
+        return None
 
 
 def _arg_text(value: Any) -> Any:

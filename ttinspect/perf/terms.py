@@ -4,7 +4,8 @@ Per-SM resources (tensor cores, instruction issue, the SFU, shared memory) are t
 ⌈P/S⌉ of the P programs (the wave tail). Shared resources (DRAM, L2) take the whole launch's bytes. The
 dependency chain is what no amount of bandwidth hides: each CTA waits for its loads (a DRAM round trip per
 trip of an unpipelined loop, 1/(depth−1) of one when the loop is pipelined) and runs its own instructions one
-dependent issue after another; an SM overlaps only the CTAs resident on it at once.
+dependent issue after another; an SM overlaps only the CTAs resident on it at once. The SM's issue rate, shared
+by the warps of every resident CTA, is the instruction issue term's: the chain does not charge it again.
 
 Constants: published figures where there are any (named with their source); the few fitted ones are marked
 FITTED, with the data they were fitted on in docs/predict.md ("Constants").
@@ -70,22 +71,25 @@ def tensor_core_seconds(work: Work, device: Device, path: str, assumptions: list
     return total
 
 
-def cycles_per_instruction(resident_warps: int) -> float:
-    """Cycles between two instructions of one warp: its own dependent-issue latency, or, when a scheduler
-    holds more warps than that latency hides, its turn among them (the SM's issue rate is then the bound)."""
-    return max(float(WARP_CPI), resident_warps / ISSUE_PER_SM_CLOCK)
-
-
 def warp_instructions(facts: Mapping[str, Any], work: Work, warps: int) -> float | None:
-    """Warp instructions the launch issues, from the SASS: the main loop's body × its trips over the launch,
-    the rest once per program (or per step of a persistent program's loop). None without SASS counts."""
+    """Warp instructions the launch issues, from the SASS: the main loop's body ÷ the trips ptxas unrolled into
+    it (unroll.py) × the TTIR loop's trips over the launch, the rest once per program (or per step of a
+    persistent program's loop). None without SASS counts."""
     whole, loop = facts.get("sass_instructions"), facts.get("sass_loop_instructions")
     if not isinstance(whole, int):
         return None
     loop = loop if isinstance(loop, int) else 0
     trips = work.loop_trips_total or 0.0
     outside = max(0, whole - loop) if trips else whole
-    return warps * (work.programs * outside + loop * trips)
+    return warps * (work.programs * outside + loop_instructions_per_trip(facts) * trips)
+
+
+def loop_instructions_per_trip(facts: Mapping[str, Any]) -> float:
+    """The SASS main loop's instructions per trip of the source loop: ptxas unrolls a loop U times (its body then
+    holds U trips' loads, unroll.py), so one trip of the TTIR loop issues 1/U of the body. Counting the whole body
+    per trip charged a row reduction unrolled 4× four times its instructions."""
+    loop = facts.get("sass_loop_instructions")
+    return loop / unroll_factor(facts) if isinstance(loop, int) else 0.0
 
 
 def soft_max(values, power: float | None = None) -> float:
@@ -122,14 +126,17 @@ def _chain(facts, work, shape, tensor_s, depth, latency_cycles) -> tuple[float, 
     whole, loop = facts.get("sass_instructions"), facts.get("sass_loop_instructions")
     loop = loop if isinstance(loop, int) else 0
     whole = whole if isinstance(whole, int) else loop
-    cycle = cycles_per_instruction(shape.resident_warps) / shape.clock
+    # one warp's instructions one dependent issue apart: the SM's issue rate shared by all resident warps is the
+    # instruction issue term, added here it counted every resident CTA's instructions into each CTA's chain
+    cycle = WARP_CPI / shape.clock
     trips_per_cta = work.loop_trips_total / work.programs if work.programs else 0.0
     # one trip's dots alone on one SM: the whole launch's tensor time spreads over every SM and every trip
     tensor_per_trip = tensor_s * shape.sms / work.loop_trips_total if work.loop_trips_total else 0.0
     if trips_per_cta:
         # a trip's instructions wait on its dots when element-wise work consumes their result; a loop whose
         # dots only accumulate issues its instructions (addresses, barriers) under the asynchronous dots
-        instructions = loop * cycle if not tensor_per_trip or work.dot_feeds_elementwise else 0.0
+        issues_alone = not tensor_per_trip or work.dot_feeds_elementwise
+        instructions = loop_instructions_per_trip(facts) * cycle if issues_alone else 0.0
         own = instructions + tensor_per_trip
         # unpipelined: a round trip, then the work on what it brought — shared by the trips ptxas unrolled
         # and whose loads it issued together (unroll.py); pipelined: depth − 1 trips' loads in flight

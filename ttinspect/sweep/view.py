@@ -13,7 +13,8 @@ from ttinspect.render.glance import columns_that_fit, natural_widths, print_devi
 from ttinspect.files.outputs import write_atomically
 from ttinspect.sweep.output import values
 
-SWEEP_HEADERS = {**HEADERS, "occupancy_limit": "occ. limit", "loop_tensor_core_ops": "loop TC ops"}
+SWEEP_HEADERS = {**HEADERS, "occupancy_limit": "occ. limit", "loop_tensor_core_ops": "loop TC ops",
+                 "time": "time ms", "time_bound": "bound"}
 
 
 def _cell(row: dict, key: str) -> str:

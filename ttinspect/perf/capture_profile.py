@@ -1,0 +1,187 @@
+"""A captured run's kernels by predicted time — an offline profile (`ttinspect predict step.ttcap`).
+
+Each recorded compile is built as `report step.ttcap:KERNEL#N` builds it, and each of its launch sites is
+predicted with what the capture recorded there: the grid, the integer arguments, the compile's constexprs
+and options. A site's launches multiply its time. A capture keeps per site the count and the first distinct
+grids and argument summaries, not which launch had which: a site with one grid and one argument summary
+is exact; a site with several grids (or several argument sets) under one argument set (one grid) is a range
+— every launch at the cheapest, to every launch at the dearest; a site with several of both is unknown
+(which grid went with which arguments is not recorded). Nothing is guessed: a kernel whose sites have no
+grid, or whose prediction cannot be made, is listed with the reason and counts in no total.
+
+Where the capture was made on a GPU and the autotuner timed the compile's config, its measured time is
+kept beside the prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ttinspect.api import Report
+from ttinspect.errors import TTInspectError
+from ttinspect.perf.devices import Device
+from ttinspect.perf.model import Prediction
+from ttinspect.perf.report_prediction import device_for_profile, predict_report
+from ttinspect.perf.profile import DeviceProfile, with_profile
+from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings
+from ttinspect.refs.resolver import RefOptions, resolve_one
+from ttinspect.report.collect import report_from_build
+
+
+@dataclass(frozen=True)
+class SiteTime:
+    """One launch site of one compile: its launches and their predicted time, low to high (equal when
+    exact), or the reason there is none."""
+    site: str
+    count: int
+    low_ms: float | None  # the site's total over its launches
+    high_ms: float | None
+    per_launch: tuple[Prediction, ...]  # one per distinct (grid, arguments) predicted
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"site": self.site, "count": self.count, "low_ms": self.low_ms, "high_ms": self.high_ms,
+                "reason": self.reason, "launches": [p.as_dict() for p in self.per_launch]}
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    """One compile of the capture: its reference, config, launches and total predicted time."""
+    ref: str  # FILE.ttcap:NAME#N
+    name: str
+    config: Mapping[str, Any]
+    launches: int
+    sites: tuple[SiteTime, ...]
+    measured_ms: float | None  # the autotuner's measured time of this config (a capture made on a GPU)
+    bound: str | None
+    reason: str | None = None  # why nothing of it is predicted
+
+    @property
+    def low_ms(self) -> float | None:
+        known = [s.low_ms for s in self.sites if s.low_ms is not None]
+        return sum(known) if known else None
+
+    @property
+    def high_ms(self) -> float | None:
+        known = [s.high_ms for s in self.sites if s.high_ms is not None]
+        return sum(known) if known else None
+
+    @property
+    def partly_unknown(self) -> bool:
+        return any(s.low_ms is None for s in self.sites)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "kernel": self.name, "config": dict(self.config), "launches": self.launches,
+                "low_ms": self.low_ms, "high_ms": self.high_ms, "measured_ms_per_launch": self.measured_ms,
+                "bound": self.bound, "reason": self.reason, "sites": [s.as_dict() for s in self.sites]}
+
+
+@dataclass(frozen=True)
+class CaptureProfile:
+    path: str
+    device: str
+    figures: str  # "datasheet" or the measured profile's label
+    kernels: tuple[KernelTime, ...]  # slowest first; those without a time last
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def low_ms(self) -> float:
+        return sum(k.low_ms or 0.0 for k in self.kernels)
+
+    @property
+    def high_ms(self) -> float:
+        return sum(k.high_ms or 0.0 for k in self.kernels)
+
+    def share(self, kernel: KernelTime) -> tuple[float, float] | None:
+        """The kernel's share of the total, as a range when any time is one (its least against the others'
+        most, its most against the others' least)."""
+        if kernel.low_ms is None or kernel.high_ms is None:
+            return None
+        others_low, others_high = self.low_ms - kernel.low_ms, self.high_ms - kernel.high_ms
+        low = kernel.low_ms / (kernel.low_ms + others_high) if kernel.low_ms + others_high else 0.0
+        high = kernel.high_ms / (kernel.high_ms + others_low) if kernel.high_ms + others_low else 0.0
+        return low, high
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"capture": self.path, "device": self.device, "figures": self.figures,
+                "total_low_ms": self.low_ms, "total_high_ms": self.high_ms, "notes": list(self.notes),
+                "kernels": [{**k.as_dict(), "share": self.share(k)} for k in self.kernels]}
+
+
+def profile_capture(text: str, device: str | None = None, *, device_profile: DeviceProfile | None = None,
+                    source: str | None = None) -> CaptureProfile:
+    """`text`: FILE.ttcap (every compile), FILE.ttcap:NAME (its compiles) or FILE.ttcap:NAME#N (one)."""
+    ref = parse_capture_ref(text)
+    capture = load(ref.path, quiet=True)
+    if ref.number is not None:
+        records: tuple = (pick(capture, ref, text),)
+    else:
+        records = capture.compiles if ref.name is None else named(capture, ref.name)
+    say_warnings(capture)
+    measured = _measured_by_compile(capture)
+    notes = [note for note in (capture.header.made(),) if note]
+    kernels = []
+    used: Device | None = None
+    for record in records:
+        name = kernel_name(capture, record)
+        kernel_ref = f"{ref.path}:{record.name}#{record.number}"
+        config = {**record.constexprs, **{k: v for k, v in record.options.items() if v is not None}}
+        try:
+            report = report_from_build(resolve_one(kernel_ref, RefOptions(source=source, arch=ref.arch)))
+            used = device_for_profile(report.target, device, device_profile)
+        except TTInspectError as error:
+            kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
+                                      (), measured.get(record.id), None, f"{type(error).__name__}: {error}"))
+            continue
+        sites = tuple(_site_time(report, used, launch, config, device_profile)
+                      for launch in capture.launches_of(record.id))
+        bound = next((p.bound for s in sites for p in s.per_launch if p.bound), None)
+        reason = None if sites else "no launch recorded (compiled, never launched, or launched by another process)"
+        kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
+                                  sites, measured.get(record.id), bound, reason))
+    kernels.sort(key=lambda k: (k.high_ms is None, -(k.high_ms or 0.0)))
+    figures = with_profile(_empty(used), device_profile).details["figures"] if used else "datasheet"
+    return CaptureProfile(str(ref.path), used.name if used else (device or "?"), figures, tuple(kernels),
+                          tuple(notes))
+
+
+def _empty(device: Device) -> Prediction:
+    return Prediction(None, None, {}, {}, None, None, device.name, ())
+
+
+def _site_time(report: Report, device: Device, launch, config: Mapping[str, Any],
+               profile: DeviceProfile | None) -> SiteTime:
+    grids = launch.grids
+    arg_sets: Sequence[Mapping[str, Any]] = launch.args or ({},)
+    if not grids:
+        return SiteTime(launch.site, launch.count, None, None, (), "no grid recorded at this site")
+    if len(grids) > 1 and len(arg_sets) > 1:
+        return SiteTime(launch.site, launch.count, None, None, (),
+                        f"{len(grids)} grids and {len(arg_sets)} argument sets recorded without which went "
+                        "together: not predicted")
+    predictions = []
+    for grid in grids:
+        for args in arg_sets:
+            values = {k: v for k, v in args.items() if isinstance(v, int) and not isinstance(v, bool)}
+            values.update(report.config)
+            predictions.append(predict_report(report, device, values, tuple(grid), profile))
+    times = [p.time_ms for p in predictions]
+    if any(t is None for t in times):
+        first = next(p for p in predictions if p.time_ms is None)
+        return SiteTime(launch.site, launch.count, None, None, tuple(predictions), first.reason)
+    known = [t for t in times if t is not None]
+    return SiteTime(launch.site, launch.count, launch.count * min(known), launch.count * max(known),
+                    tuple(predictions))
+
+
+def _measured_by_compile(capture) -> dict[str, float]:
+    """The autotuner's measured time of each compile it timed (null timings: a capture made without a GPU)."""
+    found: dict[str, float] = {}
+    for tuning in capture.autotune:
+        if not tuning.timings_ms or len(tuning.timings_ms) != len(tuning.compiles):
+            continue  # not timed (captured without a GPU), or not one compile per timing
+        for compile_id, ms in zip(tuning.compiles, tuning.timings_ms, strict=True):
+            if isinstance(ms, (int, float)) and compile_id:
+                found.setdefault(compile_id, float(ms))
+    return found

@@ -1,0 +1,98 @@
+"""One launch's prediction from a made report: the launch's values and grid, the device (a profile's figures
+laid over its row), and the model over the build's facts, TTIR and PTX, kept beside the build (memo.py).
+predict() and rank() (predict.py), the sweep's `time` column, a capture's and a diff's times all come here."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ttinspect.api import Report
+from ttinspect.errors import UsageError
+from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
+from ttinspect.perf.devices import Device, device_for
+from ttinspect.perf.memo import is_remembered, prediction_key, remembered
+from ttinspect.perf.model import Prediction, not_predicted, predict_from_facts
+from ttinspect.perf.profile import DeviceProfile, measured_device, with_profile
+from ttinspect.perf.unroll import ptx_loop_global_loads
+from ttinspect.refs.kinds import kind_of
+from ttinspect.refs.reference import parse_ref
+
+Grid = tuple[int, ...] | Callable[[Mapping[str, Any]], tuple[int, ...]] | None
+
+
+def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[str, Any]:
+    """The launch's values by name: the given args' ints (a variant's own when none are given) and the
+    compiled config's constexprs and options."""
+    values: dict[str, Any] = {}
+    if args is None and isinstance(kernel, str) and kind_of(kernel) == "variant":
+        resolved = parse_ref(kernel.partition("@")[0], dict(report.config)).resolved
+        args = resolved.variant.make_args(resolved.problem, resolved.config)
+    for name, value in (args or {}).items():
+        if isinstance(value, (Pointer, Scalar, TensorDesc)) or (isinstance(value, str) and not _int_text(value)):
+            continue
+        values[name] = int(value) if isinstance(value, str) else value
+    values.update({k: v for k, v in report.config.items()})
+    return values
+
+
+def _int_text(text: str) -> bool:
+    try:
+        int(text, 0)
+        return True
+    except ValueError:
+        return False
+
+
+def resolve_grid(grid: Grid, meta: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """A tuple, or Triton's grid callable called with the meta dict (args and constexprs by name)."""
+    if grid is None:
+        return None
+    value = grid(dict(meta)) if callable(grid) else grid
+    if isinstance(value, int):
+        value = (value,)
+    try:
+        return tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        raise UsageError(f"grid must give 1-3 ints, got {value!r}") from None
+
+
+def device_for_profile(arch: str, name: str | None, profile: DeviceProfile | None) -> Device:
+    """The device a prediction is for: `name` (or the profile's, or the target's default), with the
+    profile's measured figures over its datasheet row."""
+    row = device_for(arch, name if name is not None or profile is None else profile.device)
+    return measured_device(row, profile) if profile is not None else row
+
+
+def predict_report(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int, ...] | None,
+                   profile: DeviceProfile | None = None) -> Prediction:
+    """The model over a report's facts, its build's TTIR and PTX, kept beside the build (memo.py)."""
+    build = report.build
+    ttir = build.artifacts.text("ttir") if build is not None else None
+    if build is None or ttir is None:
+        return with_profile(not_predicted(dev, "the build has no TTIR"), profile)
+    facts = {f.key: f.value for f in report.facts}
+    ptx = build.artifacts.text("ptx")
+    key = _key(report, dev, values, grid)
+
+    def compute() -> Prediction:
+        if ptx is not None:  # the PTX main loop's loads: with the SASS's, how far ptxas unrolled it (unroll.py)
+            facts["ptx_loop_global_loads"] = ptx_loop_global_loads(ptx)
+        return predict_from_facts(facts, ttir, dev, values, grid)
+
+    return with_profile(remembered(build.artifacts.directory, key, compute), profile)
+
+
+def _key(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int, ...] | None) -> str:
+    """What a prediction is kept under: the facts, the TTIR's and PTX's text (parsed only when new), the
+    device, the launch."""
+    assert report.build is not None  # a prediction is asked of a built report only
+    artifacts = report.build.artifacts
+    facts = {f.key: f.value for f in report.facts}
+    return prediction_key(facts, (artifacts.text("ttir") or "") + (artifacts.text("ptx") or ""), dev, values, grid)
+
+
+def is_kept(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int, ...] | None) -> bool:
+    """Whether predict_report would read this prediction from the cache (rank: what is left to compute)."""
+    if report.build is None:
+        return True  # nothing to compute: predict_report says why at once
+    return is_remembered(report.build.artifacts.directory, _key(report, dev, values, grid))
