@@ -115,6 +115,16 @@ def is_gluon(fn) -> bool:
     return bool(ask()) if callable(ask) else False
 
 
+def jit_function(fn, gluon: bool = False) -> Any:
+    """A plain Python function made a JIT function, as `@triton.jit` (or `@gluon.jit`) makes it: for a kernel
+    made again from its def (refs/nested_kernels.py)."""
+    if gluon:
+        from triton.experimental import gluon as gluon_module  # Triton 3.5 on; only for a Gluon def
+
+        return gluon_module.jit(fn)
+    return triton.jit(fn)
+
+
 _GLUON_COMPILED = [False]
 
 

@@ -230,7 +230,7 @@ def _note(capture: Capture, record: Compile) -> str:
 def captured_kernel(module: ModuleType, path: Path, name: str) -> Any:
     """The @triton.jit function `name` of a loaded module, under any @triton.autotune or @triton.heuristics
     (the capture holds the values they chose), bound at the top level by its own name or inside a kernel
-    bound under another."""
+    bound under another, or defined inside a function (made again from its def: nested_kernels.py)."""
     from ttinspect.compile.jit import unwrap  # imports triton
     from ttinspect.refs.userfile import find, kernels_in  # a user's file, loaded: only on a cold path
 
@@ -238,6 +238,12 @@ def captured_kernel(module: ModuleType, path: Path, name: str) -> Any:
         function = unwrap(obj)[0]
         if function.__name__ == name:
             return function
+    if not hasattr(module, name):  # a kernel made inside a function (a factory): from its own def
+        from ttinspect.refs.nested_kernels import nested_kernel  # reads the file again: only for such a kernel
+
+        nested = nested_kernel(module, path, name)
+        if nested is not None:
+            return nested
     find(module, path, name)  # the usual one line: not in the file, not a kernel, made under the interpreter
     raise UsageError(f"{path}: {name!r} is bound to a kernel whose @triton.jit function has another name; the "
                      "capture names the function the run compiled")
