@@ -1,8 +1,15 @@
 """Tensors on the virtual device: what `torch.empty(..., device="cuda")`, `x.cuda()` or `x.to("cuda")` give
-while a virtual device is active. Each is a tensor with no values (torch's meta device inside) that reports
-the device as cuda:N — its shape, strides, dtype and the ops that make new tensors from them work, as on a
+while a virtual device is active. Each is a tensor with no values (a meta tensor inside) that reports the
+device as cuda:N — its shape, strides, dtype and the ops that make new tensors from them work, as on a
 GPU; anything that reads values (item, tolist, printing the values, copying to the CPU, a pointer) is
-refused in one line. Only built with torch already imported: nothing here imports it at module level."""
+refused in one line. Only built with torch already imported: nothing here imports it at module level.
+
+Where the program looks (`x.device`, `x.is_cuda`, `x.get_device()`) the tensor answers cuda:N, by
+properties of its class, so torch's own Python code asks the same; what torch's C++ sees is the meta device:
+its autograd engine asks every tensor's device for a device guard, which a CPU build of torch has only for
+devices it was built with, and a custom `torch.autograd.Function` on "cuda" would abort the process there.
+Ops go down to torch (autograd records the graph on these tensors, so a backward pass runs through them,
+gradients.py) and are computed on the meta tensors inside (`__torch_dispatch__`)."""
 
 from __future__ import annotations
 
@@ -10,14 +17,13 @@ import sys
 import types
 from typing import Any
 
-from ttinspect.virtual import state
+from ttinspect.virtual import gradients, state
 from ttinspect.virtual.refusal import refuse
 
 # Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing
 # (data_ptr() is 0 there), so each is refused outright.
 _READS = ("data_ptr", "untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
           "__dlpack_device__", "cpu")
-_NOT_ASKED = object()
 _TORCH_NAMESPACES = ("aten", "prims", "_c10d_functional", "c10d", "profiler", "_quantized", "quantized",
                      "inductor", "higher_order")
 _SAID: set[str] = set()  # custom operators already said to run as their fake
@@ -43,7 +49,7 @@ def _index(torch: types.ModuleType, device: Any) -> int:
 def build(torch: types.ModuleType) -> tuple[type, Any]:
     """The tensor class and the torch function mode that makes its tensors, for this torch."""
     from torch.overrides import TorchFunctionMode  # loaded once torch itself is (this module never imports it)
-    from torch.utils._pytree import tree_map  # the same
+    from torch.utils._pytree import tree_leaves, tree_map  # the same
 
     tensor: Any = torch.Tensor  # the installed torch's class (typed Any: torch is a parameter here)
 
@@ -54,12 +60,33 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         _index: int
 
         @staticmethod
-        def __new__(cls, meta: Any, index: int) -> "VirtualTensor":
+        def __new__(cls, meta: Any, index: int, requires_grad: bool = False) -> "VirtualTensor":
             made = torch.Tensor._make_wrapper_subclass(
                 cls, meta.shape, strides=meta.stride(), storage_offset=meta.storage_offset(), dtype=meta.dtype,
-                device=torch.device("cuda", index), requires_grad=meta.requires_grad)
+                device=torch.device("meta"), requires_grad=requires_grad)
             made._meta, made._index = meta, index
             return made
+
+        # where the tensor is, for the program and torch's Python code alike (also where torch function is
+        # off for subclasses, inside torch's helpers); torch's C++ sees the meta device (the module's docstring)
+        @property
+        def device(self) -> Any:
+            return torch.device("cuda", self._index)
+
+        @property
+        def is_cuda(self) -> bool:
+            return True
+
+        @property
+        def is_meta(self) -> bool:
+            return False
+
+        @property
+        def is_cpu(self) -> bool:
+            return False
+
+        def get_device(self) -> int:
+            return self._index
 
         def __repr__(self, *args: Any, **kwargs: Any) -> str:
             meta = self._meta
@@ -68,8 +95,26 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         @classmethod
         def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            raise refuse(f"{func} of a tensor on the virtual device", state.current().label,
-                         "cannot run (it holds no values)")
+            """An op below autograd: computed on the meta tensors inside; an in-place op or `out=` gives back
+            the tensor it was given, anything new is made a tensor of the device."""
+            held: dict[int, VirtualTensor] = {}
+
+            def unwrap(value: Any) -> Any:
+                if isinstance(value, VirtualTensor):
+                    held[id(value._meta)] = value
+                    return value._meta
+                if isinstance(value, torch.device) and value.type == "cuda":
+                    return torch.device("meta")
+                return value
+
+            inner_args, inner_kwargs = tree_map(unwrap, tuple(args)), tree_map(unwrap, kwargs or {})
+            index = next(iter(held.values()))._index if held else state.selected()
+            try:
+                out = func(*inner_args, **inner_kwargs)
+            except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
+                raise refuse(f"{func} of a tensor on the virtual device", state.current().label,
+                             f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
+            return tree_map(lambda v: held[id(v)] if id(v) in held else wrap(v, index), out)
 
         @classmethod
         def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -77,9 +122,6 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             name = getattr(func, "__name__", str(func))
             found = [a for a in (*args, *kwargs.values()) if isinstance(a, VirtualTensor)]
             index = found[0]._index if found else 0
-            answer = _device_answer(func, index)
-            if answer is not _NOT_ASKED:
-                return answer
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
                 raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,
                              "cannot answer (it holds no values)")
@@ -95,16 +137,12 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if _is_cuda(torch, kwargs.get("device")):  # `empty_like(x, device=x.device)`: made beside it
                 index = _index(torch, kwargs["device"])
                 kwargs = {**kwargs, "device": "meta"}
-
-            def unwrap(value: Any) -> Any:
-                return value._meta if isinstance(value, VirtualTensor) else value
-
-            try:
-                with torch._C.DisableTorchFunctionSubclass():
-                    out = func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs))
-            except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
-                raise refuse(f"{name}() of a tensor on the virtual device", state.current().label,
-                             f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
+            # a backward pass: run so that what it calls back (a Function's backward) sees the device too
+            answer = gradients.run_as_edges(func, args, kwargs, torch)
+            if answer is not gradients.NOT_MINE:
+                return answer
+            with torch._C.DisableTorchFunctionSubclass():
+                out = func(*args, **kwargs)
             return tree_map(lambda v: wrap(v, index), out)
 
     def _custom_op_code(func: Any) -> Any:
@@ -125,16 +163,6 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                   "GPU kernels it launches from compiled code are not seen", file=sys.stderr)
         return None
 
-    def _device_answer(func: Any, index: int) -> Any:
-        """Where the tensor is: cuda:N, not the meta device inside it."""
-        if getattr(func, "__name__", "") == "get_device":
-            return index
-        if getattr(func, "__name__", "") != "__get__":
-            return _NOT_ASKED
-        attribute = getattr(getattr(func, "__self__", None), "__name__", "")
-        answers = {"device": torch.device("cuda", index), "is_cuda": True, "is_meta": False, "is_cpu": False}
-        return answers.get(attribute, _NOT_ASKED)
-
     def _moves_to_cuda(args: Any, kwargs: Any) -> bool:
         return any(_is_cuda(torch, a) for a in (*args, kwargs.get("device")) if not isinstance(a, torch.dtype))
 
@@ -143,22 +171,71 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         named = [a for a in (*args, kwargs.get("device")) if isinstance(a, (str, torch.device))]
         return any(not _is_cuda(torch, a) for a in named)
 
-    def wrap(value: Any, index: int) -> Any:
+    def wrap(value: Any, index: int, requires_grad: bool = False) -> Any:
+        """A meta tensor made a tensor of the device (a factory's keeps its `requires_grad`; below autograd,
+        torch sets it)."""
         if isinstance(value, torch.Tensor) and not isinstance(value, VirtualTensor) and value.is_meta:
             state.allocate()  # (or a view of what was): CUDA is initialised, the allocator's counters leave 0
-            return VirtualTensor(value, index)
+            return VirtualTensor(value.detach(), index, requires_grad and value.requires_grad)
+        return value
+
+    class ValuesOnCpu(tensor):
+        """`--run-kernels`: a tensor made on "cuda" is the CPU's, with values (Triton's interpreter reads and
+        writes them), and says it is on cuda:N where the program looks (`is_cuda`, `.device`): host code that
+        asserts it (a varlen path's `assert q.is_cuda`) runs as on the GPU. Every op on it gives one too
+        (torch's default `__torch_function__` keeps the subclass); what leaves the device (`.cpu()`,
+        `.to("cpu")`, `.numpy()`) is a plain CPU tensor."""
+
+        @property
+        def device(self) -> Any:
+            return torch.device("cuda", state.selected())
+
+        @property
+        def is_cuda(self) -> bool:
+            return True
+
+        @property
+        def is_cpu(self) -> bool:
+            return False
+
+        def get_device(self) -> int:
+            return state.selected()
+
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
+                args = (args[0], *[a for a in args[1:] if not _is_cuda(torch, a)])
+                kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+                if name == "cuda" or len(args) == 1 and not kwargs:
+                    return args[0]
+            if _is_cuda(torch, kwargs.get("device")):  # made beside it: on the CPU, facing cuda
+                kwargs = {**kwargs, "device": "cpu"}
+            if name in ("cpu", "numpy", "tolist", "item", "__array__") or name == "to" and _leaves(args[1:], kwargs):
+                with torch._C.DisableTorchFunctionSubclass():
+                    out = func(*args, **kwargs)
+                return tree_map(lambda v: v.as_subclass(torch.Tensor) if isinstance(v, ValuesOnCpu) else v, out)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    def facing_cuda(value: Any) -> Any:
+        if isinstance(value, torch.Tensor) and not isinstance(value, ValuesOnCpu) and value.device.type == "cpu":
+            state.allocate()  # a leaf stays one (its .grad is the program's); a result keeps its history
+            made = torch.Tensor._make_subclass(ValuesOnCpu, value, value.requires_grad) if value.is_leaf else \
+                value.as_subclass(ValuesOnCpu)
+            return made
         return value
 
     def _on_cpu(func: Any, name: str, args: Any, kwargs: Any) -> Any:
-        """A torch call that names a CUDA device, made on the CPU instead (the tensor reports the CPU: code
-        that insists on `is_cuda` says so itself)."""
+        """A torch call that names a CUDA device, made on the CPU instead, its tensors facing cuda."""
         if kwargs.get("device") is not None and _is_cuda(torch, kwargs["device"]):
-            return func(*args, **{**{k: v for k, v in kwargs.items() if k != "pin_memory"}, "device": "cpu"})
+            made = func(*args, **{**{k: v for k, v in kwargs.items() if k != "pin_memory"}, "device": "cpu"})
+            return tree_map(facing_cuda, made)
         if name == "cuda" and args and isinstance(args[0], torch.Tensor):
-            return args[0]
+            return facing_cuda(args[0])
         if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
             rest = [a for a in args[1:] if not _is_cuda(torch, a)]
-            return args[0].to(*rest, **{k: v for k, v in kwargs.items() if k != "device"})
+            return facing_cuda(args[0].to(*rest, **{k: v for k, v in kwargs.items() if k != "device"}))
         return func(*args, **kwargs)
 
     class Allocations(TorchFunctionMode):
@@ -167,6 +244,12 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
+            passing = gradients.is_pass(func, torch)
+            if passing and any(isinstance(a, VirtualTensor) for a in tree_leaves((args, kwargs))):
+                with self:  # torch took this mode off the stack while it answers: the pass's code needs it on
+                    answer = gradients.run_as_edges(func, args, kwargs, torch)
+                if answer is not gradients.NOT_MINE:
+                    return answer
             if any(isinstance(a, VirtualTensor) for a in (*args, *kwargs.values())):
                 return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
             name = getattr(func, "__name__", "")
@@ -177,15 +260,15 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 on_meta = {k: v for k, v in kwargs.items() if k != "pin_memory"}
                 with torch._C.DisableTorchFunctionSubclass():
                     made = func(*args, **{**on_meta, "device": "meta"})
-                return tree_map(lambda v: wrap(v, _index(torch, device)), made)
+                return tree_map(lambda v: wrap(v, _index(torch, device), requires_grad=True), made)
             if name == "cuda" and args and isinstance(args[0], torch.Tensor):
                 target = args[1] if len(args) > 1 else kwargs.get("device")
-                return wrap(args[0].to("meta"), _index(torch, target if target is not None else "cuda"))
+                return wrap(args[0].to("meta"), _index(torch, target if target is not None else "cuda"), True)
             if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
                 target = next(a for a in (*args[1:], kwargs.get("device")) if _is_cuda(torch, a))
                 rest = [a for a in args[1:] if not _is_cuda(torch, a)]
                 moved = args[0].to(*rest, **{**kwargs, "device": "meta"})
-                return wrap(moved, _index(torch, target))
+                return wrap(moved, _index(torch, target), True)
             return func(*args, **kwargs)
 
     return VirtualTensor, Allocations

@@ -1,0 +1,109 @@
+"""`ttinspect capture --as ARCH` on what real libraries' programs do (issue 39, the classes that stopped them):
+a custom autograd Function's backward, a package whose __init__ imports its compiled CUDA extension, a program
+that asks nvidia-smi, and host code asserting `x.is_cuda` under --run-kernels. Each program is in
+tests/data/capture_as/; none of the libraries is needed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_process
+
+from ttinspect.capture import read
+
+DATA = Path(__file__).parent / "data" / "capture_as"
+SITE = DATA / "extension_site"  # a library as a laptop install has it (its dist-info says it is installed)
+
+
+def capture(tmp_path: Path, program: str, *extra: str, arch: str = "sm_90", env: dict | None = None):
+    (tmp_path / "prog.py").write_text(program)
+    return run_process("capture", "--as", arch, *extra, "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       cwd=tmp_path, env=env)
+
+
+def launches_of(captured, name: str) -> dict:
+    """{constexprs as a sorted tuple: launch count} of one kernel."""
+    counts: dict = {}
+    for compile_ in captured.compiles:
+        if compile_.name == name:
+            key = tuple(sorted(compile_.constexprs.items()))
+            counts[key] = sum(e.count for e in captured.launches if e.compile == compile_.id)
+    return counts
+
+
+def test_a_custom_autograd_functions_backward_runs_and_its_launches_are_recorded(tmp_path):
+    """torch's C++ autograd asks each tensor's device for a device guard (a CPU build has no CUDA one: the
+    process aborted); the backward now runs, sees cuda tensors, and its kernel's launches are recorded."""
+    done = capture(tmp_path, (DATA / "autograd_backward.py").read_text())
+    assert done.returncode == 0, done.stderr
+    assert "grad cuda:0 (8192,) cuda:0" in done.stdout  # x.grad is a tensor of the device, as on the GPU
+    captured = read(tmp_path / "run.ttcap")
+    # forward (BLOCK 1024) and backward (BLOCK 256), once through .backward() and once through autograd.grad
+    assert launches_of(captured, "scale") == {(("BLOCK", 1024), ("FACTOR", 2)): 2, (("BLOCK", 256), ("FACTOR", 2)): 2}
+
+
+def test_a_packages_compiled_extension_absent_here_is_stood_in_for(tmp_path):
+    done = capture(tmp_path, (DATA / "package_extension.py").read_text(), env={"PYTHONPATH": str(SITE)})
+    assert done.returncode == 1
+    notes = [line for line in done.stderr.splitlines() if "stood in" in line]
+    assert notes == ["ttinspect: note: gpu_ops_cuda is a compiled extension of gpu-ops not installed here "
+                     "(imported at gpu_ops/__init__.py:8): stood in; any use fails naming its line"]
+    # the optional one, imported under `except ImportError`, was left missing: the library took its fallback
+    assert "optional accelerator: None" in done.stdout
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    assert len(said) == 1 and "gpu_ops/fused.py:5 asks gpu_ops_cuda.fwd" in said[0]
+    assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 512),): 1}
+
+
+@pytest.mark.parametrize(("line", "name"), [("import mine_cuda", "mine_cuda"),
+                                            ("from gpu_ops import helpers_cuda", "helpers_cuda")])
+def test_a_name_the_users_own_code_asks_for_is_not_stood_in(tmp_path, line, name):
+    """The user's script's own import (a misspelling, an extension of theirs not built) fails as it would,
+    also when it names a module of an installed library's package."""
+    (tmp_path / "prog.py").write_text(f"{line}\n")
+    done = subprocess.run([sys.executable, "-m", "ttinspect", "capture", "--as", "sm_90", "-o", "run.ttcap", "--",
+                           sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(SITE)})
+    assert done.returncode == 1
+    assert not [said for said in done.stderr.splitlines() if "stood in" in said and name in said]
+    assert "ModuleNotFoundError" in done.stderr or "ImportError" in done.stderr
+
+
+ASKS_NVIDIA_SMI = """\
+import subprocess
+from triton.testing import nvsmi
+print("clock", nvsmi(["clocks.max.sm"]))
+print(subprocess.check_output(["nvidia-smi", "--query-gpu=name,compute_cap,count", "--format=csv"], text=True))
+print(subprocess.run("nvidia-smi -L", shell=True, capture_output=True, text=True).stdout)
+try:
+    subprocess.run(["rocm-smi", "--showproductname"])
+except FileNotFoundError:
+    print("no rocm-smi")
+subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
+"""
+
+
+def test_nvidia_smi_queries_are_answered_in_its_format_and_the_rest_refused(tmp_path):
+    done = capture(tmp_path, ASKS_NVIDIA_SMI)
+    assert done.returncode == 1
+    assert "clock [1980]" in done.stdout
+    assert "name, compute_cap, count\nNVIDIA H100 80GB HBM3, 9.0, 1\n" in done.stdout
+    assert "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)" in done.stdout
+    assert "no rocm-smi" in done.stdout  # an NVIDIA machine has none
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    assert len(said) == 1 and "prog.py:10 asks the program nvidia-smi" in said[0]
+    assert "memory.used: measured on the running GPU" in said[0]
+
+
+def test_run_kernels_tensors_hold_values_on_the_cpu_and_say_cuda(tmp_path):
+    """--run-kernels: host code asserting `x.is_cuda` (a varlen attention path) runs as on the GPU; the
+    kernel runs in the interpreter on the CPU's values, and `.cpu()` is a CPU tensor again."""
+    done = capture(tmp_path, (DATA / "asserts_cuda.py").read_text(), "--run-kernels",
+                   env={"TRITON_INTERPRET": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "sum 999000.0 cuda:0" in done.stdout
+    assert launches_of(read(tmp_path / "run.ttcap"), "double") == {(("BLOCK", 128),): 1}

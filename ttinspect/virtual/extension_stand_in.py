@@ -1,0 +1,225 @@
+"""An installed package's compiled CUDA extension that a laptop install does not have, stood in for in a whole
+run (`capture --as`): the package imports it at module level (mamba-ssm's `__init__` reaches `import
+selective_scan_cuda`, built only where CUDA is), so without it the program cannot import the package at all,
+though the Triton kernels it wants never touch the extension.
+
+A missing module is stood in for only when every one of these holds, each read from what is installed:
+- the line importing it is in a file an installed distribution's RECORD lists (a library's, not the user's
+  script, checkout or editable install: a name the user's own code misspelt fails as it would);
+- the import is not guarded (`try: ... except ImportError`, `contextlib.suppress(ImportError)`): a guarded
+  one is an optional dependency the library handles itself, and must fail for it to take its fallback;
+- the name is no requirement the distribution declares (`Requires-Dist`): a dependency to install;
+- the distribution names it as its own (top_level.txt, or a file of it in RECORD), or the name is a compiled
+  extension's by the convention torch's `cpp_extension` builds follow (`_C`, `*_cuda`, `*_cpp`, `*_ext`,
+  `*_hip`, `*_cuda_ext`).
+Where the first three hold and the last cannot be told, the import fails as it would and a note says why it
+was not stood in (unknown: nothing installed says it is a compiled extension).
+
+The stand-in says once on stderr what it is; any attribute of it raises one line naming the line that used
+it (a refusal, like the virtual device's), so a program that calls the extension stops there.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
+import json
+import os
+import re
+import sys
+import types
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from ttinspect.virtual import state
+from ttinspect.virtual.refusal import refuse
+
+# torch cpp_extension's names: `pkg._C`, `name_cuda`, `name_cpp`, `name_ext`, ... (a bare `cuda` is a package)
+_EXTENSION_NAME = re.compile(r"^(_C|.+_(C|cuda|cpp|ext|hip|cuda_ext|cpp_ext))$")
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+_HERE = str(Path(__file__).resolve())
+_IMPORTLIB = str(Path(importlib.__file__).resolve().parent) + os.sep
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _importer() -> tuple[str, int] | None:
+    """The file and line of the statement importing (past the import system's frames and importlib's)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith("<frozen ") and name != _HERE and not name.startswith(_IMPORTLIB):
+            return (name, frame.f_lineno) if os.path.isabs(name) else None
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _packages() -> Mapping[str, list[str]]:
+    """Top-level package -> the installed distributions that provide it (read once: it walks every one)."""
+    return importlib.metadata.packages_distributions()
+
+
+def _editable(dist: Any) -> bool:
+    """`pip install -e`: the user's own checkout, not a library's install."""
+    try:
+        return bool(json.loads(dist.read_text("direct_url.json") or "{}").get("dir_info", {}).get("editable"))
+    except ValueError:
+        return False
+
+
+@lru_cache(maxsize=256)
+def _distribution_of(path: str) -> Any:
+    """The installed, non-editable distribution whose RECORD lists `path`; None for any other file."""
+    resolved = Path(path).resolve()
+    for entry in sorted((p for p in sys.path if p), key=len, reverse=True):
+        try:
+            relative = resolved.relative_to(Path(entry).resolve())
+        except (ValueError, OSError):
+            continue
+        top = relative.parts[0].removesuffix(".py") if relative.parts else ""
+        for name in _packages().get(top, []):
+            dist = importlib.metadata.distribution(name)
+            if not _editable(dist) and relative.as_posix() in {str(f) for f in dist.files or ()}:
+                return dist
+        return None
+    return None
+
+
+def _catches_import_errors(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((k.id if isinstance(k, ast.Name) else getattr(k, "attr", "")) in _IMPORT_ERRORS for k in kinds)
+
+
+def _suppresses_import_errors(node: ast.With) -> bool:
+    for item in node.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "suppress":
+            if any((a.id if isinstance(a, ast.Name) else getattr(a, "attr", "")) in _IMPORT_ERRORS for a in call.args):
+                return True
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _statement(path: str, line: int) -> tuple[bool, bool]:
+    """(whether `path:line` is an import statement, whether it sits in a try that catches ImportError or a
+    `with` that suppresses it). A probe (`importlib.util.find_spec`, an `import_module` call) is no import
+    statement: a library asking whether a module exists must hear that it does not. A file that cannot be
+    read is taken as guarded: nothing is stood in on a guess."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return False, True
+
+    def visit(node: ast.AST, guarded: bool) -> tuple[bool, bool] | None:
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if isinstance(node, ast.stmt) and start is not None and end is not None and not start <= line <= end:
+            return None
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return True, guarded
+        if isinstance(node, ast.Try):
+            catching = guarded or any(_catches_import_errors(h) for h in node.handlers)
+            parts: list[tuple[list[Any], bool]] = [(node.body, catching), (node.handlers, guarded),
+                                                   (node.orelse, guarded), (node.finalbody, guarded)]
+            return next((found for children, flag in parts for child in children
+                         if (found := visit(child, flag)) is not None), None)
+        if isinstance(node, ast.With) and _suppresses_import_errors(node):
+            guarded = True
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            return False, guarded
+        return next((found for child in ast.iter_child_nodes(node) if (found := visit(child, guarded)) is not None),
+                    None)
+    return visit(tree, False) or (False, False)
+
+
+def _handled_above() -> bool:
+    """Whether a frame further out (the import of the module that imports it, a call) catches ImportError:
+    the library then has a way on without the module, which a stand-in would take from it."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        ours = name == _HERE or name.startswith(_IMPORTLIB)
+        if os.path.isabs(name) and not ours and _statement(name, frame.f_lineno)[1]:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def _declared_requirement(dist: Any, top: str) -> bool:
+    names = {_normalized(re.split(r"[\s;<>=!~\[(]", req, maxsplit=1)[0]) for req in dist.requires or ()}
+    return _normalized(top) in names
+
+
+def _its_own(dist: Any, fullname: str) -> bool:
+    """The distribution names the module as its own (top_level.txt, RECORD), or the name is an extension's."""
+    stem = fullname.replace(".", "/")
+    listed = "." not in fullname and fullname in (dist.read_text("top_level.txt") or "").split()
+    in_record = any(str(f).startswith((stem + ".", stem + "/")) for f in dist.files or ())
+    return listed or in_record or bool(_EXTENSION_NAME.search(fullname.rpartition(".")[2]))
+
+
+def _within(dist: Any, path: str) -> str:
+    """`path` as the distribution's RECORD names it (mamba_ssm/ops/x.py)."""
+    try:
+        return Path(path).resolve().relative_to(Path(dist.locate_file("")).resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+class StandIn(types.ModuleType):
+    """The missing extension: every attribute refused, naming the line that used it."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)  # the import system's and tools' probes (hasattr(m, "__file__"))
+        said = vars(self)["_ttinspect_said"]
+        raise refuse(f"{self.__name__}.{attr}", state.current().label, f"stands in for: {said}")
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, said: str):
+        self.said = said
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = StandIn(spec.name)
+        vars(module)["_ttinspect_said"] = self.said
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        print(f"ttinspect: note: {self.said}: stood in; any use fails naming its line", file=sys.stderr)
+
+
+class StandInFinder(importlib.abc.MetaPathFinder):
+    """Last on sys.meta_path: asked only for a module no real finder found."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        where = _importer()
+        if where is None:
+            return None
+        if _statement(*where) != (True, False):  # first: a probe costs an AST read, not a RECORD's
+            return None
+        dist = _distribution_of(where[0])
+        if dist is None or _handled_above() or _declared_requirement(dist, fullname.partition(".")[0]):
+            return None
+        shown = f"{_within(dist, where[0])}:{where[1]}"
+        name = dist.metadata["Name"]
+        if not _its_own(dist, fullname):
+            print(f"ttinspect: note: {fullname} (imported at {shown}, {name}) is not installed; not stood in: "
+                  "unknown whether it is a compiled extension of it (nothing installed says so; a dependency "
+                  "is installed with pip)", file=sys.stderr)
+            return None
+        said = f"{fullname} is a compiled extension of {name} not installed here (imported at {shown})"
+        return importlib.machinery.ModuleSpec(fullname, _Loader(said))
+
+
+def install() -> None:
+    """Put the finder last on sys.meta_path (once)."""
+    if not any(isinstance(finder, StandInFinder) for finder in sys.meta_path):
+        sys.meta_path.append(StandInFinder())
