@@ -6,7 +6,7 @@ initial value and to what the loop yields for them, so a pointer advanced in the
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -56,32 +56,74 @@ def shape_of(type_text: str) -> tuple[int, ...] | None:
 class Chains:
     def __init__(self, module):
         self.module = module
+        self._scopes: dict[str, list[tuple[int | None, str]]] = {}  # name -> (region op, key) of each definition
 
     @cached_property
     def values(self) -> dict[str, Value]:
+        """Value key -> its definition. MLIR scopes names by region: two sibling loops (a helper with a loop,
+        inlined twice) may both print `%pivot_88` and `iter_args(%lower_pivot = ...)`. The first definition of
+        a name is keyed by the name, a later one by `name@LINE`, and every operand is resolved to the
+        definition visible where it is used — so a walk never jumps into the other copy's loop."""
         values: dict[str, Value] = {}
         module = self.module
-        yields: dict[int, tuple[str, ...]] = {}  # loop op index -> yielded values
+        yields: dict[int, Any] = {}  # loop op index -> its scf.yield op
         for op in module.ops:
             if op.name == "scf.yield" and op.parent is not None:
-                m = _USE_RE.match(module.text(op))
-                yields[op.parent] = _operands(m[2]) if m else ()
+                yields[op.parent] = op
+        for op in module.ops:  # keys first: a loop's yield may name a value defined after the loop's line
+            text = module.text(op)
+            if op.name in ("tt.func", "func.func"):
+                for m in _FUNC_ARG_RE.finditer(text):
+                    self._declare(m[1], op.index)
+                continue
+            defined = _DEF_RE.match(text)
+            if defined:
+                self._declare(defined[1], op.parent)
+            if op.name == "scf.for" and "iter_args(" in text:
+                for name, _ in _ITER_ARG_RE.findall(text.split("iter_args(", 1)[1]):
+                    self._declare(name, op.index)
         for op in module.ops:
             text = module.text(op)
             if op.name in ("tt.func", "func.func"):
                 for m in _FUNC_ARG_RE.finditer(text):
-                    values[m[1]] = Value("arg", (), op.line)
+                    values[self._key(m[1], op)] = Value("arg", (), op.line)
                 continue
-            m = _DEF_RE.match(text)
-            if m:
-                values[m[1]] = Value(m[2], _operands(m[3]), op.line, _result_type(m[3]))
-            if op.name == "scf.for":
-                carried = _ITER_ARG_RE.findall(text.split("iter_args(", 1)[1]) if "iter_args(" in text else []
-                yielded = yields.get(op.index, ())
+            defined = _DEF_RE.match(text)
+            if defined:
+                operands = tuple(self._key(name, op) for name in _operands(defined[3]))
+                values[self._key(defined[1], op)] = Value(defined[2], operands, op.line, _result_type(defined[3]))
+            if op.name == "scf.for" and "iter_args(" in text:
+                yield_op = yields.get(op.index)
+                used = _USE_RE.match(module.text(yield_op)) if yield_op is not None else None
+                yielded = _operands(used[2]) if used else ()
+                carried = _ITER_ARG_RE.findall(text.split("iter_args(", 1)[1])
                 for position, (name, init) in enumerate(carried):
-                    step = (yielded[position],) if position < len(yielded) else ()
-                    values[name] = Value("iter", (init, *step), op.line)
+                    step = (self._key(yielded[position], yield_op),) if position < len(yielded) else ()
+                    values[self._key(name, yield_op or op)] = Value("iter", (self._key(init, op), *step), op.line)
         return values
+
+    def _declare(self, name: str, scope: int | None) -> None:
+        """`name` is defined in the region of op `scope` (None: the module)."""
+        known = self._scopes.setdefault(name, [])
+        if any(s == scope for s, _ in known):
+            return
+        known.append((scope, name if not known else f"{name}@{len(known)}"))
+
+    def _key(self, name: str, op) -> str:
+        """The key of the definition of `name` visible from `op`: the one in the innermost region around it
+        (an op's own region counts for its iter_args; its operands are read from outside it)."""
+        known = self._scopes.get(name.split("#")[0])
+        if not known or len(known) == 1 or op is None:
+            return name
+        suffix = name[len(name.split("#")[0]):]
+        by_scope = dict(known)
+        around = op.parent
+        while True:
+            if around in by_scope:
+                return by_scope[around] + suffix
+            if around is None:
+                return known[0][1] + suffix
+            around = self.module.ops[around].parent
 
     @cached_property
     def argument_attrs(self) -> dict[str, tuple[str, str]]:
@@ -197,7 +239,8 @@ class Chains:
         m = _DEF_RE.match(text) if op.results else _USE_RE.match(text)
         if m is None:
             return ()
-        return _operands(m[3] if op.results else m[2])
+        _ = self.values  # the keys of the definitions are known once the values are read
+        return tuple(self._key(name, op) for name in _operands(m[3] if op.results else m[2]))
 
     def multipliers(self, name: str) -> set[str]:
         """Kernel arguments that scale an offset on the way to `name` (`offs * stride`, `BLOCK_K * stride`):
