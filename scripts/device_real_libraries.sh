@@ -8,6 +8,7 @@
 #
 #   OUT=out bash scripts/device_real_libraries.sh            # every driver; about 6 minutes
 #   ONLY=sageattention OUT=out bash scripts/device_real_libraries.sh
+#   MANIFEST=scripts/real_libraries/manifest_unseen.toml WHEELS=device_run/wheels/libs40 OUT=out bash ...
 #
 # Every step is guarded: a step that fails or runs past its limit is a line in the JSON, never the end of the
 # run. Limits: PER_CAPTURE seconds for one capture, PER_COMPARE for one comparison, TOTAL for the whole run
@@ -19,6 +20,7 @@ PER_CAPTURE=${PER_CAPTURE:-90}
 PER_COMPARE=${PER_COMPARE:-120}
 TOTAL=${TOTAL:-450}
 ONLY=${ONLY:-}
+MANIFEST=${MANIFEST:-scripts/real_libraries/manifest.toml}  # manifest_unseen.toml: the libraries of round 2
 START=$(date +%s)
 mkdir -p "$OUT/logs" "$OUT/gpu" "$OUT/as"
 SITE=$(mktemp -d)
@@ -43,10 +45,10 @@ EOF
 cat "$OUT/logs/versions.txt"
 
 # library<TAB>driver, one line per driver of the manifest
-DRIVERS=$(python3 - "$ONLY" <<'EOF'
+DRIVERS=$(python3 - "$ONLY" "$MANIFEST" <<'EOF'
 import sys, tomllib
 only = sys.argv[1]
-data = tomllib.load(open("scripts/real_libraries/manifest.toml", "rb"))
+data = tomllib.load(open(sys.argv[2], "rb"))
 for library in data["library"]:
     if only and library["name"] != only:
         continue
