@@ -31,7 +31,7 @@ FACT_KEYS = ("blocks_per_sm", "shared_memory", "tensor_core_path", "pipeline_dep
 
 def default_inputs() -> Path:
     base = os.environ.get("TTINSPECT_CACHE_DIR") or os.path.expanduser("~/.cache/ttinspect")
-    return Path(base) / "perf_inputs_v4.json"
+    return Path(base) / "perf_inputs_v5.json"
 
 
 def _kernel_path(kernel: str) -> str:
@@ -44,6 +44,7 @@ def collect(dataset: dict, inputs_path: Path) -> dict[str, dict]:
     from ttinspect.api import inspect  # the compile path: only when an input is missing
     from ttinspect.errors import TTInspectError
     from ttinspect.perf.predict import launch_values
+    from ttinspect.perf.mma_operands import dot_operand_factors
     from ttinspect.perf.unroll import ptx_loop_global_loads
 
     kept = json.loads(inputs_path.read_text()) if inputs_path.exists() else {}
@@ -63,6 +64,8 @@ def collect(dataset: dict, inputs_path: Path) -> dict[str, dict]:
         facts = {k: list(v) if isinstance(v, tuple) else v for k, v in facts.items()}
         ptx = report.build.artifacts.text("ptx")
         facts["ptx_loop_global_loads"] = ptx_loop_global_loads(ptx) if ptx else None
+        ttgir = report.build.artifacts.text("ttgir")
+        facts["dot_operand_factors"] = [list(f) for f in dot_operand_factors(ttgir) or ()] if ttgir else None
         kept[key] = {"facts": facts, "ttir": report.build.artifacts.text("ttir"),
                      "values": launch_values(_kernel_path(p["kernel"]), p["args"], report)}
         added += 1

@@ -22,7 +22,8 @@ from ttinspect.perf.devices import Device
 from ttinspect.perf.model import Prediction
 
 # what the prediction is computed by: a change to any of them is a new key
-MODEL_FILES = ("model.py", "terms.py", "work.py", "masks.py", "unroll.py", "ir_program.py", "memo.py")
+MODEL_FILES = ("model.py", "terms.py", "work.py", "masks.py", "unroll.py", "ir_program.py", "mma_operands.py",
+               "memo.py")
 PREFIX = "prediction-"
 
 

@@ -1,9 +1,9 @@
 """The time of one launch on one GPU, from the compiled kernel's facts, its TTIR's work (work.py) and the
 device's datasheet (devices.py). docs/predict.md has the equations; in short:
 
-    time = launch + softmax(terms)  terms: tensor cores (+ the instruction issue of the same warps when they
-                                   wait on the dots), instruction issue, shared-memory operands, SFU, DRAM,
-                                   L2, the dependency chain (terms.py)
+    time = launch + softmax(terms)  terms: tensor cores (with the shared-memory operands they read, and + the
+                                   instruction issue of the same warps when they wait on the dots), instruction
+                                   issue, SFU, DRAM, L2, the dependency chain (terms.py)
 
 Each term is the busiest SM's share where the resource is per SM (it runs ⌈programs / SMs⌉ CTAs: the wave
 tail), or the whole launch's where the resource is shared (DRAM, L2). The largest term bounds the time; the

@@ -11,6 +11,7 @@ from ttinspect.errors import UsageError
 from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
 from ttinspect.perf.devices import Device, device_for
 from ttinspect.perf.memo import is_remembered, prediction_key, remembered
+from ttinspect.perf.mma_operands import dot_operand_factors
 from ttinspect.perf.model import Prediction, not_predicted, predict_from_facts
 from ttinspect.perf.profile import DeviceProfile, measured_device, with_profile
 from ttinspect.perf.unroll import ptx_loop_global_loads
@@ -72,11 +73,14 @@ def predict_report(report: Report, dev: Device, values: Mapping[str, Any], grid:
         return with_profile(not_predicted(dev, "the build has no TTIR"), profile)
     facts = {f.key: f.value for f in report.facts}
     ptx = build.artifacts.text("ptx")
+    ttgir = build.artifacts.text("ttgir")
     key = _key(report, dev, values, grid)
 
     def compute() -> Prediction:
         if ptx is not None:  # the PTX main loop's loads: with the SASS's, how far ptxas unrolled it (unroll.py)
             facts["ptx_loop_global_loads"] = ptx_loop_global_loads(ptx)
+        if ttgir is not None:  # the MMA layout's warp split: how often the dots re-read their operands
+            facts["dot_operand_factors"] = dot_operand_factors(ttgir)
         return predict_from_facts(facts, ttir, dev, values, grid)
 
     return with_profile(remembered(build.artifacts.directory, key, compute), profile)
@@ -88,7 +92,8 @@ def _key(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int
     assert report.build is not None  # a prediction is asked of a built report only
     artifacts = report.build.artifacts
     facts = {f.key: f.value for f in report.facts}
-    return prediction_key(facts, (artifacts.text("ttir") or "") + (artifacts.text("ptx") or ""), dev, values, grid)
+    return prediction_key(facts, (artifacts.text("ttir") or "") + (artifacts.text("ptx") or "")
+                          + (artifacts.text("ttgir") or ""), dev, values, grid)
 
 
 def is_kept(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int, ...] | None) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ttinspect.perf.devices import Device
+from ttinspect.perf.mma_operands import factor_by_shape
 from ttinspect.perf.unroll import unroll_factor
 from ttinspect.perf.work import Work
 
@@ -32,6 +33,9 @@ WARP_CPI = 4.0
 # FITTED: the terms combine as a soft maximum (Σ tᵢⁿ)^(1/n): the largest when one dominates, a few % more when
 # others come within ~25 % of it (two saturated resources interfere); n = 10 fitted on the H100 (4…30 tried)
 SOFT_MAX_POWER = 10.0
+# FITTED: how the tensor cores and the shared-memory traffic feeding them combine, (tᵖ + sᵖ)^(1/p); 2, 3, 4
+# and 6 tried on the H100 set, 4 and 6 scored alike, 4 kept
+SMEM_TENSOR_POWER = 4.0
 LATENCY_CYCLES = 2000  # FITTED: a DRAM load's round trip under load, in SM cycles (doc 003 §5.3: ~500 unloaded)
 
 
@@ -163,7 +167,12 @@ def resource_terms(facts: Mapping[str, Any], device: Device, work: Work, shape: 
     if tensor_s:
         terms["tensor cores"] = tensor_s * shape.busiest
         smem_rate = device.sms * device.smem_bytes_per_clock * shape.clock
-        terms["shared-memory operands"] = work.smem_operand_bytes / smem_rate * shape.busiest
+        # the tiles the loop's loads write into shared memory share its bandwidth with the dots' reads
+        written = work.loop_bytes_per_iteration * work.loop_trips_total
+        smem = (shared_operand_bytes(facts, work) + written) / smem_rate * shape.busiest
+        # the matrix units read their operands from shared memory as they run: the two are one pipeline, and
+        # a dot slows before shared memory saturates (a softer maximum than the terms' own)
+        terms["tensor cores"] = soft_max((terms["tensor cores"], smem), SMEM_TENSOR_POWER)
     instructions = warp_instructions(facts, work, shape.warps)
     if instructions is None:  # no SASS (AMD, or not disassembled): the TTIR's element-wise ops stand in
         instructions = work.fma_ops / 32
@@ -190,6 +199,18 @@ def resource_terms(facts: Mapping[str, Any], device: Device, work: Work, shape: 
         what = chain_limiter(facts, work, shape, tensor_s, depth, LATENCY_CYCLES)
         terms[f"dependency chain ({what})"] = chain_seconds(facts, work, shape, tensor_s, depth, LATENCY_CYCLES)
     return terms
+
+
+def shared_operand_bytes(facts: Mapping[str, Any], work: Work) -> float:
+    """Bytes the dots read from shared memory: each dot's operand tiles × how often its MMA layout re-reads
+    them (mma_operands.py: wgmma re-reads B per 64-row slice, A per instruction's column slice; mma.sync each
+    operand per warp across the split); a dot whose layout was not read counts each tile once."""
+    factors = factor_by_shape(facts)
+    total = 0.0
+    for dot_shape, read_once in work.operand_bytes_by_dot.items():
+        found = factors.get(dot_shape[:2])
+        total += read_once * (sum(found) / len(found) if found else 1.0)
+    return total
 
 
 def spill_bytes(facts: Mapping[str, Any], work: Work) -> float:

@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ttinspect.dialects.mlir import dot_input_precision
 from ttinspect.perf.ir_program import (SFU_OPS, IrProgram, Loop, descriptor_bytes, dot_shape, last_tensor_bytes,
                                        tensor_bytes, tensor_numel)
 from ttinspect.perf.masks import active_fraction, mask_operand
@@ -36,7 +37,8 @@ class Work:
     store_bytes: float = 0.0
     atomics: float = 0.0  # atomic element updates
     dram_bytes: float = 0.0  # after the L2's sharing between programs
-    smem_operand_bytes: float = 0.0  # dot operands read from shared memory (all programs)
+    smem_operand_bytes: float = 0.0  # dot operands read from shared memory, each tile once (all programs)
+    operand_bytes_by_dot: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (M, N, K) -> the same
     loop_bytes_per_iteration: float = 0.0  # the innermost load loop's bytes per CTA per trip (latency hiding)
     loop_trips: float = 0.0  # its mean trips per program
     loop_trips_total: float = 0.0  # its trips summed over the launch (every program, every program-loop step)
@@ -323,12 +325,13 @@ def _count(op, m: float, work: Work, share: float = 1.0) -> None:
             work.unknown.append(f"a dot whose operand shapes were not read: {op.text[:80]}")
             return
         mm, nn, kk, dtype = shape
-        precision = "ieee" if "inputPrecision = ieee" in op.text else "tf32"
+        precision = dot_input_precision(op.text)  # none named: IEEE (Triton prints no default)
         key = {"f16": "fp16", "bf16": "bf16", "f32": "tf32" if precision == "tf32" else "fp32"}.get(
             dtype, "fp8" if dtype.lower().startswith("f8") else dtype)
         work.tc_flops[key] = work.tc_flops.get(key, 0.0) + 2.0 * mm * nn * kk * m
-        work.smem_operand_bytes += (mm * kk + kk * nn) * (1 if key == "fp8" else 2 if key in ("fp16", "bf16")
-                                                          else 4) * m
+        operands = (mm * kk + kk * nn) * (1 if key == "fp8" else 2 if key in ("fp16", "bf16") else 4) * m
+        work.smem_operand_bytes += operands
+        work.operand_bytes_by_dot[(mm, nn, kk)] = work.operand_bytes_by_dot.get((mm, nn, kk), 0.0) + operands
     elif "tensor<" in op.text.rsplit(":", 1)[-1] and op.result:
         if name in SFU_OPS:
             work.sfu_ops += tensor_numel(op.text) * m
