@@ -82,7 +82,8 @@ def test_snapshot_then_check_unchanged_then_two_regressions(library):
     example = 1 + next(n for n, line in enumerate(lines) if '"big":' in line)
     assert re.search(rf"mylib/ops/mm.py:small@sm_80: pipeline depth: \d → 1 on sm_80 \(mylib/ops/mm.py:{config}\)",
                      gated.stdout), gated.stdout
-    assert re.search(rf"mylib/ops/mm.py:big@sm_80: spills: 0 → .*\(mylib/ops/mm.py:{example}\)", gated.stdout)
+    assert re.search(rf"mylib/ops/mm.py:big@sm_80: spills: local memory 0 → [^\n]*\n?\s*\(mylib/ops/mm.py:{example}\)",
+                     gated.stdout), gated.stdout
     assert snapshot.read_text() == committed  # --check writes nothing
     junit = run_plain("snapshot", "--check", "--format", "junit", cwd=library)
     import xml.etree.ElementTree as ElementTree
@@ -322,6 +323,10 @@ def test_a_kernel_that_stops_compiling_keeps_its_committed_entry(library):
     assert (library / "ttinspect.snapshot.json").read_text() == committed  # never an error recorded as facts
     gated = run_plain("snapshot", "--check", cwd=library)
     assert gated.returncode == 1 and "no longer compiles" in gated.stdout
+    # accepting keeps the committed entry of what failed, and does not say it accepted it
+    updated = run_plain("snapshot", "--check", "--update", cwd=library)
+    assert updated.returncode == 1 and "mylib/ops/mm.py:add@sm_80" not in updated.stderr.split("accepted", 1)[-1]
+    assert (library / "ttinspect.snapshot.json").read_text() == committed
     _edit(ops, ', "config": {"BLOCK": 1000},', ',')
     assert run_plain("snapshot", "--check", cwd=library).returncode == 0
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ttinspect.ci.model import ERROR, IMPROVED, NEUTRAL, REGRESSED, SUPPRESSED, CIReport, Entry, Result
+from ttinspect.ci.model import (ERROR, IMPROVED, NEUTRAL, REGRESSED, SUPPRESSED, CIReport, Entry, Result,
+                                across_targets)
 
 TABLE_HEADER = "| entry | level | what | where |\n|---|---|---|---|"
 MAX_ROWS = 25  # per table: a comment stays readable; the details below list everything
@@ -51,6 +52,8 @@ def to_markdown(report: CIReport) -> str:
         lines += [""] + [f"> {escape(note)}" for note in report.notes]
     for entry in report.entries:  # an entry with nothing to say gets no block: 800 unchanged kernels stay short
         own = report.results_of(entry.key)
+        if own and all(r in regressed and r.status == ERROR and not r.detail and not r.fix for r in own):
+            continue  # its error, whole, is a row of the table above: said once
         if own or entry.error:
             lines += ["", *_details(entry, own, (entry.key, entry.error) not in said)]
     return "\n".join(lines) + "\n"
@@ -113,11 +116,12 @@ def _others_title(report: CIReport) -> str:
 
 def _table(results: list[Result]) -> list[str]:
     rows = [TABLE_HEADER]
-    for r in results[:MAX_ROWS]:
-        rows.append(f"| {escape(r.entry)} | {_LEVEL_MARK.get(r.level, escape(r.level))} | "
+    merged = across_targets(results)
+    for label, r in merged[:MAX_ROWS]:
+        rows.append(f"| {escape(label)} | {_LEVEL_MARK.get(r.level, escape(r.level))} | "
                     f"{escape(r.message)} | {escape(_where(r))} |")
-    if len(results) > MAX_ROWS:
-        rows.append(f"\n…and {len(results) - MAX_ROWS} more in the details below.")
+    if len(merged) > MAX_ROWS:
+        rows.append(f"\n…and {len(merged) - MAX_ROWS} more in the details below.")
     return rows
 
 

@@ -114,3 +114,22 @@ class CIReport:
                 "ttinspect_version": self.ttinspect_version, "entries": [e.as_dict() for e in self.entries],
                 "results": [r.as_dict() for r in self.results], "rules": [r.as_dict() for r in self.rules],
                 "notes": list(self.notes), **({"stopped": self.stopped} if self.stopped else {})}
+
+
+def across_targets(results: list[Result] | tuple[Result, ...]) -> list[tuple[str, Result]]:
+    """(label, result): one for a result that every target says in the same words at the same line (a kernel file
+    that no longer imports fails alike on sm_80 and sm_90), labelled `FILE:*@sm_80, sm_90`; the others as they are,
+    labelled by their entry. A reviewer reads the same error once, and code scanning shows one annotation."""
+    rows: dict[tuple, tuple[list[str], Result]] = {}
+    for r in results:
+        head, at, target = r.entry.rpartition("@")
+        if not at:
+            rows[(r.entry, id(r))] = ([], r)
+            continue
+        same = (head, r.rule, r.level, r.status, r.message, r.detail, r.fix, r.file, r.line, r.suppressed)
+        if same in rows:
+            rows[same][0].append(target)
+        else:
+            rows[same] = ([target], r)
+    return [(f"{key[0]}@{', '.join(targets)}" if len(targets) > 1 else r.entry, r)
+            for key, (targets, r) in rows.items()]

@@ -57,16 +57,23 @@ def to_sarif(report: CIReport, repo_root: Path | None) -> dict[str, Any]:
     run: dict[str, Any] = {"tool": {"driver": driver}, "invocations": [_invocation(report)], "results": results,
                            "columnKind": "unicodeCodePoints",
                            "properties": {"command": report.command, "triton_version": report.triton_version,
-                                          "entries": [_entry(e) for e in report.entries],
+                                          "entries": [_entry(e, repo_root) for e in report.entries],
                                           "notes": list(report.notes)}}
     if repo_root is not None:
         run["originalUriBaseIds"] = {SRCROOT: {"uri": _folder_uri(repo_root)}}
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def _entry(entry: Entry) -> dict[str, Any]:
-    """Without its timing: two runs over the same code give the same SARIF file (JUnit keeps the times)."""
-    return {k: v for k, v in entry.as_dict().items() if k != "seconds"}
+def _entry(entry: Entry, repo_root: Path | None) -> dict[str, Any]:
+    """Without its timing: two runs over the same code give the same SARIF file (JUnit keeps the times); its file
+    as its results name it (relative to the repository's root), never the runner's absolute path."""
+    shown = {k: v for k, v in entry.as_dict().items() if k != "seconds"}
+    if entry.file and Path(entry.file).is_absolute() and repo_root is not None:
+        try:
+            shown["file"] = Path(entry.file).resolve().relative_to(Path(repo_root).resolve()).as_posix()
+        except (ValueError, OSError):  # outside the repository (an installed package): as it is
+            pass
+    return shown
 
 
 def _rule(rule: Rule) -> dict[str, Any]:

@@ -189,7 +189,7 @@ def _snapshot(files, selectors, check_mode, update, fmt, out, force, neutral, tr
         chosen = selected_keys(report, selectors)
         count = _write(config, computed, release, only, chosen)
         report = accepted(report, chosen)
-        keys = sorted(k for k in chosen if k in {e.key for e in report.entries if e.status != "ok"})
+        keys = sorted(k for k in chosen if k in {e.key for e in report.entries if e.status not in ("ok", "failed")})
         keys += [e.kernel for e in report.entries if e.key == RELEASE_KEY and not e.failed]  # "Triton 3.8.0 → 3.9.0"
         click.echo(shown(f"updated {config.snapshot}: accepted {len(keys)} change{'s' * (len(keys) != 1)}"
                          f"{': ' + ', '.join(keys[:20]) if keys else ''}{' …' if len(keys) > 20 else ''}; it holds "

@@ -351,3 +351,19 @@ def parse_mlir(text: str, *, stage: str = "ttgir") -> MlirModule:
 def _param(text: str) -> tuple[str, str]:
     key, _, value = text.partition("=")
     return key.strip(), value.strip()
+
+
+_INPUT_PRECISION = re.compile(r"inputPrecision\s*=\s*(\w+)")
+_ALLOW_TF32 = re.compile(r"allowTF32\s*=\s*(true|false)")  # Triton before 3.0 spelled the choice as a flag
+
+
+def dot_input_precision(text: str) -> str:
+    """A tt.dot's input precision as the TTIR says it (`text`: the op or its attributes). MLIR leaves out an
+    attribute that holds its default, and tt.dot's inputPrecision defaults to IEEE (TritonOps.td:
+    DefaultValuedAttr ... InputPrecision::IEEE), so a dot that names none is an IEEE dot —
+    `input_precision="ieee"` is printed as nothing at all."""
+    named = _INPUT_PRECISION.search(text)
+    if named:
+        return named[1]
+    flag = _ALLOW_TF32.search(text)
+    return ("tf32" if flag[1] == "true" else "ieee") if flag else "ieee"

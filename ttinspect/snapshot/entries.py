@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 
 from ttinspect.caches import store as cache
 from ttinspect.dialects.stages import dialect_of
+from ttinspect.dialects.mlir import dot_input_precision
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.files.declared_names import mention_line
 from ttinspect.files.source_files import digests, local_imports, read_regular
@@ -36,6 +37,11 @@ FORMAT = "ttinspect-snapshot/1"  # bump when FACTS or an entry's shape changes
 FACTS = ("block_sizes", "num_warps", "num_stages", "registers", "spills", "local_bytes", "shared_memory",
          "shared_buffers", "blocks_per_sm", "occupancy", "occupancy_limit", "pipeline_depth", "tensor_core_path",
          "loop_tensor_core_ops", "tma_copies", "warp_specialized")
+
+
+# ptxas's spill stores and loads per thread (bytes): what TTI003 counts, beside the snapshot's `spills` (the stack
+# frame the spilled values live in), so that a spills change says both numbers (explain.py). Never written.
+_SPILL_TRAFFIC = ("spill_store_bytes", "spill_load_bytes")
 
 
 def cached_example_names(path: Path) -> list[str] | None:
@@ -202,17 +208,23 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
     return {"kernel": report.kernel, "target": report.target, "triton_version": report.triton_version,
             "file": file, "line": def_line_of(source, report.kernel) if file else None,
             "facts": facts, "sources": written(build, function, text),
-            "evidence": {"dots": dots_of(build), "places": places(build, function, text, declared, root, loops)},
+            "evidence": {"dots": dots_of(build), "places": places(build, function, text, declared, root, loops),
+                         "spill_bytes": {k: report[k] for k in _SPILL_TRAFFIC if k in report}},
             "findings": sorted(({"id": f.id, "slug": f.slug, "severity": f.severity, "title": f.title,
                                  "line": next((e.python_line for e in f.evidence if e.python_line), None),
                                  "fix": f.fix} for f in findings), key=lambda f: (f["id"], f["line"] or 0)),
             "seconds": round(time.perf_counter() - start, 3)}
 
 
-# `tt.dot %a, %b, %c, inputPrecision = ieee : tensor<64x32xf32, ...> * tensor<32x64xf32, ...> -> ...`
+# `tt.dot %a, %b, %c, inputPrecision = tf32 : tensor<64x32xf32, ...> * tensor<32x64xf32, ...> -> ...`
+# (an IEEE dot names no precision: dot_precision)
 _DOT = re.compile(r"\btt\.dot\b(?P<attrs>[^:]*):\s*tensor<[0-9x]*x(?P<a>[a-zA-Z]+[0-9]*\w*)[,>].*?\*\s*"
                   r"tensor<[0-9x]*x(?P<b>[a-zA-Z]+[0-9]*\w*)[,>]")
-_PRECISION = re.compile(r"inputPrecision\s*=\s*(\w+)")
+
+
+def dot_precision(attrs: str) -> str:
+    """The dot's input precision as the TTIR says it (dialects/mlir.py: a dot that names none is IEEE)."""
+    return dot_input_precision(attrs)
 
 
 def dots_of(build: Any) -> list[dict[str, Any]]:
@@ -229,8 +241,7 @@ def dots_of(build: Any) -> list[dict[str, Any]]:
     for number, line in enumerate(text.splitlines(), 1):
         found = _DOT.search(line)
         if found:
-            precision = _PRECISION.search(found["attrs"])
-            dots.append({"a": found["a"], "b": found["b"], "precision": precision[1] if precision else None,
+            dots.append({"a": found["a"], "b": found["b"], "precision": dot_precision(found["attrs"]),
                          "ttir_line": number})
     if dots:
         _python_lines(dots[:8], text, build.source_file)

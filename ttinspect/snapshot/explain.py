@@ -51,12 +51,27 @@ def change(fact: str, was: Any, now: Any, target: str) -> str:
     return f"{old} → {new}"
 
 
-def message(fact: str, was: Any, now: Any, target: str, after: dict[str, Any]) -> str:
-    """One line: `spills: 0 → 520 B per thread on sm_80`; occupancy with what limits it now."""
+def message(fact: str, was: Any, now: Any, target: str, after: dict[str, Any],
+            evidence: dict[str, Any] | None = None) -> str:
+    """One line: `spills: local memory 0 → 520 B per thread (ptxas: 640 B stored, 512 B loaded) on sm_80`;
+    occupancy with what limits it now."""
+    if fact == "spills" and not is_amd(target):
+        return f"spills: local memory {change(fact, was, now, target)}{_traffic(evidence)} on {target}"
     text = f"{TITLES.get(fact, fact)}: {change(fact, was, now, target)}"
     if fact == "occupancy" and after.get("occupancy_limit"):
         text += f" (limited by {after['occupancy_limit']})"
     return f"{text} on {target}"
+
+
+def _traffic(evidence: dict[str, Any] | None) -> str:
+    """ptxas's spill stores and loads per thread, as TTI003 counts them: the snapshot's `spills` is the stack frame
+    the spilled values live in (Triton's n_spills × 4), a different number that a reader would otherwise see
+    disagree with TTI003's."""
+    traffic = (evidence or {}).get("spill_bytes") or {}
+    stores, loads = traffic.get("spill_store_bytes"), traffic.get("spill_load_bytes")
+    if not isinstance(stores, int) or not isinstance(loads, int) or not (stores or loads):
+        return ""
+    return f" (ptxas: {stores} B stored, {loads} B loaded)"
 
 
 def detail(fact: str, before: dict[str, Any], after: dict[str, Any], was: Any, now: Any, target: str,
@@ -84,16 +99,45 @@ def tensor_core_cause(now: Any, evidence: dict[str, Any]) -> str | None:
     wide = [d for d in dots if d.get("a") in _WIDE and d.get("b") in _WIDE and d.get("precision") == "ieee"]
     if wide:
         dot = wide[0]
-        where = f" (ttir:{dot['ttir_line']})" if dot.get("ttir_line") else ""
-        return (f"the dot{where} now multiplies {dot['a']} × {dot['b']} operands with input_precision=\"ieee\": no "
-                "tensor-core instruction computes IEEE fp32 products, so the dot runs on the FMA units. Fix: keep "
-                "the operands fp16/bf16 (drop the `.to(tl.float32)` before tl.dot), or allow input_precision="
-                "\"tf32\"")
+        return (f"the dot{_at(dot)} now multiplies {dot['a']} × {dot['b']} operands with input_precision=\"ieee\": no "
+                "tensor-core instruction computes IEEE fp32 products, so the dot runs on the FMA units")
     wide = [d for d in dots if d.get("a") in _WIDE or d.get("b") in _WIDE]
     if wide:
         dot = wide[0]
-        return (f"the dot now takes {dot['a']} × {dot['b']} operands (input precision "
-                f"{dot.get('precision') or 'default'}): fp16/bf16 (or tf32) operands are what the tensor cores take")
+        return (f"the dot{_at(dot)} now takes {dot['a']} × {dot['b']} operands (input precision "
+                f"{dot.get('precision') or 'not said'}): fp16/bf16 (or tf32) operands are what the tensor cores take")
+    return None
+
+
+def _at(dot: dict[str, Any]) -> str:
+    where = [f"line {dot['python_line']}"] if dot.get("python_line") else []
+    where += [f"ttir:{dot['ttir_line']}"] if dot.get("ttir_line") else []
+    return f" ({', '.join(where)})" if where else ""
+
+
+def cause_fix(fact: str, after: dict[str, Any], evidence: dict[str, Any], findings: list[dict[str, Any]]
+              ) -> str | None:
+    """The fix for this change's own cause, where its cause is known (None: the guard's general advice)."""
+    if fact == "tensor_core_path" and tensor_core_cause(after.get(fact), evidence):
+        dots = evidence.get("dots") or []
+        if any(d.get("precision") == "ieee" for d in dots):
+            return ("keep the dot's operands fp16/bf16 (drop the `.to(tl.float32)` before tl.dot), or let fp32 "
+                    "operands use the tensor cores with input_precision=\"tf32\" (or \"tf32x3\" for more accuracy)")
+        return "give tl.dot fp16/bf16 operands (cast them before the dot), or fp32 ones with input_precision=\"tf32\""
+    own = {f.get("id"): f.get("fix") for f in findings if f.get("fix")}
+    if fact == "spills" and own.get("TTI003"):  # check's fix has this kernel's numbers: the tile, the warps
+        return own["TTI003"]
+    if fact == "occupancy":
+        limit = str(after.get("occupancy_limit") or "")
+        if own.get("TTI004"):
+            return own["TTI004"]
+        if "registers" in limit:
+            return ("fewer registers per thread: fewer values live at once (a smaller tile per warp, more warps), "
+                    "or cap them with maxnreg — `ttinspect check` TTI004 gives the number")
+        if "shared" in limit:
+            return "less shared memory per CTA: lower num_stages or the tile along K (`ttinspect check` TTI006)"
+        if "warps" in limit:
+            return "fewer warps per CTA (num_warps), so that more CTAs fit on an SM"
     return None
 
 
@@ -118,7 +162,9 @@ def _occupancy(before: dict, after: dict, was: Any, now: Any) -> str:
 def _spills(before: dict, after: dict, was: Any, now: Any, target: str) -> str:
     regs = after.get("registers")
     text = (f"spills {change('spills', was, now, target)}: "
-            "values that do not fit the registers go to local memory, a round trip to memory per use")
+            "values that do not fit the registers go to local memory, a round trip to memory per use"
+            + ("; the figure is the thread's stack frame that holds them (Triton's n_spills × 4 B), the bytes moved "
+               "per thread are ptxas's spill stores and loads (TTI003's figures)" if not is_amd(target) else ""))
     if regs is not None:
         text += f" (registers {before.get('registers')} → {regs} per thread)"
     return text

@@ -21,12 +21,13 @@ Budgets, tolerances and suppressions ([tool.ttinspect], snapshot/policy.py) are 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ttinspect.ci.model import (ERROR, FINDING, IMPROVED, NEUTRAL, NEW, REGRESSED, REMOVED, CIReport, Entry, Result,
                         Rule, level_of)
 from ttinspect.check.model import severity_rank
-from ttinspect.snapshot.explain import TITLES, detail, message
+from ttinspect.snapshot.explain import TITLES, cause_fix, detail, message
 from ttinspect.snapshot.origin import origin
 from ttinspect.snapshot.policy import within_tolerance
 
@@ -176,14 +177,15 @@ def gate(committed: dict[str, Any], current: dict[str, dict[str, Any]], *, fail_
 
 
 def error_location(key: str, error: str) -> tuple[str, int | None]:
-    """Where an entry that failed is shown: its examples file (the key's FILE), at the line the error names when
-    it names one in that file (`mylib/ops/broken.py:3: ...`), else its first line."""
+    """Where an entry that failed is shown: its examples file (the key's FILE), at the line of that file its error
+    names — first or anywhere after (`mylib/ops/broken.py:3: SyntaxError`, `importing mylib/ops/n.py raised
+    ModuleNotFoundError: ... (mylib/ops/n.py:4; ...)`): the import that broke is the line the pull request changed —
+    else its first line."""
     file = key.partition("#")[0].rpartition("@")[0].rpartition(":")[0]
-    head = error.split(" ", 1)[0].rstrip(":")
-    for candidate in (head, error.removeprefix("importing ").split(" ", 1)[0].rstrip(":")):
-        path, _, number = candidate.rpartition(":")
-        if number.isdigit() and (path == file or path.endswith("/" + file)):
-            return file, int(number)
+    for found in re.finditer(r"(?:^|[\s(\[])((?:[^\s:()\[\]]*/)?[^\s:()\[\]/]+):(\d+)\b", error):
+        path, number = found[1], int(found[2])
+        if number > 0 and (path == file or path.endswith("/" + file)):
+            return file, number
     return file, 1
 
 
@@ -204,7 +206,7 @@ def _fact_changes(key: str, old: dict, new: dict, guard: tuple[str, ...], add, t
         guarded = _GUARD_OF.get(fact, fact) in guard
         if status == REGRESSED and not guarded:
             status = NEUTRAL
-        said = message(fact, was, now, target, after)
+        said = message(fact, was, now, target, after, new.get("evidence"))
         allowed = within_tolerance(fact, was, now, tolerance, target) if status == REGRESSED else None
         if allowed is not None:  # [tool.ttinspect.tolerance]: a change this small passes, and says so
             status, said = NEUTRAL, f"{said} (within the tolerance of {allowed})"
@@ -212,9 +214,11 @@ def _fact_changes(key: str, old: dict, new: dict, guard: tuple[str, ...], add, t
                              _explain(fact, before, after, was, now))
         rule = _GUARD_OF.get(fact, fact) if status != NEUTRAL and _GUARD_OF.get(fact, fact) in RULES else "changed"
         place = origin(fact, old, new)  # the line that changed it, so the annotation lands in the pull request's diff
+        fix = (cause_fix(fact, after, new.get("evidence") or {}, new.get("findings") or []) or RULES[rule].help) \
+            if status == REGRESSED else ""
         add(rule, level="error" if status == REGRESSED else "note", status=status, entry=key,
             message=said, detail=f"{explanation.rstrip('.')}. Where: {place.said}.".lstrip(". "),
-            fix=RULES[rule].help if status == REGRESSED else "", file=place.file, line=place.line)
+            fix=fix, file=place.file, line=place.line)
         statuses.append(status)
     return statuses
 

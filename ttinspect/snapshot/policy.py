@@ -198,8 +198,7 @@ def over_budget(key: str, value: int, limit: int) -> bool:
     return value < limit if key in _AT_LEAST else value > limit
 
 
-UNITS = {"registers": "registers per thread", "spill-bytes": "B of spills per thread", "occupancy": "%",
-         "shared": "B of shared memory"}
+UNITS = {"registers": " per thread", "spill-bytes": " B per thread", "occupancy": "%", "shared": " B per CTA"}
 # the tolerance key of a guarded fact, and how its change is measured in that unit
 TOLERATED = {"registers": "registers", "spills": "spill-bytes", "occupancy": "occupancy", "shared_memory": "shared"}
 
@@ -246,10 +245,11 @@ def apply(report, current: dict[str, dict[str, Any]], policy: Policy, today: dat
                 rule = BUDGET_RULE.format(key)
                 rules.setdefault(rule, Rule(rule, f"over-{key}-budget", f"Over the library's {key} budget",
                                             "Bring it within the budget, or change the budget in pyproject.toml."))
-                bound = "at least" if key in _AT_LEAST else "at most"
-                results.append(Result(rule, "error", REGRESSED, entry.key,
-                                      f"{key} {value} {UNITS[key]}: over budget ({bound} {limit}, {budget.where})",
-                                      fix=rules[rule].help, file=entry.file, line=entry.line))
+                side, bound = ("under", "at least") if key in _AT_LEAST else ("over", "at most")
+                said = (f"{key}: {value}{UNITS[key]}, {side} the budget of {bound} {limit}{UNITS[key]} "
+                        f"({budget.where}) on {entry.target}")
+                results.append(Result(rule, "error", REGRESSED, entry.key, said, fix=rules[rule].help,
+                                      file=entry.file, line=entry.line))
     notes = list(report.notes)
     for expired in policy.allow:
         if expired.expires < today:

@@ -12,7 +12,7 @@ import datetime
 from dataclasses import replace
 
 from ttinspect.ci.from_check import relative_file, ttinspect_version
-from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED, SUPPRESSED
+from ttinspect.ci.model import CIReport, ERROR, FINDING, REGRESSED, SUPPRESSED, across_targets
 from ttinspect.engine.builds import resolve_target
 from ttinspect.errors import NothingToGate
 from ttinspect.snapshot.policy import apply
@@ -190,6 +190,8 @@ def for_code_scanning(report: CIReport, root: Path, kernels_at: str = "") -> CIR
         if not r.file and place is not None:
             r = replace(r, file=place[0], line=place[1])
         results.append(r)
+    # the same result on every target (a file that no longer imports) is one annotation, not one per target
+    results = [replace(r, entry=label) for label, r in across_targets(results)]
     cited = {r.rule for r in results}
     return replace(located, results=tuple(results), rules=tuple(rule for rule in located.rules if rule.id in cited))
 
@@ -242,15 +244,18 @@ def check(config: SnapshotConfig, committed: dict[str, Any], computed: Computed,
 
 
 def library_relative(report: CIReport, root: Path) -> CIReport:
-    """Errors that name the library's files absolutely (an import's), said relative to its folder as every
-    entry's file is: the same words on every machine, and no runner's home folder in a pull request."""
+    """Errors, explanations, suppressions and notes that name the library's files absolutely (an import's error,
+    an expired allow's pyproject.toml line), said relative to its folder as every entry's file is: the same words
+    on every machine, and no runner's home folder in a pull request."""
     prefix = str(root).rstrip(os.sep) + os.sep
 
     def said(text: str | None) -> str | None:
         return text.replace(prefix, "") if text else text
 
-    return replace(report, results=tuple(replace(r, message=said(r.message) or "") for r in report.results),
-                   entries=tuple(replace(e, error=said(e.error)) for e in report.entries))
+    return replace(report, results=tuple(replace(r, message=said(r.message) or "", detail=said(r.detail) or "",
+                                                 suppressed=said(r.suppressed) or "") for r in report.results),
+                   entries=tuple(replace(e, error=said(e.error)) for e in report.entries),
+                   notes=tuple(said(note) or "" for note in report.notes))
 
 
 def device_notes(targets: tuple[str, ...]) -> tuple[str, ...]:
