@@ -120,11 +120,31 @@ def one_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith(("ttinspect: captured", "warn_once(", "frame #"))
              and "UserWarning" not in line]
-    for prefix in ("ttinspect capture --as", "ttinspect: error:", "what():"):
+    for prefix in ("ttinspect capture --as", "ttinspect: error:"):
         chosen = [line for line in lines if line.startswith(prefix)]
         if chosen:
             return chosen[-1][:400]
+    raised = exception_line(text)
+    if raised is not None:
+        return raised[:400]
+    chosen = [line for line in lines if line.startswith("what():")]
+    if chosen:
+        return chosen[-1][:400]
     return lines[-1][:400] if lines else "(no output)"
+
+
+def exception_line(text: str) -> str | None:
+    """The exception's own line of the last Python traceback: the first unindented line after its header.
+    The traceback's last line is not always it: an exception's message may run on (torch's dispatcher lists
+    every key it is "registered at")."""
+    raw = text.splitlines()
+    headers = [at for at, line in enumerate(raw) if line.startswith("Traceback (most recent call last):")]
+    if not headers:
+        return None
+    for line in raw[headers[-1] + 1:]:
+        if line.strip() and not line[0].isspace() and not line.startswith("ttinspect:"):
+            return line.strip()
+    return None
 
 
 class Runner:

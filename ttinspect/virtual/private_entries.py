@@ -63,7 +63,8 @@ def _triple(stream: streams.VirtualStream) -> tuple[int, int, int]:
     return stream.cuda_stream, stream.device_index, _CUDA_DEVICE_TYPE
 
 
-def _when_nothing_runs(name: str, answer: Callable[..., Any]) -> Callable[..., Any]:
+def when_nothing_runs(name: str, answer: Callable[..., Any]) -> Callable[..., Any]:
+    """torch._C's entry `name`: `answer` in a process where nothing runs, refused in a block (a stream)."""
     def entry(*args: Any, **kwargs: Any) -> Any:
         if not state.runs_nothing():
             raise refuse(f"torch._C.{name}()", state.current().label,
@@ -87,7 +88,7 @@ def entries() -> dict[str, Callable[..., Any]]:
         "_cuda_exchangeDevice": _exchange_device, "_cuda_maybeExchangeDevice": _exchange_device,
         "_cuda_isInBadFork": _in_bad_fork, "_cuda_init": _init,
     }
-    when_nothing_runs: dict[str, Callable[..., Any]] = {
+    answered_when_nothing_runs: dict[str, Callable[..., Any]] = {
         "_cuda_getCurrentRawStream": lambda device: streams.current(device).cuda_stream,
         "_cuda_getCurrentStream": lambda device: _triple(streams.current(device)),
         "_cuda_getDefaultStream": lambda device: _triple(streams.default(device)),
@@ -96,7 +97,7 @@ def entries() -> dict[str, Callable[..., Any]]:
         "_cuda_synchronize": lambda: None,
         "_cuda_emptyCache": lambda: None,
     }
-    found.update({name: _when_nothing_runs(name, answer) for name, answer in when_nothing_runs.items()})
+    found.update({name: when_nothing_runs(name, answer) for name, answer in answered_when_nothing_runs.items()})
     build = "cannot answer (a fact of the torch build, not of the GPU: the wheel installed on the GPU machine says)"
     found.update({name: _refused(name, build) for name in ("_cuda_getArchFlags", "_cuda_getCompiledVersion")})
     return found

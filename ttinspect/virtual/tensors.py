@@ -127,9 +127,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                              "cannot answer (it holds no values)")
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
                 # already there; what else it asks (a dtype, a copy) is asked of the tensor without the device
-                args = (args[0], *[a for a in args[1:] if not _is_cuda(torch, a)])
-                kwargs = {k: v for k, v in kwargs.items() if k != "device"}
-                if name == "cuda" or len(args) == 1 and not kwargs:
+                args, kwargs = _device_replaced(args, kwargs, None)
+                if name == "cuda" or _asks_nothing_more(args, kwargs):
                     return args[0]
             own = _custom_op_code(func)
             if own is not None:  # a Python custom op: its own code runs (and launches its kernels), not its fake
@@ -162,6 +161,22 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             print(f"ttinspect: note: {qualname} ran as its fake (meta) implementation on the virtual device: "
                   "GPU kernels it launches from compiled code are not seen", file=sys.stderr)
         return None
+
+    def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
+        """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in
+        the place it was given: positionally (`t.to(device, dtype, non_blocking)`, as nn.Module.to calls it)
+        or as `device=` (dropped for None) — dropping a positional one would shift a dtype into its place."""
+        args = (args[0], *[device if _is_cuda(torch, a) and not isinstance(a, torch.dtype) else a
+                           for a in args[1:]])
+        named = kwargs.get("device") is not None
+        kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+        if named and device is not None:
+            kwargs["device"] = device
+        return args, kwargs
+
+    def _asks_nothing_more(args: Any, kwargs: Any) -> bool:
+        """`.to(None, None, False)`: no dtype, no copy, nothing else — the tensor itself, as torch answers."""
+        return not kwargs and all(a is None or a is False for a in args[1:])
 
     def _moves_to_cuda(args: Any, kwargs: Any) -> bool:
         return any(_is_cuda(torch, a) for a in (*args, kwargs.get("device")) if not isinstance(a, torch.dtype))
@@ -206,9 +221,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             kwargs = kwargs or {}
             name = getattr(func, "__name__", "")
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
-                args = (args[0], *[a for a in args[1:] if not _is_cuda(torch, a)])
-                kwargs = {k: v for k, v in kwargs.items() if k != "device"}
-                if name == "cuda" or len(args) == 1 and not kwargs:
+                args, kwargs = _device_replaced(args, kwargs, None)
+                if name == "cuda" or _asks_nothing_more(args, kwargs):
                     return args[0]
             if _is_cuda(torch, kwargs.get("device")):  # made beside it: on the CPU, facing cuda
                 kwargs = {**kwargs, "device": "cpu"}
@@ -234,8 +248,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         if name == "cuda" and args and isinstance(args[0], torch.Tensor):
             return facing_cuda(args[0])
         if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
-            rest = [a for a in args[1:] if not _is_cuda(torch, a)]
-            return facing_cuda(args[0].to(*rest, **{k: v for k, v in kwargs.items() if k != "device"}))
+            args, kwargs = _device_replaced(args, kwargs, None)
+            return facing_cuda(args[0].to(*args[1:], **kwargs))
         return func(*args, **kwargs)
 
     class Allocations(TorchFunctionMode):
@@ -244,12 +258,16 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
-            passing = gradients.is_pass(func, torch)
-            if passing and any(isinstance(a, VirtualTensor) for a in tree_leaves((args, kwargs))):
+            on_device = any(isinstance(a, VirtualTensor) for a in tree_leaves((args, kwargs)))
+            if on_device and gradients.is_pass(func, torch):
                 with self:  # torch took this mode off the stack while it answers: the pass's code needs it on
                     answer = gradients.run_as_edges(func, args, kwargs, torch)
                 if answer is not gradients.NOT_MINE:
                     return answer
+            own = _custom_op_code(func) if on_device else None
+            if own is not None:
+                with self:  # as for a pass: torch took this mode off the stack, and the op's code allocates
+                    return own(*args, **kwargs)
             if any(isinstance(a, VirtualTensor) for a in (*args, *kwargs.values())):
                 return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
             name = getattr(func, "__name__", "")
@@ -266,8 +284,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return wrap(args[0].to("meta"), _index(torch, target if target is not None else "cuda"), True)
             if name == "to" and args and isinstance(args[0], torch.Tensor) and _moves_to_cuda(args[1:], kwargs):
                 target = next(a for a in (*args[1:], kwargs.get("device")) if _is_cuda(torch, a))
-                rest = [a for a in args[1:] if not _is_cuda(torch, a)]
-                moved = args[0].to(*rest, **{**kwargs, "device": "meta"})
+                args, kwargs = _device_replaced(args, kwargs, "meta")
+                moved = args[0].to(*args[1:], **kwargs)
                 return wrap(moved, _index(torch, target), True)
             return func(*args, **kwargs)
 
