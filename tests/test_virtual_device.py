@@ -225,8 +225,8 @@ def test_tensors_on_the_virtual_device_have_a_shape_and_no_values():
         assert (x.device, x.is_cuda, x.shape, x.stride()) == (torch.device("cuda", 0), True, (64, 32), (32, 1))
         assert x.t().contiguous().stride() == (64, 1) and torch.empty_like(x).device.type == "cuda"
         assert y.device.type == "cuda" and y.cuda() is y and module.BLOCK == 1024
-        for read in (lambda: x.sum().item(), lambda: x.tolist(), lambda: x.cpu(), lambda: x.data_ptr(),
-                     lambda: bool(y[0] > 0)):
+        assert x.data_ptr() % 512 == 0 and x[1:].data_ptr() - x.data_ptr() == 64  # an address, not values
+        for read in (lambda: x.sum().item(), lambda: x.tolist(), lambda: x.cpu(), lambda: bool(y[0] > 0)):
             with pytest.raises(VirtualDeviceError, match=" of a tensor on the virtual device") as caught:
                 read()
             assert_asked_at(caught.value, Path(__file__))

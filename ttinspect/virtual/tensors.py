@@ -17,12 +17,12 @@ import sys
 import types
 from typing import Any
 
-from ttinspect.virtual import gradients, state
+from ttinspect.virtual import addresses, gradients, state
 from ttinspect.virtual.refusal import refuse
 
-# Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing
-# (data_ptr() is 0 there), so each is refused outright.
-_READS = ("data_ptr", "untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
+# Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing, so
+# each is refused outright. data_ptr() is answered with an address of the device's own (addresses.py).
+_READS = ("untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
           "__dlpack_device__", "cpu")
 _TORCH_NAMESPACES = ("aten", "prims", "_c10d_functional", "c10d", "profiler", "_quantized", "quantized",
                      "inductor", "higher_order")
@@ -122,6 +122,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             name = getattr(func, "__name__", str(func))
             found = [a for a in (*args, *kwargs.values()) if isinstance(a, VirtualTensor)]
             index = found[0]._index if found else 0
+            if name == "data_ptr" and found and args and args[0] is found[0]:
+                return addresses.data_ptr(found[0]._meta)
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
                 raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,
                              "cannot answer (it holds no values)")
