@@ -77,7 +77,7 @@ def _matches(args: dict[str, Any], key: dict[str, Any]) -> bool:
 def groups_of_listing(listing: dict[str, Any]) -> list[Group]:
     """The autotune keys of a `ttinspect list --json` listing, each with its timed configs."""
     found: dict[str, Group] = {}
-    arch = listing.get("run", {}).get("device", {}).get("arch")
+    arch = ((listing.get("run") or {}).get("device") or {}).get("arch")  # a run that found no GPU: none
     compiles = listing.get("compiles", [])
     for entry in compiles:
         for tuning in entry.get("autotune") or ():
@@ -92,7 +92,7 @@ def groups_of_listing(listing: dict[str, Any]) -> list[Group]:
             config = {k: v for k, v in (entry.get("config") or {}).items()
                       if k in OPTIONS or k not in ("ptx_version", "enable_fp_fusion", "debug", "sanitize_overflow")}
             source = f"{entry['file']}:{entry['kernel']}" if Path(entry.get("file") or "").is_file() else \
-                f"{entry['ref']}#{entry.get('number', 1)}"
+                entry["ref"]  # already NAME#N
             group.timed.append(Timed(config, float(tuning["ms"]), source,
                                      entry.get("target") or (f"sm_{arch}" if arch else "sm_90"), args, grid))
     return list(found.values())
@@ -118,6 +118,7 @@ def groups_of_capture(path: Path) -> list[Group]:
 def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
     from ttinspect.errors import TTInspectError
     from ttinspect.perf.grid_text import grid_from_text
+    from ttinspect.api import inspect
     from ttinspect.perf.predict import predict
 
     for timed in group.timed:
@@ -131,7 +132,12 @@ def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
             timed.reason = "no grid: the config was only benchmarked (give --launch-grid KERNEL=EXPR)"
             continue
         try:
-            p = predict(timed.source, timed.arch, device, args=timed.args, config=timed.config, grid=grid)
+            if ".ttcap:" in timed.source:  # the capture's own compile: its arguments and config are the run's,
+                # its text the capture's (the run's files were on the GPU machine)
+                p = predict(timed.source, None, device, args=timed.args, grid=grid,
+                            report=inspect(timed.source, source="captured"))
+            else:
+                p = predict(timed.source, timed.arch, device, args=timed.args, config=timed.config, grid=grid)
         except TTInspectError as error:
             timed.reason = f"{type(error).__name__}: {error}"
             continue

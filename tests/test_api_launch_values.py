@@ -10,6 +10,7 @@ import pytest
 from ttinspect import Pointer, inspect, report_from_build
 from ttinspect.check import check_reference
 from ttinspect.refs.resolver import RefOptions
+from ttinspect.errors import UsageError
 
 KERNELS = Path(__file__).parent / "data" / "false_alarms" / "kernels.py"
 RMS = f"{KERNELS}:rms_rows"
@@ -58,3 +59,14 @@ def test_the_api_and_the_command_line_find_the_same():
     _, cli = check_reference(RMS, cli_options)
     assert [f.as_dict() for f in api.findings] == [f.as_dict() for f in cli]
     assert api == report_from_build(api.build)  # the same facts: the values change the findings only
+
+
+@pytest.mark.slow  # compiles
+def test_inspect_takes_the_captured_source_as_the_command_line_does():
+    """A capture from another machine: its files are not here; `source="captured"` compiles the text it kept
+    (as `--source captured`), and without it the one line says so."""
+    ref = str(Path(__file__).parent / "data" / "captures" / "example.ttcap") + ":tiled_mm#1"
+    with pytest.raises(UsageError, match="--source captured"):
+        inspect(ref)
+    report = inspect(ref, source="captured")
+    assert report.kernel.endswith("tiled_mm") and report.facts

@@ -33,7 +33,8 @@ __all__ = ["inspect", "diff", "report_from_build", "diff_reports", "Report", "Di
 
 def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | None = None,
             config: Mapping[str, Any] | int | str | None = None, signature: str | None = None,
-            triton: str | None = None, device_props: Mapping[str, Any] | None = None, **overrides: Any) -> Report:
+            triton: str | None = None, device_props: Mapping[str, Any] | None = None, source: str | None = None,
+            **overrides: Any) -> Report:
     """Compile (or load from the cache) and reduce to facts. `kernel` is any reference ttinspect takes:
     a shipped variant (`"opt:num_stages=3@sm_90"`), `"my_mm.py:matmul"` or a declared example
     (`"my_mm.py:small"`), a Triton cache entry (`"cache:3fa9c2"`), or a kernel object — a @triton.jit
@@ -46,7 +47,9 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     entries and win over it. `triton`: compile with that Triton release instead of the installed one
     (`"3.5.1"`, in a toolchain of its own: `ttinspect toolchains`); `kernel` must then be a reference.
     `device_props`: numbers of the target's virtual device that the kernel's code sees while it is imported
-    (`{"num_sms": 114}`, as `--device-props`; docs/virtual-device.md).
+    (`{"num_sms": 114}`, as `--device-props`; docs/virtual-device.md). `source`: for a captured kernel whose
+    file changed since the run or is not on this machine, `"captured"` compiles the text the capture kept,
+    `"current"` the file as it is now (as `--source`).
     """
     props = tuple(f"{k}={v}" for k, v in (device_props or {}).items())
     if triton is not None:
@@ -57,7 +60,7 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
             raise UsageError(f"inspect({kernel!r}, triton={triton!r}): name the release once")
         kernel = f"{kernel}@triton={triton}"
     plain_variant = (kind_of(kernel) == "variant" and "@triton=" not in kernel and args is None
-                     and signature is None and not props)
+                     and signature is None and not props and source is None)
     if triton is None and plain_variant and not isinstance(config, (int, str)):
         settings = {**(config or {}), **overrides}
         _check_variant_overrides(kernel, settings)
@@ -71,7 +74,7 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
                 for k, v in settings.items()}
     which = None if isinstance(config, Mapping) else config
     parse_device_props(props)  # a wrong key is refused before anything is loaded
-    options = RefOptions(settings, dict(args or {}), signature, which, arch, props)
+    options = RefOptions(settings, dict(args or {}), signature, which, arch, props, source=source)
     built = resolve_one(kernel, options)
     report = report_from_build(built)
     # the values given (args=, signature=) count in the findings as on the command line: check/'s one function,
