@@ -7,11 +7,13 @@ the median |predicted ÷ measured − 1|) per (kernel, key). Real kernels at rea
     python scripts/perf_autotune_check.py CAPTURE... [--launch-grid KERNEL=EXPR]... [--device NAME]
 
 CAPTURE is a capture file (.ttcap, `ttinspect capture` on a GPU) or what `ttinspect list X.ttcap --json`
-printed (a capture's listing, as tests/data/capture_h100/list.json keeps one). A capture records the grid of
-the launches a run made, not of the autotuner's benchmark runs: a config that was only benchmarked has no
-grid. `--launch-grid KERNEL=EXPR` gives the kernel's grid as its call site computes it (the `--launch-grid`
-grammar over the launch's arguments and the config's constexprs); without it such a config is listed as not
-predicted, with that reason, and counts in no figure. The device is the capture's GPU (`--device` to name one).
+printed (a capture's listing, as tests/data/capture_h100/list.json keeps one). Each config's grid is the one
+it launched with while the autotuner benchmarked it (the autotune record's `grids`, the listing's "grid"),
+else the grid of the run's own launch of it at that key. A capture made before ttinspect recorded benchmark
+grids has no grid for a config that was only benchmarked: `--launch-grid KERNEL=EXPR` then gives the kernel's
+grid as its call site computes it (the `--launch-grid` grammar over the launch's arguments and the config's
+constexprs); without it such a config is listed as not predicted, with that reason, and counts in no figure.
+The device is the capture's GPU (`--device` to name one).
 """
 
 from __future__ import annotations
@@ -87,15 +89,25 @@ def groups_of_listing(listing: dict[str, Any]) -> list[Group]:
             group = found.setdefault(ident, Group(entry["kernel"], dict(tuning.get("key") or {})))
             args = _args_for(compiles, entry, group.key)
             grids, arg_sets = entry.get("grids") or [], entry.get("args") or []
-            grid = tuple(grids[0]) if len(grids) == 1 and len(arg_sets) == 1 and _matches(arg_sets[0], group.key) \
+            benchmarked = tuning.get("grid")  # the grid the config launched with at this key, where recorded
+            grid = tuple(benchmarked) if isinstance(benchmarked, list) and len(benchmarked) == 3 else \
+                tuple(grids[0]) if len(grids) == 1 and len(arg_sets) == 1 and _matches(arg_sets[0], group.key) \
                 else None
             config = {k: v for k, v in (entry.get("config") or {}).items()
                       if k in OPTIONS or k not in ("ptx_version", "enable_fp_fusion", "debug", "sanitize_overflow")}
             source = f"{entry['file']}:{entry['kernel']}" if Path(entry.get("file") or "").is_file() else \
-                entry["ref"]  # already NAME#N
+                _numbered(entry)  # the capture's own compile, named exactly
             group.timed.append(Timed(config, float(tuning["ms"]), source,
                                      entry.get("target") or (f"sm_{arch}" if arch else "sm_90"), args, grid))
     return list(found.values())
+
+
+def _numbered(entry: dict[str, Any]) -> str:
+    """The listing's reference as FILE.ttcap:NAME#N: its ref names a kernel of one compile without the #N."""
+    ref, number = entry["ref"], entry.get("number")
+    if number is None or "#" in ref.rpartition(":")[2]:
+        return ref
+    return f"{ref}#{number}"
 
 
 def _args_for(compiles: list[dict], entry: dict, key: dict[str, Any]) -> dict[str, Any] | None:
@@ -129,7 +141,8 @@ def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
         if grid is None and group.kernel in grids:
             grid = grid_from_text(grids[group.kernel])
         if grid is None:
-            timed.reason = "no grid: the config was only benchmarked (give --launch-grid KERNEL=EXPR)"
+            timed.reason = ("no grid: the config was only benchmarked, and the capture predates benchmark grids "
+                            "(give --launch-grid KERNEL=EXPR)")
             continue
         try:
             if ".ttcap:" in timed.source:  # the capture's own compile: its arguments and config are the run's,

@@ -17,13 +17,13 @@ in one line naming the program's file:line; `--run-kernels` then runs the kernel
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from typing import Any
 
 from ttinspect.capture import counting, interpreter
 from ttinspect.capture.hook_errors import guarded
+from ttinspect.capture.launch_grid import evaluated_grid
 
 ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
 ENV_DEVICE_PROPS = "TTINSPECT_CAPTURE_DEVICE_PROPS"  # --device-props of `capture --as`, as typed
@@ -107,7 +107,7 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
         return None
     params = interpreter.params_of(obj)
     names = tuple(p.name for p in params)
-    shape = guarded(grid_shape, obj, grid, args, given) if callable(grid) else grid
+    shape = guarded(evaluated_grid, obj, grid, args, given) if callable(grid) else grid
     guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
             obj, shape, args, given, frame)
     return None
@@ -118,16 +118,6 @@ def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:
     placed = tuple(_placed(a) for a in args)
     return interpreter.record_compile(session, obj, placed, {k: _placed(v) for k, v in kwargs.items()},
                                       target=target())
-
-
-def grid_shape(obj: Any, grid: Any, args: tuple, kwargs: dict) -> Any:
-    """The grid a callable makes of the bound arguments, as the JIT calls it (every parameter by name, its
-    default filled in, the launch's options beside them)."""
-    signature = inspect.signature(getattr(obj, "fn", obj))
-    names = set(signature.parameters)
-    bound = signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in names})
-    bound.apply_defaults()
-    return grid({**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments})
 
 
 class _Placed:

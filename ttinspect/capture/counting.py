@@ -65,8 +65,8 @@ def launched(session: Any, known: tuple[str, Sequence[str], frozenset[str]], ker
     """One launch of the compile `known` (id, parameter names, constexprs), made from `frame` or a frame it
     was called from (the slow path: the hooks' fast path handles a launch like the last one from a frame)."""
     compile_id = known[0]
-    if tuning.active and tuning.context.busy and tuning.observe_launch(session, compile_id, kwargs):
-        return  # the autotuner timing a config: not one of the program's launches
+    if tuning.active and tuning.context.busy and tuning.observe_launch(session, compile_id, kwargs, grid):
+        return  # the autotuner timing a config: not one of the program's launches (its grid is the config's)
     where = launches.site(frame)
     shape = launches.grid3(grid)
     key = (where, compile_id, shape)

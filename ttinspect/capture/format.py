@@ -102,6 +102,9 @@ class Autotune:
     pruned_to: tuple[int, ...] | None
     compiles: tuple[str, ...]
     line: int
+    # per config, the grid it launched with while benchmarked ([x, y, z]), None where not known; None for a
+    # record without them (written before ttinspect kept them, or a tuning that benchmarked nothing)
+    grids: tuple[tuple[int, int, int] | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -312,10 +315,13 @@ def _autotune(record: dict[str, Any], line: int, at: str) -> Autotune:
     best = record.get("best")
     if best is not None and not 0 <= best < len(configs):
         raise CaptureError(f"{at}: 'best' ({best}) is no index into the {len(configs)} configs")
-    timings, pruned = record.get("timings_ms"), record.get("pruned_to")
+    timings, pruned, grids = record.get("timings_ms"), record.get("pruned_to"), record.get("grids")
+    if grids is not None and len(grids) != len(configs):
+        raise CaptureError(f"{at}: 'grids' has {len(grids)} entries for the {len(configs)} configs (one each)")
     return Autotune(record["name"], record.get("file"), record.get("key", {}), tuple(configs),
                     tuple(timings) if timings is not None else None, best,
-                    tuple(pruned) if pruned is not None else None, tuple(record.get("compiles", ())), line)
+                    tuple(pruned) if pruned is not None else None, tuple(record.get("compiles", ())), line,
+                    tuple(tuple(g) if g is not None else None for g in grids) if grids is not None else None)
 
 
 def _check_references(compiles: list[Compile], launches: Iterable[Launches], autotune: list[Autotune],

@@ -222,6 +222,15 @@ DEVICE = fields({"name": _optional(nullable(NAME)), "backend": _optional(nullabl
 TARGET = fields({"backend": _optional(nullable(NAME)), "arch": _optional(nullable(ARCH)),
                  "warp_size": _optional(nullable(integer(1, 1024)))})
 GRID = list_of(integer(0, 1 << 32), 3)
+
+
+def grid3(value: Any, field: Field) -> None:
+    """A grid as the recorder writes an evaluated one: exactly three sizes (x, y, z)."""
+    if not isinstance(value, list) or len(value) != 3:
+        raise Mismatch(field, value, "a grid of 3 integers [x, y, z]")
+    GRID(value, field)
+
+
 DIMENSIONS = list_of(integer(-MAX_INT, MAX_INT), 64)
 TENSOR = fields({"dtype": _required(NAME), "shape": _required(DIMENSIONS), "strides": _required(nullable(DIMENSIONS))})
 
@@ -267,7 +276,7 @@ RECORDS: dict[str, Check] = {
         "name": _required(NAME), "file": _optional(nullable(path)), "key": _optional(mapping(NAME, json_value)),
         "configs": _required(list_of(CONFIG, 10_000)), "timings_ms": _optional(nullable(list_of(nullable(number)))),
         "best": _optional(nullable(COUNT)), "pruned_to": _optional(nullable(list_of(COUNT))),
-        "compiles": _optional(list_of(NAME))}),
+        "compiles": _optional(list_of(NAME)), "grids": _optional(nullable(list_of(nullable(grid3), 10_000)))}),
     "heuristics": fields({"name": _required(NAME), "values": _required(mapping(IDENTIFIER, json_value)),
                           "compile": _optional(nullable(NAME))}),
     "device": fields({"device": _optional(nullable(DEVICE))}),

@@ -6,7 +6,10 @@ tell this module when each starts and ends; what happens in between is kept per 
 - an autotune record is written when Autotuner.run added a key to the autotuner's cache (it tuned): every
   config, the time Triton measured for each (its `configs_timings`, median ms; null for a config it did not
   time or that failed to run, and all null under the interpreter, whose timings mean nothing), the winner,
-  the configs prune_configs_by kept and the compiles the tuning launched;
+  the configs prune_configs_by kept, the compiles the tuning launched and the grid each benchmarked config
+  launched with (its `grids`: the launch's own grid as it reached the JIT, else the grid callable evaluated
+  with the bound arguments and the config's values where no launch evaluated it — an untimed stand-in under
+  Triton's interpreter; null where neither is known), so its configs can be ranked offline;
 - launches made while the autotuner times a config are not counted as the program's launches (they are
   still listed as the tuning's compiles);
 - a heuristics record is written once per distinct (values, compile): the values the heuristics put into
@@ -20,8 +23,9 @@ import threading
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from ttinspect.capture import triton_hooks
+from ttinspect.capture import launches, triton_hooks
 from ttinspect.capture.hook_errors import guarded
+from ttinspect.capture.launch_grid import evaluated_grid
 from ttinspect.capture.signature_text import constexpr_json
 
 _MAX_HEURISTICS_SEEN = 10_000
@@ -30,7 +34,7 @@ untimed = [False]  # the autotuner's _bench times nothing (`capture --as`): its 
 
 class Tuning:
     """One Autotuner.run in progress."""
-    __slots__ = ("autotuner", "cache_size", "timings", "pruned", "compiles")
+    __slots__ = ("autotuner", "cache_size", "timings", "pruned", "compiles", "benched", "benching")
 
     def __init__(self, autotuner: Any):
         self.autotuner = autotuner
@@ -38,6 +42,8 @@ class Tuning:
         self.timings = getattr(autotuner, "configs_timings", None)  # a new dict means it timed in this run
         self.pruned: list[Any] | None = None
         self.compiles: list[str] = []
+        self.benched: list[list[Any]] = []  # [config, its 3-D grid or None] per config benchmarked, in order
+        self.benching: list[Any] | None = None  # the entry of `benched` now being benchmarked
 
 
 class Context(threading.local):
@@ -126,15 +132,18 @@ def autotuned() -> dict[str, Any] | None:
     return {"configs": len(getattr(context.tunings[-1].autotuner, "configs", ()) or ())}
 
 
-def observe_launch(session: Any, compile_id: str, kwargs: Mapping[str, Any]) -> bool:
-    """A launch inside an autotuner or heuristics reached the JIT: note what they decided. True when the
-    autotuner is timing a config (the launch is not the program's own)."""
+def observe_launch(session: Any, compile_id: str, kwargs: Mapping[str, Any], grid: Any = None) -> bool:
+    """A launch inside an autotuner or heuristics reached the JIT (with `grid`, as evaluated there): note what
+    they decided. True when the autotuner is timing a config (the launch is not the program's own)."""
     for heuristics in context.heuristics:
         _heuristics_record(session, heuristics, compile_id, kwargs)
     if context.tunings:
-        compiles = context.tunings[-1].compiles
-        if compile_id not in compiles:
-            compiles.append(compile_id)
+        tuning = context.tunings[-1]
+        if compile_id not in tuning.compiles:
+            tuning.compiles.append(compile_id)
+        entry = tuning.benching
+        if context.benchmarking and entry is not None and entry[1] is None:  # the config's first launch only
+            entry[1] = launches.grid3(grid)
     return context.benchmarking > 0
 
 
@@ -192,12 +201,20 @@ def autotune_record(tuning: Tuning, key: Any, best: Any, args: Sequence[Any],
     pruned_to = sorted({index[_identity(c)] for c in kept}) if kept is not None and len(kept) < len(configs) else None
     base = getattr(autotuner, "base_fn", None)
     code = getattr(base, "__code__", None)
-    return {"name": getattr(base, "__name__", None) or "?",
-            "file": os.path.abspath(code.co_filename) if code is not None else None,
-            "key": key_values(autotuner, key, args, kwargs), "configs": [config_dict(c) for c in listed],
-            "timings_ms": timings_ms, "best": None if untimed[0] and timings_ms is not None and len(listed) > 1
-            else index[_identity(best)], "pruned_to": pruned_to,
-            "compiles": list(tuning.compiles)}
+    record = {"name": getattr(base, "__name__", None) or "?",
+              "file": os.path.abspath(code.co_filename) if code is not None else None,
+              "key": key_values(autotuner, key, args, kwargs), "configs": [config_dict(c) for c in listed],
+              "timings_ms": timings_ms, "best": None if untimed[0] and timings_ms is not None and len(listed) > 1
+              else index[_identity(best)], "pruned_to": pruned_to,
+              "compiles": list(tuning.compiles)}
+    if tuning.benched:  # a tuning that benchmarked nothing (one config, a disk-cache hit) has no grids to say
+        grids: list[list[int] | None] = [None] * len(listed)
+        for config, grid in tuning.benched:
+            at = index.get(_identity(config)) if config is not None else None
+            if at is not None and grid is not None and grids[at] is None:
+                grids[at] = list(grid)
+        record["grids"] = grids
+    return record
 
 
 def _median(measured: Any) -> float | None:
@@ -239,11 +256,17 @@ def autotuner_run(original: Callable[..., Any], current: Callable[[], Any]) -> C
 
 
 def bench(original: Callable[..., Any], instead: Callable[..., Any] | None = None) -> Callable[..., Any]:
-    """Autotuner._bench, its launches marked as the tuning's; `instead(autotuner, args, config, meta)` takes
-    its place where nothing may run (`capture --as`): then no autotuner's choice is known (`best` is null)."""
+    """Autotuner._bench, its launches marked as the tuning's and the config's grid noted; `instead(autotuner,
+    args, config, meta)` takes its place where nothing may run (`capture --as`): then no autotuner's choice is
+    known (`best` is null)."""
     untimed[0] = instead is not None
     def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
         enter_bench()
+        tuning = next((t for t in reversed(context.tunings) if t.autotuner is self), None)
+        outer = tuning.benching if tuning is not None else None
+        if tuning is not None:
+            tuning.benching = [kwargs.get("config"), None]
+            tuning.benched.append(tuning.benching)
         try:
             if instead is not None:
                 meta = dict(kwargs)
@@ -251,8 +274,24 @@ def bench(original: Callable[..., Any], instead: Callable[..., Any] | None = Non
             return original(self, *args, **kwargs)
         finally:
             leave_bench()
+            if tuning is not None:
+                entry, tuning.benching = tuning.benching, outer
+                if entry is not None and entry[1] is None:  # no launch evaluated it (an interpreter stand-in)
+                    entry[1] = guarded(_config_grid, self, args, kwargs)
 
     return timed
+
+
+def _config_grid(autotuner: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The grid the benchmarked config's launch would have: the launch's grid callable, evaluated as the JIT
+    evaluates it, with the bound arguments and the config's values."""
+    meta = dict(kwargs)
+    config, grid = meta.pop("config", None), meta.pop("grid", None)
+    if config is None or grid is None:
+        return None
+    meta.pop("warmup", None)
+    function = getattr(autotuner, "base_fn", None) or autotuner
+    return launches.grid3(evaluated_grid(function, grid, args, {**meta, **config.all_kwargs()}))
 
 
 def prune_configs(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,6 +9,11 @@ is exact; a site with several grids (or several argument sets) under one argumen
 (which grid went with which arguments is not recorded). Nothing is guessed: a kernel whose sites have no
 grid, or whose prediction cannot be made, is listed with the reason and counts in no total.
 
+A compile the autotuner only benchmarked (never launched by the program) is predicted at the grid its config
+launched with while benchmarked (the autotune record's `grids`), with the tuning's launch arguments: a site
+of no launches — it adds nothing to the run's time, and its per-launch time ranks it among the tuning's
+configs. A capture written before those grids were recorded leaves it unknown, with the reason.
+
 Where the capture was made on a GPU and the autotuner timed the compile's config, its measured time is
 kept beside the prediction.
 """
@@ -19,11 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ttinspect.api import Report
+from ttinspect.capture.format import Launches
 from ttinspect.errors import TTInspectError
 from ttinspect.perf.devices import Device
 from ttinspect.perf.model import Prediction
 from ttinspect.perf.report_prediction import device_for_profile, predict_report
 from ttinspect.perf.profile import DeviceProfile, with_profile
+from ttinspect.refs.capture_listing import bench_grid, config_index, tunings_by_kernel
 from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings
 from ttinspect.refs.resolver import RefOptions, resolve_one
 from ttinspect.report.collect import report_from_build
@@ -120,6 +127,7 @@ def profile_capture(text: str, device: str | None = None, *, device_profile: Dev
         records = capture.compiles if ref.name is None else named(capture, ref.name)
     say_warnings(capture)
     measured = _measured_by_compile(capture)
+    tunings = tunings_by_kernel(capture)
     notes = [note for note in (capture.header.made(),) if note]
     kernels = []
     used: Device | None = None
@@ -134,8 +142,8 @@ def profile_capture(text: str, device: str | None = None, *, device_profile: Dev
             kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
                                       (), measured.get(record.id), None, f"{type(error).__name__}: {error}"))
             continue
-        sites = tuple(_site_time(report, used, launch, config, device_profile)
-                      for launch in capture.launches_of(record.id))
+        launched = tuple(capture.launches_of(record.id)) or _benchmarked(capture, record, tunings)
+        sites = tuple(_site_time(report, used, launch, config, device_profile) for launch in launched)
         bound = next((p.bound for s in sites for p in s.per_launch if p.bound), None)
         reason = None if sites else "no launch recorded (compiled, never launched, or launched by another process)"
         kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
@@ -173,6 +181,25 @@ def _site_time(report: Report, device: Device, launch, config: Mapping[str, Any]
     known = [t for t in times if t is not None]
     return SiteTime(launch.site, launch.count, launch.count * min(known), launch.count * max(known),
                     tuple(predictions))
+
+
+def _benchmarked(capture, record, tunings) -> tuple[Launches, ...]:
+    """The autotuner's benchmark runs of a compile the program never launched, as sites of no launches: one
+    per tuning that recorded its config's grid. Their arguments are the tuning's launch's (the autotuner
+    benchmarks each config with them): those recorded at the tuning's key for another compile it made."""
+    sites = []
+    for tuning in tunings.get(f"id:{record.id}", ()):
+        index = config_index(tuning, record)
+        grid = bench_grid(tuning, index) if index is not None else None
+        if grid is None:
+            continue
+        shape = {k: v for k, v in tuning.key.items() if isinstance(v, int) and not isinstance(v, bool)}
+        args = next((a for c in dict.fromkeys(tuning.compiles) for launch in capture.launches_of(c)
+                     for a in launch.args if all(a.get(k, v) == v for k, v in shape.items())), None)
+        key = " ".join(f"{k}={v}" for k, v in shape.items())
+        sites.append(Launches(record.id, f"autotuner benchmark{f' at {key}' if key else ''} (not a launch of the "
+                              "program)", 0, (tuple(grid),), (args if args is not None else shape,), tuning.line))
+    return tuple(sites)
 
 
 def _measured_by_compile(capture) -> dict[str, float]:

@@ -105,7 +105,8 @@ def tunings_by_kernel(capture: Capture) -> dict[str, list[Autotune]]:
 def autotune_results(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None
                      ) -> list[dict[str, Any]]:
     """For each autotuning that made this compile: its key (the values it tuned for), the config's number,
-    its time, the winner's, and the compile the winner was (`chosen`, as FILE.ttcap:NAME#N names it).
+    its time, the winner's, the compile the winner was (`chosen`, as FILE.ttcap:NAME#N names it) and the grid
+    the config launched with while benchmarked (`grid`, [x, y, z]; null when the capture does not say).
 
     A tuning belongs to the compiles it made — the compile's identity, never a config's values: two
     specializations of one kernel (n = 64 and n = 100) are compiled from the same configs, and each tuning
@@ -115,7 +116,7 @@ def autotune_results(capture: Capture, record: Compile, tunings: Mapping[str, li
                                *(t for t in known.get(f"name:{record.name}", ()) if not t.compiles)]}
     out = []
     for tuning in sorted(mine.values(), key=lambda t: t.line):
-        index = _config_index(tuning, record)
+        index = config_index(tuning, record)
         if index is None:
             continue
         timings = tuning.timings_ms
@@ -125,7 +126,8 @@ def autotune_results(capture: Capture, record: Compile, tunings: Mapping[str, li
                     "chosen": kernel_name(capture, chosen) if chosen is not None else None,
                     "ms": timings[index] if timings is not None and index < len(timings) else None,
                     "best_ms": timings[tuning.best] if timings is not None and tuning.best is not None
-                    and tuning.best < len(timings) else None})
+                    and tuning.best < len(timings) else None,
+                    "grid": list(grid) if (grid := bench_grid(tuning, index)) is not None else None})
     return out
 
 
@@ -138,7 +140,13 @@ def _chosen(capture: Capture, tuning: Autotune) -> Compile | None:
     return next((c for c in made if c is not None and _matches(best, c)), None)
 
 
-def _config_index(tuning: Autotune, record: Compile) -> int | None:
+def bench_grid(tuning: Autotune, index: int) -> tuple[int, ...] | None:
+    """The grid config `index` launched with while the autotuner benchmarked it, where recorded."""
+    grids = tuning.grids
+    return grids[index] if grids is not None and index < len(grids) else None
+
+
+def config_index(tuning: Autotune, record: Compile) -> int | None:
     """Which of the autotuner's configs made this compile (one the tuning made): the config whose kwargs are
     the compile's constexprs and whose options are the compile's (an option the config leaves unset is not
     compared)."""
