@@ -145,8 +145,9 @@ def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
                             "(give --launch-grid KERNEL=EXPR)")
             continue
         try:
-            if ".ttcap:" in timed.source or ".ttcap.gz:" in timed.source:  # the capture's own compile: its arguments and config are the run's,
-                # its text the capture's (the run's files were on the GPU machine)
+            # the capture's own compile: its arguments and config are the run's, its text the capture's (the
+            # run's files were on the GPU machine)
+            if ".ttcap:" in timed.source or ".ttcap.gz:" in timed.source:
                 p = predict(timed.source, None, device, args=timed.args, grid=grid,
                             report=inspect(timed.source, source="captured"))
             else:
