@@ -131,6 +131,7 @@ def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
     from ttinspect.errors import TTInspectError
     from ttinspect.perf.grid_text import grid_from_text
     from ttinspect.api import inspect
+    from ttinspect.refs.captured import is_capture_ref
     from ttinspect.perf.predict import predict
 
     for timed in group.timed:
@@ -147,7 +148,7 @@ def predict_group(group: Group, device: str, grids: dict[str, str]) -> None:
         try:
             # the capture's own compile: its arguments and config are the run's, its text the capture's (the
             # run's files were on the GPU machine)
-            if ".ttcap:" in timed.source or ".ttcap.gz:" in timed.source:
+            if is_capture_ref(timed.source):
                 p = predict(timed.source, None, device, args=timed.args, grid=grid,
                             report=inspect(timed.source, source="captured"))
             else:

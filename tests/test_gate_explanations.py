@@ -15,8 +15,8 @@ from test_ci_formats import validate_sarif
 from test_gate_policy import TODAY, checked, entry
 from ttinspect.ci.markdown import to_markdown
 from ttinspect.ci.sarif import to_sarif
+from ttinspect.dialects.mlir import dot_input_precision
 from ttinspect.snapshot.config import load
-from ttinspect.snapshot.entries import dot_precision
 from ttinspect.snapshot.gate import error_location, gate
 from ttinspect.snapshot.run import for_code_scanning
 
@@ -29,7 +29,7 @@ from ttinspect.snapshot.run import for_code_scanning
     ("%a, %b, %c {allowTF32 = true} ", "tf32"),
 ])
 def test_a_dots_precision_as_the_ttir_says_it(attrs, precision):
-    assert dot_precision(attrs) == precision
+    assert dot_input_precision(attrs) == precision
 
 
 def _lost_tensor_cores(dots):

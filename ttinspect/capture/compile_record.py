@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 from typing import Any, Mapping, Sequence
 
 from ttinspect.capture import triton_hooks
 from ttinspect.capture.signature_text import constexpr_json, signature_text
+from ttinspect.files.source_files import def_line
 
-_DEF = re.compile(r"\s*(async\s+)?def\s")
 _MAX_CALLED = 64  # @triton.jit functions followed from one kernel (a bound on the walk, not a limit in practice)
 
 
@@ -32,19 +31,6 @@ def where_defined(function: Any, session: Any) -> dict[str, Any]:
     return {"name": getattr(function, "__name__", "?"), "qualname": getattr(function, "__qualname__", None),
             "module": getattr(function, "__module__", None), "file": file, "def_line": def_line(function),
             "sha256": sha, "sources": sources}
-
-
-def def_line(function: Any) -> int | None:
-    """The line of the `def` itself (co_firstlineno is the first decorator's)."""
-    try:
-        lines, start = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        code = getattr(function, "__code__", None)
-        return code.co_firstlineno if code is not None else None
-    for offset, line in enumerate(lines):
-        if _DEF.match(line):
-            return start + offset
-    return start
 
 
 def called_files(function: Any) -> list[str]:

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import os
+import re
 import stat
 from pathlib import Path
+from typing import Any
 
 _MAX_FILES = 200  # a folder tree of helpers, not a whole package index: bounded work for any input
 
@@ -138,3 +141,20 @@ def is_regular_file(path: Path) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+_DEF = re.compile(r"\s*(async\s+)?def\s")
+
+
+def def_line(function: Any) -> int | None:
+    """The line of a function's `def` itself (what Triton's IR locations point at; co_firstlineno is the first
+    decorator's)."""
+    try:
+        lines, start = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        code = getattr(function, "__code__", None)
+        return code.co_firstlineno if code is not None else None
+    for offset, line in enumerate(lines):
+        if _DEF.match(line):
+            return start + offset
+    return start

@@ -10,11 +10,12 @@ module's kernels then knows it.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
+
+from ttinspect.files.source_files import def_line
 
 
 @dataclass(frozen=True)
@@ -90,16 +91,3 @@ def nameable(module: ModuleType) -> dict[str, Any]:
 def describe(name: str, obj: Any) -> KernelInfo:
     row = next(row for row in KINDS if row.recognize(obj) is not None)
     return row.describe(name, obj)
-
-
-def def_line(function: Any) -> int | None:
-    """The `def` line (what Triton's IR locations point at), not the first decorator's."""
-    try:
-        lines, start = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        code = getattr(function, "__code__", None)
-        return code.co_firstlineno if code is not None else None
-    for offset, line in enumerate(lines):
-        if line.lstrip().startswith(("def ", "async def ")):
-            return start + offset
-    return start

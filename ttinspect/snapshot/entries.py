@@ -217,14 +217,9 @@ def compute(reference: str, target: str, root: str) -> dict[str, Any]:
 
 
 # `tt.dot %a, %b, %c, inputPrecision = tf32 : tensor<64x32xf32, ...> * tensor<32x64xf32, ...> -> ...`
-# (an IEEE dot names no precision: dot_precision)
+# (an IEEE dot names no precision: dialects/mlir.py's dot_input_precision)
 _DOT = re.compile(r"\btt\.dot\b(?P<attrs>[^:]*):\s*tensor<[0-9x]*x(?P<a>[a-zA-Z]+[0-9]*\w*)[,>].*?\*\s*"
                   r"tensor<[0-9x]*x(?P<b>[a-zA-Z]+[0-9]*\w*)[,>]")
-
-
-def dot_precision(attrs: str) -> str:
-    """The dot's input precision as the TTIR says it (dialects/mlir.py: a dot that names none is IEEE)."""
-    return dot_input_precision(attrs)
 
 
 def dots_of(build: Any) -> list[dict[str, Any]]:
@@ -241,7 +236,7 @@ def dots_of(build: Any) -> list[dict[str, Any]]:
     for number, line in enumerate(text.splitlines(), 1):
         found = _DOT.search(line)
         if found:
-            dots.append({"a": found["a"], "b": found["b"], "precision": dot_precision(found["attrs"]),
+            dots.append({"a": found["a"], "b": found["b"], "precision": dot_input_precision(found["attrs"]),
                          "ttir_line": number})
     if dots:
         _python_lines(dots[:8], text, build.source_file)
