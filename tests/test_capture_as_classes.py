@@ -107,3 +107,32 @@ def test_run_kernels_tensors_hold_values_on_the_cpu_and_say_cuda(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sum 999000.0 cuda:0" in done.stdout
     assert launches_of(read(tmp_path / "run.ttcap"), "double") == {(("BLOCK", 128),): 1}
+
+
+def test_a_librarys_own_tests_are_the_program_each_launch_recorded_and_the_caught_refusals_said(tmp_path):
+    """`capture --as sm_90 -- python -m pytest TESTS`: the tests the user already has are the program. Each
+    test's launch is recorded before the test reads values and fails; pytest catches each refusal, so ttinspect
+    says at the end, in one line, how many it caught and where the first one was."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    for name in ("ops.py", "ops_tests.py"):
+        (folder / name).write_text((DATA / "own_tests" / name).read_text())
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "-m", "pytest", "-q",
+                       "-p", "no:cacheprovider", "ops_tests.py", cwd=folder)
+    assert done.returncode == 1  # pytest's: its tests failed where they read values
+    assert "3 failed" in done.stdout
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    assert len(said) == 1 and "the program caught 3 question(s)" in said[0], done.stderr
+    assert "ops_tests.py:9 asks" in said[0] and "--run-kernels" in said[0]
+    # every test's launch (n 1000 and 8192 specialize apart; 4096 fp16), with the H100's branch: BLOCK 1024
+    captured = read(folder / "run.ttcap")
+    assert len(captured.compiles) == 3 and sum(e.count for e in captured.launches) == 3
+    assert {c.constexprs["BLOCK"] for c in captured.compiles} == {1024}
+
+
+def test_a_refusal_that_ends_the_program_is_said_once(tmp_path):
+    """The refusal the program did not catch is said by the exit hook, not again as a caught one."""
+    done = capture(tmp_path, "import torch\nprint(torch.ones(4, device='cuda').sum().item())\n")
+    assert done.returncode == 1
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    assert len(said) == 1 and "prog.py:2 asks" in said[0] and "caught" not in said[0], done.stderr

@@ -17,6 +17,7 @@ in one line naming the program's file:line; `--run-kernels` then runs the kernel
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 from typing import Any
@@ -46,12 +47,31 @@ def begin_from_environment() -> None:
     numbers = hold_for_process(target.name, os.environ.get(ENV_DEVICE_PROPS) or None,  # KEY=VALUE lines
                                values_on_cpu=os.environ.get(ENV_RUN_KERNELS) == "1")
     _device_name[:] = [str(numbers.values.get("name") or target.name)]
-    sys.excepthook = _refusal_in_one_line(sys.excepthook, target.name)
+    said: list[str] = []  # the refusal that ended the program, once the hook has said it
+    sys.excepthook = _refusal_in_one_line(sys.excepthook, target.name, said)
+    atexit.register(_caught_refusals, target.name, said)
     _target.append({"backend": target.backend, "arch": target.name if target.amd is not None else target.capability,
                     "warp_size": target.warp_size})
 
 
-def _refusal_in_one_line(previous: Any, arch: str) -> Any:
+def _caught_refusals(arch: str, said: list[str]) -> None:
+    """At exit: the refusals the program caught itself (a test runner's tests, a library's try/except), in one
+    line — they failed tests or skipped code paths, and the launches after them in each path were not made."""
+    from ttinspect.virtual.refusal import refusals_made  # loaded with the device this process holds
+
+    caught = [made for made in refusals_made() if made not in said]
+    if not caught:
+        return
+    values = any("no values" in made or "cannot run" in made for made in caught)
+    advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
+              "interpreter runs them)") if values and os.environ.get(ENV_RUN_KERNELS) != "1" else ""
+    first = " ".join(caught[0].split())
+    print(f"ttinspect capture --as {arch}: the program caught {len(caught)} question(s) the virtual device could "
+          f"not answer (the first: {first}); each stopped the code after it in its own path (a test that asks "
+          f"fails), the launches made before it are recorded{advice}", file=sys.stderr)
+
+
+def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
     """A question the virtual device refused ended the program: one line naming the program's file:line and
     what to do, not a traceback through ttinspect's faces."""
     from ttinspect.virtual.refusal import VirtualDeviceError  # loaded with the device this process holds
@@ -71,12 +91,13 @@ def _refusal_in_one_line(previous: Any, arch: str) -> Any:
         if refusal is None:
             previous(kind, error, trace)
             return
-        said = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
+        said.append(str(refusal))
+        line = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
         # a tensor's values read, or an op that needs them (nonzero, a data-dependent shape): --run-kernels
-        values = ("no values" in said or "cannot run" in said) and os.environ.get(ENV_RUN_KERNELS) != "1"
+        values = ("no values" in line or "cannot run" in line) and os.environ.get(ENV_RUN_KERNELS) != "1"
         advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
                   "interpreter runs them)") if values else " (docs/virtual-device.md: what the device answers)"
-        print(f"ttinspect capture --as {arch}: {said}{advice}", file=sys.stderr)
+        print(f"ttinspect capture --as {arch}: {line}{advice}", file=sys.stderr)
     return hook
 
 

@@ -13,6 +13,9 @@ from ttinspect.errors import UsageError
 # helpers, Triton's, ours, the import system): the line reported is the first frame outside them.
 _MACHINERY = tuple(str(Path(p).resolve()) + os.sep for p in (Path(__file__).parent.parent,))
 _MACHINERY_PACKAGES = ("torch", "triton")
+# Every refusal made in this process, as said: `capture --as` sums up at exit those the program caught itself (a
+# test runner catches each test's, and goes on to the next test's launches).
+_made: list[str] = []
 
 
 class VirtualDeviceError(UsageError):
@@ -60,4 +63,11 @@ def _shown(filename: str) -> str:
 
 def refuse(asked: str, device: str, why: str = "cannot answer", also: tuple[str, ...] = ()) -> VirtualDeviceError:
     """The error for `asked` (e.g. "torch.cuda.mem_get_info()"), raised by the caller."""
-    return VirtualDeviceError(f"{asked}, which the virtual device ({device}) {why}", where=user_line(also))
+    error = VirtualDeviceError(f"{asked}, which the virtual device ({device}) {why}", where=user_line(also))
+    _made.append(str(error))
+    return error
+
+
+def refusals_made() -> list[str]:
+    """What the virtual device refused in this process so far, in order, as each refusal said it."""
+    return list(_made)
