@@ -1,7 +1,8 @@
 """`ttinspect capture --as ARCH` on what a second round of never-used libraries' programs do (issue 39): a
 backend picked through torch.accelerator at import, `nn.Module.to("cuda")` (a device given positionally), a
 custom operator whose own code allocates on its input's device; and the measurement script's one line for a
-failure. Each program is in tests/data/capture_as/; none of the libraries is needed."""
+failure; a custom operator's autograd formula, on the device and under --run-kernels (a library's own test
+script, round 3). Each program is in tests/data/capture_as/; none of the libraries is needed."""
 
 from __future__ import annotations
 
@@ -51,6 +52,26 @@ def test_a_custom_ops_own_allocation_is_made_on_the_device(tmp_path):
     captured = read(tmp_path / "run.ttcap")
     [compile_] = [c for c in captured.compiles if c.name == "twice_kernel"]
     assert sum(e.count for e in captured.launches if e.compile == compile_.id) == 2
+
+
+@pytest.mark.parametrize("values", [False, True], ids=["as", "run-kernels"])
+def test_a_custom_ops_autograd_formula_is_its_backward_on_the_device(tmp_path, values):
+    """An op with `register_autograd`: its output has the formula's grad_fn (its code ran, not torch's
+    dispatch of it), so `.backward()` reaches the registered backward and its launch, with `setup_context`
+    given the keyword-only inputs as torch gives them. Under --run-kernels the op's own allocation is made on
+    the CPU (it reached torch's absent CUDA backend) and both kernels compute: 3 x 4096 twice."""
+    (tmp_path / "prog.py").write_text((DATA / "custom_op_autograd.py").read_text())
+    extra = ["--run-kernels"] if values else []
+    done = run_process("capture", "--as", "sm_90", *extra, "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       *(["--values"] if values else []), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "grad_fn True cuda:0" in done.stdout
+    if values:
+        assert "sums 12288.0 12288.0" in done.stdout
+    captured = read(tmp_path / "run.ttcap")
+    blocks = {c.constexprs["BLOCK"]: c.id for c in captured.compiles if c.name == "scale_kernel"}
+    assert sorted(blocks) == [256, 1024]  # the forward's and the backward's (setup_context's block // 4)
+    assert all(sum(e.count for e in captured.launches if e.compile == id_) == 1 for id_ in blocks.values())
 
 
 @functools.cache

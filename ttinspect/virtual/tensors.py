@@ -13,20 +13,16 @@ gradients.py) and are computed on the meta tensors inside (`__torch_dispatch__`)
 
 from __future__ import annotations
 
-import sys
 import types
 from typing import Any
 
-from ttinspect.virtual import addresses, gradients, state
+from ttinspect.virtual import addresses, custom_ops, gradients, state
 from ttinspect.virtual.refusal import refuse
 
 # Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing, so
 # each is refused outright. data_ptr() is answered with an address of the device's own (addresses.py).
 _READS = ("untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
           "__dlpack_device__", "cpu")
-_TORCH_NAMESPACES = ("aten", "prims", "_c10d_functional", "c10d", "profiler", "_quantized", "quantized",
-                     "inductor", "higher_order")
-_SAID: set[str] = set()  # custom operators already said to run as their fake
 
 
 def _is_cuda(torch: types.ModuleType, device: Any) -> bool:
@@ -132,9 +128,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 args, kwargs = _device_replaced(args, kwargs, None)
                 if name == "cuda" or _asks_nothing_more(args, kwargs):
                     return args[0]
-            own = _custom_op_code(func)
-            if own is not None:  # a Python custom op: its own code runs (and launches its kernels), not its fake
-                return own(*args, **kwargs)
+            opdef = custom_ops.definition(func)
+            if opdef is not None:  # a Python custom op: its own code runs (and launches its kernels), not its fake
+                return custom_ops.call(torch, opdef, args, kwargs)
             if _is_cuda(torch, kwargs.get("device")):  # `empty_like(x, device=x.device)`: made beside it
                 index = _index(torch, kwargs["device"])
                 kwargs = {**kwargs, "device": "meta"}
@@ -145,24 +141,6 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             with torch._C.DisableTorchFunctionSubclass():
                 out = func(*args, **kwargs)
             return tree_map(lambda v: wrap(v, index), out)
-
-    def _custom_op_code(func: Any) -> Any:
-        """The Python implementation of a `torch.library.custom_op` (its CUDA one, else its default): on a
-        meta tensor torch would run its fake instead, and a Triton kernel launched inside would never be
-        seen. None for torch's own operators; an operator without Python code is said once (its kernels
-        are not seen: the device has no values to run its compiled code on)."""
-        qualname = getattr(getattr(func, "_schema", None), "name", None) or getattr(func, "_qualified_op_name", None)
-        if not isinstance(qualname, str) or qualname.split("::")[0] in _TORCH_NAMESPACES:
-            return None
-        opdef = getattr(sys.modules.get("torch._library.custom_ops"), "OPDEFS", {}).get(qualname)
-        if opdef is not None:
-            backends = getattr(opdef, "_backend_fns", {}) or {}
-            return backends.get("cuda") or backends.get(None) or getattr(opdef, "_init_fn", None)
-        if qualname not in _SAID:
-            _SAID.add(qualname)
-            print(f"ttinspect: note: {qualname} ran as its fake (meta) implementation on the virtual device: "
-                  "GPU kernels it launches from compiled code are not seen", file=sys.stderr)
-        return None
 
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
         """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in
@@ -260,16 +238,18 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
-            on_device = any(isinstance(a, VirtualTensor) for a in tree_leaves((args, kwargs)))
-            if on_device and gradients.is_pass(func, torch):
+            leaves = tree_leaves((args, kwargs))
+            on_device = any(isinstance(a, VirtualTensor) for a in leaves)
+            # --run-kernels: CPU tensors with values facing cuda, which a pass's code and an op's code make too
+            values_here = state.values_on_cpu() and any(isinstance(a, ValuesOnCpu) for a in leaves)
+            if (on_device or values_here) and gradients.is_pass(func, torch):
                 with self:  # torch took this mode off the stack while it answers: the pass's code needs it on
                     answer = gradients.run_as_edges(func, args, kwargs, torch)
                 if answer is not gradients.NOT_MINE:
                     return answer
-            own = _custom_op_code(func) if on_device else None
-            if own is not None:
-                with self:  # as for a pass: torch took this mode off the stack, and the op's code allocates
-                    return own(*args, **kwargs)
+            opdef = custom_ops.definition(func) if on_device or values_here else None
+            if opdef is not None:  # as for a pass: torch took this mode off the stack, and the op's code allocates
+                return custom_ops.call(torch, opdef, args, kwargs, mode=self)
             if any(isinstance(a, VirtualTensor) for a in (*args, *kwargs.values())):
                 return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
             name = getattr(func, "__name__", "")
