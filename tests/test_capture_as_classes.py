@@ -136,3 +136,16 @@ def test_a_refusal_that_ends_the_program_is_said_once(tmp_path):
     assert done.returncode == 1
     said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
     assert len(said) == 1 and "prog.py:2 asks" in said[0] and "caught" not in said[0], done.stderr
+
+
+def test_torch_compiled_host_helpers_run_as_plain_python_said_once(tmp_path):
+    """`@torch.compile`, `@torch.compile(...)` and a compiled module run as the Python they are (Dynamo would ask
+    the RNG state at its first call): the library's own launch after them is recorded, and one note names the
+    first compiled function's line and what is not recorded (Inductor's kernels)."""
+    done = capture(tmp_path, (DATA / "compiled_helper.py").read_text())
+    assert done.returncode == 0, done.stderr
+    assert "out (8, 4096) cuda:0 LayerNorm" in done.stdout
+    notes = [line for line in done.stderr.splitlines() if "torch.compile'd" in line]
+    assert len(notes) == 1 and notes[0].startswith("ttinspect: note: gates (prog.py:8) is torch.compile'd")
+    assert "Inductor would generate" in notes[0]
+    assert launches_of(read(tmp_path / "run.ttcap"), "scale") == {(("BLOCK", 1024),): 1}

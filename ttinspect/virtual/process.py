@@ -14,7 +14,7 @@ from typing import Iterable
 
 from ttinspect.errors import UsageError
 from ttinspect.targets.lookup import parse_arch
-from ttinspect.virtual import extension_stand_in, install, state
+from ttinspect.virtual import compile_eager, extension_stand_in, install, state
 from ttinspect.virtual.numbers import DeviceNumbers, numbers_for
 from ttinspect.virtual.overrides import parse_device_props
 
@@ -49,6 +49,7 @@ def hold_for_process(target: str, device_props: str | Iterable[str] | None = Non
             raise UsageError(f"this process already runs as {held.label}; it cannot run as {numbers.label} too")
         return held
     extension_stand_in.install()  # a library's compiled extension a laptop install lacks (whole runs only)
+    compile_eager.turn_dynamo_off()
     if state.hold(numbers):
         install.install()
     else:  # inside a virtual_device block: the faces are there, and stay when it ends
