@@ -51,12 +51,16 @@ def test_a_packages_compiled_extension_absent_here_is_stood_in_for(tmp_path):
     assert done.returncode == 1
     notes = [line for line in done.stderr.splitlines() if "stood in" in line]
     assert notes == ["ttinspect: note: gpu_ops_cuda is a compiled extension of gpu-ops not installed here "
-                     "(imported at gpu_ops/__init__.py:8): stood in; any use fails naming its line"]
+                     "(imported at gpu_ops/__init__.py:8): stood in; any use fails naming its line",
+                     # a submodule of its own package, named like no extension: its name imports, unused
+                     "ttinspect: note: gpu_ops.cuda is a module of gpu-ops's own package that its install lacks "
+                     "(imported at gpu_ops/sparse.py:3; a compiled extension the install skipped building, or a "
+                     "file missing from the wheel): stood in; any use fails naming its line"]
     # the optional one, imported under `except ImportError`, was left missing: the library took its fallback
     assert "optional accelerator: None" in done.stdout
     said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
     assert len(said) == 1 and "gpu_ops/fused.py:5 asks gpu_ops_cuda.fwd" in said[0]
-    assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 512),): 1}
+    assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 512),): 2}
 
 
 @pytest.mark.parametrize(("line", "name"), [("import mine_cuda", "mine_cuda"),

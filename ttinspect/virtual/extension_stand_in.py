@@ -11,12 +11,15 @@ A missing module is stood in for only when every one of these holds, each read f
 - the name is no requirement the distribution declares (`Requires-Dist`): a dependency to install;
 - the distribution names it as its own (top_level.txt, or a file of it in RECORD), or the name is a compiled
   extension's by the convention torch's `cpp_extension` builds follow (`_C`, `*_cuda`, `*_cpp`, `*_ext`,
-  `*_hip`, `*_cuda_ext`).
+  `*_hip`, `*_cuda_ext`), or it is a submodule of the distribution's own installed package that no file of
+  the install holds (`from ..cuda import ...` where setup.py builds `CUDAExtension("pkg.cuda")`: a build
+  product the install skipped, or a file the wheel lacks — said as such).
 Where the first three hold and the last cannot be told, the import fails as it would and a note says why it
 was not stood in (unknown: nothing installed says it is a compiled extension).
 
-The stand-in says once on stderr what it is; any attribute of it raises one line naming the line that used
-it (a refusal, like the virtual device's), so a program that calls the extension stops there.
+The stand-in says once on stderr what it is; its names import (`from pkg.cuda import fwd`), and any use of one
+(a call, an attribute) raises one line naming the line that used it (a refusal, like the virtual device's), so
+a program that calls the extension stops there.
 """
 
 from __future__ import annotations
@@ -165,6 +168,21 @@ def _its_own(dist: Any, fullname: str) -> bool:
     return listed or in_record or bool(_EXTENSION_NAME.search(fullname.rpartition(".")[2]))
 
 
+def _missing_from_its_package(dist: Any, fullname: str) -> bool:
+    """`pkg.sub` where `pkg` is the distribution's own package, installed from its RECORD, and `sub` is in no
+    file of it: a module the package's own code imports unguarded that its install does not have is a build
+    product the install skipped (`CUDAExtension("pkg.cuda")`, built only where CUDA is) or a file the wheel
+    lacks — the package cannot import without it either way."""
+    parent = fullname.rpartition(".")[0]
+    if not parent:
+        return False
+    top = parent.partition(".")[0]
+    stem = parent.replace(".", "/") + "/"
+    own_top = top in (dist.read_text("top_level.txt") or "").split() or \
+        any(str(f).startswith(top + "/") for f in dist.files or ())
+    return own_top and any(str(f).startswith(stem) for f in dist.files or ())
+
+
 def _within(dist: Any, path: str) -> str:
     """`path` as the distribution's RECORD names it (mamba_ssm/ops/x.py)."""
     try:
@@ -174,13 +192,34 @@ def _within(dist: Any, path: str) -> str:
 
 
 class StandIn(types.ModuleType):
-    """The missing extension: every attribute refused, naming the line that used it."""
+    """The missing extension: each of its names stands in too (`from pkg.cuda import fwd` imports), and any use
+    of one — a call, an attribute of it — is refused, naming the line that used it."""
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)  # the import system's and tools' probes (hasattr(m, "__file__"))
-        said = vars(self)["_ttinspect_said"]
-        raise refuse(f"{self.__name__}.{attr}", state.current().label, f"stands in for: {said}")
+        return StandInName(f"{self.__name__}.{attr}", vars(self)["_ttinspect_said"])
+
+
+class StandInName:
+    """A name of the missing extension, imported or read: using it is refused where it is used."""
+
+    def __init__(self, qualname: str, said: str):
+        self._qualname, self._said = qualname, said
+
+    def _refused(self, asked: str) -> Exception:
+        return refuse(asked, state.current().label, f"stands in for: {self._said}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._refused(self._qualname)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        raise self._refused(f"{self._qualname}.{attr}")
+
+    def __repr__(self) -> str:
+        return f"<{self._qualname}: stands in for a module not installed here>"
 
 
 class _Loader(importlib.abc.Loader):
@@ -210,12 +249,16 @@ class StandInFinder(importlib.abc.MetaPathFinder):
             return None
         shown = f"{_within(dist, where[0])}:{where[1]}"
         name = dist.metadata["Name"]
-        if not _its_own(dist, fullname):
+        if _its_own(dist, fullname):
+            said = f"{fullname} is a compiled extension of {name} not installed here (imported at {shown})"
+        elif _missing_from_its_package(dist, fullname):
+            said = (f"{fullname} is a module of {name}'s own package that its install lacks (imported at {shown}; a "
+                    "compiled extension the install skipped building, or a file missing from the wheel)")
+        else:
             print(f"ttinspect: note: {fullname} (imported at {shown}, {name}) is not installed; not stood in: "
                   "unknown whether it is a compiled extension of it (nothing installed says so; a dependency "
                   "is installed with pip)", file=sys.stderr)
             return None
-        said = f"{fullname} is a compiled extension of {name} not installed here (imported at {shown})"
         return importlib.machinery.ModuleSpec(fullname, _Loader(said))
 
 

@@ -9,5 +9,6 @@ from gpu_ops.fused import fused
 
 x = torch.ones(4096, device="cuda")
 gpu_ops.scale(x)
+gpu_ops.scaled_or_converted(x)  # its module imported gpu_ops.cuda's name; only the GPU path would use it
 print("optional accelerator:", gpu_ops.gpu_ops_fast_cuda)
 fused(x)

@@ -8,3 +8,4 @@ except ImportError:
 import gpu_ops_cuda  # noqa: F401 - the compiled extension, absent here
 
 from gpu_ops.kernels import scale  # noqa: E402, F401 - the library's API
+from gpu_ops.sparse import scaled_or_converted  # noqa: E402, F401 - its module importing gpu_ops.cuda
