@@ -177,6 +177,28 @@ _KNOWN_FAILURES = (
 )
 
 
+# What a release removed, measured by compiling on each release (docs/versions.md): (the first release without
+# it, Triton's message, what it was, the newest release that still compiles it).
+_REMOVED = (
+    ((3, 9), "Block pointers have been removed", "block pointers (tl.make_block_ptr, tl.advance)", "3.8.0"),
+)
+# Triton's own wording when a release took something away (the kernel was written for an older one)
+_REMOVED_WORDS = re.compile(r"\b(ha(s|ve) been|was|were) removed\b|\bno longer (supported|exists?)\b", re.I)
+
+
+def _removed_meaning(message: str) -> str:
+    """A kernel written for an older Triton than this one: what was removed and the way to compile it as it
+    is (another release, `REF@triton=X.Y.Z`); unknown which release when the removal is not measured."""
+    for removed_in, pattern, what, still in _REMOVED:
+        if VERSION >= removed_in and pattern in message:
+            return (f" — {what} were removed in Triton {removed_in[0]}.{removed_in[1]}; Triton {still} compiles the "
+                    f"kernel as written: REF@triton={still} (docs/versions.md)")
+    if _REMOVED_WORDS.search(message):
+        return (f" — this Triton ({triton.__version__}) removed what the kernel uses: an older release compiles it "
+                "as written (REF@triton=X.Y.Z; which release is not measured here: docs/versions.md)")
+    return ""
+
+
 def _known_meaning(message: str, target: Target | None) -> str:
     unsupported = _UNSUPPORTED_PTX.search(message)
     if unsupported:  # ptx_version given (a capture records the run's): the run's ptxas was newer than this one
@@ -186,7 +208,7 @@ def _known_meaning(message: str, target: Target | None) -> str:
     for fixed_in, targets, pattern, meaning in _KNOWN_FAILURES:
         if VERSION < fixed_in and (targets is None or (target and target.name in targets)) and pattern in message:
             return f" — {meaning}"
-    return ""
+    return _removed_meaning(message)
 
 
 def backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target,
