@@ -4,12 +4,13 @@ their platform this way, not through torch.cuda (`nvmlInit(); nvmlDeviceGetCount
 `amdsmi_init(); amdsmi_get_processor_handles()` → ROCm), so without an answer here their per-platform configs
 are never taken.
 
-A binding is recognised by the API it defines (NVML's `nvmlInit` and `nvmlDeviceGetCount`, AMD SMI's
-`amdsmi_init` and `amdsmi_get_processor_handles`), in any module whose name carries the API's name, imported
-before the device or after. Under an NVIDIA device NVML answers from the device's numbers and amdsmi finds
-no GPU; under an AMD device the reverse (NVML's library is not found, as on a ROCm machine). Every other
-function of the API is refused in one line naming the caller's line (memory in use, clocks, topology, a UUID,
-a PCI bus id: what only the GPU machine's driver knows).
+A binding is recognised by the API it defines (NVML's `nvmlInit` and `nvmlDeviceGetCount`, AMD SMI's `amdsmi_init`
+and `amdsmi_get_processor_handles`), in any module whose name carries the API's name, imported before the device
+or after. Under an NVIDIA device NVML answers from the device's numbers and amdsmi finds no GPU; under an AMD
+device the reverse (NVML's library is not found, as on a ROCm machine). The same answers are given at C level to a
+library's own ctypes binding of NVML (smi_c_calls.py). Every other function of the API is refused in one line
+naming the caller's line (memory in use, current clocks, topology, a UUID, a PCI bus id: what only the GPU
+machine's driver knows).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ _AMDSMI = ("amdsmi_init", "amdsmi_get_processor_handles")  # and an AMD SMI bind
 # NVML's helpers that read no device (an error code's text, struct conversions): left as they are
 _NVML_HELPERS = ("nvmlErrorString", "nvmlStructToFriendlyObject", "nvmlFriendlyObjectToStruct")
 _AMD_PCI_VENDOR = "0x1002"  # AMD's PCI vendor id: every AMD GPU's
+# nvmlClockType_t; the maxima of graphics and SM clocks are cudaDeviceProp's clockRate, the memory's its
+# memoryClockRate (as nvidia-smi's clocks.max.*: smi_answers.py); the video clock has no source here
+NVML_CLOCK_TYPES = {0: "NVML_CLOCK_GRAPHICS", 1: "NVML_CLOCK_SM", 2: "NVML_CLOCK_MEM", 3: "NVML_CLOCK_VIDEO"}
+_MAX_CLOCK_KEYS = {0: "clock_rate", 1: "clock_rate", 2: "memory_clock_rate"}
 
 
 def binding_name(fullname: str) -> bool:
@@ -53,6 +58,14 @@ def _index_of(handle: Any, asked: str) -> int:
     if not isinstance(handle, Handle):
         raise refuse(asked, state.current().label, "cannot answer (not a handle the virtual device gave)")
     return handle.index
+
+
+def max_clock_mhz(clock_type: int, asked: str) -> int:
+    """nvmlDeviceGetMaxClockInfo's answer in MHz for a valid clock type; refused where the table has none."""
+    numbers = state.current()
+    if clock_type not in _MAX_CLOCK_KEYS:
+        raise refuse(asked, numbers.label, "does not know (no source for it in ttinspect's device table)")
+    return int(numbers.get(_MAX_CLOCK_KEYS[clock_type], asked)) // 1000
 
 
 def _nvml_error(module: types.ModuleType, code_name: str, asked: str) -> BaseException:
@@ -98,10 +111,18 @@ def nvml_answers(module: types.ModuleType) -> dict[str, Callable[..., Any]]:
         _index_of(handle, "nvmlDeviceGetMultiGpuBoard()")
         return state.current().get("is_multi_gpu_board", "nvmlDeviceGetMultiGpuBoard()")
 
+    def max_clock(handle: Any, clock_type: int) -> int:
+        asked = f"nvmlDeviceGetMaxClockInfo({NVML_CLOCK_TYPES.get(clock_type, clock_type)})"
+        _index_of(handle, asked)
+        if clock_type not in NVML_CLOCK_TYPES:
+            raise _nvml_error(module, "NVML_ERROR_INVALID_ARGUMENT", asked)
+        return max_clock_mhz(clock_type, asked)
+
     return {"nvmlInit": init, "nvmlInitWithFlags": init, "nvmlInit_v2": init, "nvmlShutdown": shutdown,
             "nvmlDeviceGetCount": count, "nvmlDeviceGetHandleByIndex": handle_by_index,
             "nvmlDeviceGetName": name, "nvmlDeviceGetCudaComputeCapability": capability,
-            "nvmlDeviceGetIndex": index_of, "nvmlDeviceGetMultiGpuBoard": multi_gpu_board}
+            "nvmlDeviceGetIndex": index_of, "nvmlDeviceGetMultiGpuBoard": multi_gpu_board,
+            "nvmlDeviceGetMaxClockInfo": max_clock}
 
 
 class AsicInfo(dict):

@@ -80,7 +80,8 @@ _MEASURED = ("memory.", "utilization.", "temperature.", "power.", "clocks.", "fa
              "encoder.", "clocks_throttle", "clocks_event")
 
 
-def _field_unknown(field: str) -> Unknown:
+def field_unknown(field: str) -> Unknown:
+    """Why the device cannot answer a field (also asked of NVML's C functions that read it: smi_c_calls.py)."""
     if field in _NOT_KNOWN:
         return Unknown(field, _NOT_KNOWN[field])
     if field.startswith(_MEASURED):
@@ -141,7 +142,7 @@ def nvidia_smi(argv: list[str], numbers: DeviceNumbers) -> tuple[str, int]:
             elif field in _FIELDS:
                 value, unit = _FIELDS[field](numbers)
             else:
-                raise _field_unknown(field)
+                raise field_unknown(field)
             if len(rows) == 0:
                 header.append(f"{field} [{unit}]" if unit else field)
             row.append(value if not unit or "nounits" in formats else f"{value} {unit}")
