@@ -9,10 +9,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pointer:
-    """A tensor argument as a launch would pass it: element type and whether it is 16-byte aligned."""
+    """A tensor argument as a launch would pass it: element type, whether it is 16-byte aligned and, when
+    given (`*fp32[16384,4096]`), the shape of a contiguous tensor — what a heuristic or pruner reading
+    `numel()`, `.shape`, `size()` or `stride()` sees. A launch specializes on none of the shape."""
 
     dtype: str  # Triton's short name: "fp16", "fp32", "bf16", "i32", ...
     aligned: bool = True
+    shape: tuple[int, ...] | None = None  # None: not given (asking for it is refused, naming the syntax)
+
+    def __repr__(self) -> str:
+        # the repr is part of cache keys (engine/builds.py): a pointer without a shape keeps the one it had
+        shape = f", shape={self.shape!r}" if self.shape is not None else ""
+        return f"Pointer(dtype={self.dtype!r}, aligned={self.aligned!r}{shape})"
 
 
 @dataclass(frozen=True)
@@ -44,5 +52,11 @@ class TlDtype:
 def entry_text(value: Pointer | Scalar) -> str:
     """How `--arg` and `--signature` write an argument known by its type: `*fp16:16`, `i32:16`, `i32:1`, `i32`."""
     if isinstance(value, Pointer):
-        return f"*{value.dtype}" + (":16" if value.aligned else "")
+        return f"*{value.dtype}" + (shape_text(value.shape) if value.shape is not None else "") + (
+            ":16" if value.aligned else "")
     return value.dtype + (":16" if value.divisible_by_16 else ":1" if value.equal_to_1 else "")
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """`[16384,4096]`: how `--arg` writes a pointer's shape (no spaces: one shell word)."""
+    return "[" + ",".join(str(n) for n in shape) + "]"

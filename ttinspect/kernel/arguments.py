@@ -4,6 +4,8 @@
 A signature entry is one of
     *fp16:16   a pointer whose data is 16-byte aligned (what torch allocates)   -> Pointer("fp16")
     *fp32      a pointer with no alignment hint                                -> Pointer("fp32", aligned=False)
+    *fp32[16384,4096]   a pointer to a contiguous tensor of that shape (what a heuristic reading numel(),
+               .shape, size() or stride() sees; `:16` may follow)    -> Pointer("fp32", shape=(16384, 4096))
     i32:16     an integer divisible by 16                                      -> Scalar("i32", divisible_by_16=True)
     i32:1      an integer equal to 1 (a launch folds it into a constant)       -> Scalar("i32", equal_to_1=True)
     i32, fp32  a scalar of that type, nothing known about its value            -> Scalar("i32")
@@ -44,14 +46,12 @@ def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = Fal
     head, sep, hint = entry.partition(":")
     head, hint = head.strip(), hint.strip()
     if head.startswith("*"):
-        dtype = head[1:].strip()
-        if dtype not in POINTER_TYPES:
-            raise UsageError(f"{where}: unknown pointer type {head!r}; element types: {', '.join(POINTER_TYPES)}")
+        dtype, shape = _pointer_head(head, where)
         if not sep:
-            return Pointer(dtype, aligned=pointer_aligned_by_default)
+            return Pointer(dtype, aligned=pointer_aligned_by_default, shape=shape)
         if hint != "16":
             raise UsageError(f"{where}: a pointer takes the hint :16 (16-byte aligned) or none, got {entry!r}")
-        return Pointer(dtype, aligned=True)
+        return Pointer(dtype, aligned=True, shape=shape)
     if head in SCALAR_TYPES:
         if not sep:
             return Scalar(head)
@@ -69,6 +69,27 @@ def parse_entry(text: str, *, where: str, pointer_aligned_by_default: bool = Fal
         raise UsageError(f"{where}: {entry!r} is not a type ({', '.join(SCALAR_TYPES)}, *fp16, ...) nor a value "
                          "(an integer, a float, true/false, tl.float16)")
     return value
+
+
+# *fp32, *fp32[16384,4096], *fp32[] (a tensor of one element and no dimension)
+_POINTER_RE = re.compile(r"\*\s*(\w+)\s*(?:\[(?P<shape>[^\]]*)\])?")
+
+
+def _pointer_head(head: str, where: str) -> tuple[str, tuple[int, ...] | None]:
+    """`*fp32[16384,4096]` -> ("fp32", (16384, 4096)); without brackets the shape is None (not given)."""
+    m = _POINTER_RE.fullmatch(head)
+    if m is None:
+        raise UsageError(f"{where}: {head!r} is not a pointer; write *fp16, or with the tensor's shape "
+                         "*fp16[4096,4096]")
+    if m[1] not in POINTER_TYPES:
+        raise UsageError(f"{where}: unknown pointer type {'*' + m[1]!r}; element types: {', '.join(POINTER_TYPES)}")
+    if m["shape"] is None:
+        return m[1], None
+    parts = [part.strip() for part in m["shape"].split(",")] if m["shape"].strip() else []
+    if not all(part.isdigit() for part in parts):
+        raise UsageError(f"{where}: the shape in {head!r} is not a list of sizes (non-negative integers, "
+                         "e.g. *fp16[4096,4096])")
+    return m[1], tuple(int(part) for part in parts)
 
 
 # tensordesc<fp16[128, 64]>   (the JIT's own spelling of a descriptor's type in its signature), and Gluon's

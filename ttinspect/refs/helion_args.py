@@ -5,7 +5,8 @@ Triton on their shapes, strides and dtypes — so a pointer's type (`*fp16`) say
 written as its dtype and shape, `fp16[1024, 1024]` (contiguous), optionally with its strides,
 `fp16[1024, 1024]:strides[1, 1024]`; dtypes by Triton's short names (`fp16 bf16 fp32 i32 ...`) or torch's
 (`float16`); a scalar is a value (`4096`, `0.5`, `true`). `--signature` lists them in the kernel's order;
-`--arg NAME=VALUE` gives scalars by name; a file's `TTINSPECT_EXAMPLES` entry may give tensors themselves
+`--arg NAME=VALUE` gives scalars by name, and tensors as `--arg` writes a pointer with its shape
+(`--arg 'x=*fp16[1024,1024]'`, contiguous); a file's `TTINSPECT_EXAMPLES` entry may give tensors themselves
 (made on the virtual device: `torch.empty(1024, 1024, device="cuda", dtype=torch.float16)`) or this text.
 The tensors are made on the target's virtual device (metadata only, no values).
 """
@@ -85,15 +86,18 @@ def from_signature(text: str, params: Sequence[str], kernel: str) -> dict[str, A
 
 
 def from_mapping(values: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """`--arg` entries (already parsed) or an example's `args`: text is parsed here; a pointer or scalar
-    given by type says too little (no shape, no value)."""
+    """`--arg` entries (already parsed) or an example's `args`: text is parsed here; a pointer given with its
+    shape (`--arg 'x=*fp16[1024,1024]'`) is that contiguous tensor; a pointer without one or a scalar given by
+    type says too little (no shape, no value)."""
     out: dict[str, Any] = {}
     for name, value in values.items():
         if isinstance(value, str):
             value = parse_entry(value, f"{where} {name}")
+        elif isinstance(value, Pointer) and value.shape is not None and value.dtype in DTYPES:
+            value = TensorSpec(DTYPES[value.dtype], value.shape)
         elif isinstance(value, (Pointer, Scalar)):
-            raise UsageError(f"{where} {name}: a Helion kernel needs a tensor's shape ({EXAMPLE}) or a scalar's "
-                             "value, not a type; give it in --signature")
+            raise UsageError(f"{where} {name}: a Helion kernel needs a tensor's shape ({EXAMPLE}, or "
+                             f"--arg '{name}=*fp16[1024,1024]') or a scalar's value, not a type")
         out[name] = value
     return out
 

@@ -3,11 +3,15 @@
 The launch goes through the decorators from the outside in, as Triton's runtime does: an
 `@triton.autotune` config (chosen with `--config N`, or every one with `--config all`) supplies its
 constexprs and options, `--set` applies on top, and `@triton.heuristics` values are then computed from
-the arguments and that config — a launch overwrites whatever was given for them, so giving one is
-refused. A `prune_configs_by` `early_config_prune` is run as Triton's Autotuner runs it — on the configs
-and the launch's arguments, before any timing — so `--config all` lists the configs a launch would time
-(the caller enters the virtual device around planning: a prune that asks the GPU sees the target's). Its
-`perf_model` ranks configs by estimated time for `top_k`: not run, and the output says so.
+the arguments and that config. As Triton's `Heuristics.run` does, each heuristic is given everything the
+launch passes — a value given for its own key too (`{"REQUIRES_GRAD": lambda a: a["REQUIRES_GRAD"]}` reads
+the launch's) — and its result replaces that value. So a value given for a heuristic's key is taken; one
+the heuristic replaces by another is said: refused when the heuristic never read it (it changes nothing),
+a warning and the build's note when it read it. A `prune_configs_by` `early_config_prune` is run as
+Triton's Autotuner runs it — on the configs and the launch's arguments, before any timing — so `--config
+all` lists the configs a launch would time (the caller enters the virtual device around planning: a prune
+that asks the GPU sees the target's). Its `perf_model` ranks configs by estimated time for `top_k`: not
+run, and the output says so.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ttinspect.caches.store import warn
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.kernel.constexpr_uses import flags
 from ttinspect.kernel.options import check_option
 from ttinspect.refs.type_only_arguments import reads_an_unknown, stand_ins, what_it_read
 from ttinspect.kernel.variants import config_value_text
@@ -64,11 +70,6 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
     base = {k: v for k, v in args.items() if k in constexpr}
     for key, value in settings.items():
         (runtime if key in params and key not in constexpr else base)[key] = value
-    computed = {key for h in heuristics for key in h.values}
-    clash = sorted(computed & set(base))
-    if clash:
-        raise UsageError(f"{', '.join(clash)}: computed by {name}'s @triton.heuristics from the arguments; a launch "
-                         f"ignores a value given for it — give the arguments it reads instead (--arg NAME=VALUE)")
 
     which = selector(which)
     configs: list[tuple[int | None, dict[str, Any]]]  # (the config's number in the autotune list, config)
@@ -92,14 +93,18 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
         for param in fn.params:  # the `def` line's defaults, as the launch takes them
             if param.is_constexpr and param.has_default and param.name not in merged:
                 merged[param.name] = param.default
+        overridden: list[str] = []
         for h in heuristics:
-            merged.update(_heuristic_values(name, h, {**runtime, **merged}))
+            merged.update(_heuristic_values(name, h, {**runtime, **merged}, base, overridden, fn))
         text = (label or name) + (f"#{number}" if number is not None else "")
         shown = [f"{k}={config_value_text(v)}" for k, v in settings.items()]
         if shown:
             text += ":" + ",".join(shown)
         total = len(autotuner.configs) if autotuner is not None else 0
         launch_note = f"autotune config {number} of {total}; {note}" if number is not None else ""
+        for line in overridden:
+            warn(f"{text}: {line}")
+        launch_note = "; ".join(part for part in (launch_note, *overridden) if part)
         launches.append(Launch(text, runtime, merged, launch_note, _invalid_option(name, number, config, base)))
     return launches
 
@@ -224,12 +229,47 @@ class _Configs:
     configs: list[Any]
 
 
-def _heuristic_values(name: str, heuristics: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+class _ReadsRecorded(dict):
+    """The dict a heuristic is called with (Triton's is a plain dict of the same items), recording the keys
+    it reads: whether a value given for the heuristic's own key was read or only replaced."""
+
+    def __init__(self, items: Mapping[str, Any]):
+        super().__init__(items)
+        self.read: set[Any] = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: Any) -> bool:
+        self.read.add(key)
+        return super().__contains__(key)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """A constexpr's value as a compile sees it: True and 1 compile differently."""
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # an object whose == does not answer a bool: not provably the same
+        return False
+
+
+def _heuristic_values(name: str, heuristics: Any, given: Mapping[str, Any], launch_given: Mapping[str, Any],
+                      overridden: list[str], fn: Any) -> dict[str, Any]:
+    """Each value of one `@triton.heuristics`, computed as `Heuristics.run` does: from everything the launch
+    passes (`given`, with the values computed before it), its result replacing a value given for its key
+    (`launch_given`: the constexprs given with --set / --arg). A given value replaced after being read is
+    appended to `overridden`; one replaced without being read is refused (giving it changed nothing)."""
     known = stand_ins(given)
     out: dict[str, Any] = {}
     for key, rule in heuristics.values.items():
+        seen = _ReadsRecorded({**known, **out})
         try:
-            out[key] = rule({**known, **out})
+            out[key] = rule(seen)
         except TTInspectError:  # the virtual device's refusal, already one line naming the user's line
             raise
         except Exception as error:
@@ -237,8 +277,27 @@ def _heuristic_values(name: str, heuristics: Any, given: Mapping[str, Any]) -> d
                 reason = f"{type(error).__name__}: {error}{raised_at(error)}"
                 raise UsageError(f"{name}: the @triton.heuristics value for {key} raised {reason}") from error
             raise UsageError(f"{name}: the @triton.heuristics value for {key} could not be computed from the "
-                             f"arguments given{raised_at(error)}: {what_it_read(error, given)}") from error
+                             f"arguments given{raised_at(error)}: "
+                             f"{what_it_read(error, given, constexpr_examples(fn))}") from error
+        if key in launch_given and not _same(launch_given[key], out[key]):
+            was, now = config_value_text(launch_given[key]), config_value_text(out[key])
+            if key in seen.read:
+                overridden.append(f"{key}={was} was given; {name}'s @triton.heuristics computes {key}={now} from "
+                                  f"it, and a launch compiles that")
+                continue
+            reads = ", ".join(sorted(str(k) for k in seen.read)) or "nothing"
+            raise UsageError(f"{key}: computed by {name}'s @triton.heuristics (from {reads}: {key}={now} here); a "
+                             f"launch overrides the {key}={was} given without reading it — leave it out, or give "
+                             f"the arguments it reads (--arg NAME=VALUE)")
     return out
+
+
+def constexpr_examples(fn: Any) -> dict[str, str | None]:
+    """Each constexpr parameter of the kernel -> the value advice writes for it: `True` for a flag (the kernel
+    only tests it), None where the kind of value is not known from the code (the launch site's is the one)."""
+    constexprs = [p.name for p in fn.params if p.is_constexpr]
+    tested = flags(getattr(fn, "src", "") or "", constexprs)
+    return {name: "True" if name in tested else None for name in constexprs}
 
 
 _OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # ttinspect/

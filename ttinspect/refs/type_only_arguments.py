@@ -4,8 +4,11 @@ writes it, and the option that gives its value (`--arg K=4096`), never ttinspect
 
 A pointer given by type (`*fp16:16`, `Pointer("fp16")`) still says what a launch's tensor would: its
 `element_size()`, its `dtype` (a torch dtype, when torch is importable) and a `data_ptr()` whose alignment is
-the one the specialization records (16-byte aligned for `:16`, element-aligned only without it). Its shape,
-strides and data are not known from a type: asking for them is refused in one line naming the argument."""
+the one the specialization records (16-byte aligned for `:16`, element-aligned only without it). Given with a
+shape (`*fp32[16384,4096]`, `Pointer("fp32", shape=(16384, 4096))`) it answers `numel()`, `.shape`, `size()`,
+`stride()`, `dim()` and `is_contiguous()` as a contiguous tensor of that shape would. Its data, and its shape
+when none was given, are not known: asking for them is refused in one line naming the argument (and the
+syntax that gives a shape)."""
 
 from __future__ import annotations
 
@@ -82,6 +85,64 @@ class PointerKnownByType(KnownByTypeOnly):
             raise KnownOnlyByType(name, pointer, f".dtype, which torch has no dtype for ({pointer.dtype})")
         return found
 
+    def _shape(self, asked: str) -> tuple[int, ...]:
+        name, pointer = object.__getattribute__(self, "_known")
+        if pointer.shape is None:
+            raise KnownOnlyByType(name, pointer, asked)
+        try:
+            import torch  # a torch.Size, as a tensor's: only when a shape is read (torch is heavy, maybe absent)
+        except ImportError:
+            return tuple(pointer.shape)
+        return torch.Size(pointer.shape)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape(".shape")
+
+    def size(self, dim: int | None = None) -> Any:
+        shape = self._shape(".size")
+        return shape if dim is None else shape[dim]
+
+    def stride(self, dim: int | None = None) -> Any:
+        shape = self._shape(".stride")
+        strides: list[int] = []
+        step = 1
+        for extent in reversed(shape):  # contiguous: the last dimension moves by one element
+            strides.insert(0, step)
+            step *= max(extent, 1)
+        return tuple(strides) if dim is None else strides[dim]
+
+    def numel(self) -> int:
+        count = 1
+        for extent in self._shape(".numel"):
+            count *= extent
+        return count
+
+    nelement = numel
+
+    def dim(self) -> int:
+        return len(self._shape(".dim"))
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape(".ndim"))
+
+    def is_contiguous(self, *_: Any, **__: Any) -> bool:
+        self._shape(".is_contiguous")
+        return True
+
+    def storage_offset(self) -> int:
+        self._shape(".storage_offset")
+        return 0
+
+    def __len__(self) -> int:
+        shape = self._shape("len()")
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")  # as torch says it
+        return shape[0]
+
 
 def stand_ins(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments as the code sees them: those given only by type replaced by their stand-in."""
@@ -98,20 +159,36 @@ def reads_an_unknown(error: BaseException) -> bool:
                                              for stand_in in (KnownByTypeOnly, PointerKnownByType)))
 
 
-def what_it_read(error: BaseException, arguments: Mapping[str, Any]) -> str:
+_EXAMPLE_SHAPE = (4096, 4096)  # the shape advice writes: a placeholder for the launch's, in the right syntax
+
+
+def what_it_read(error: BaseException, arguments: Mapping[str, Any],
+                 constexprs: Mapping[str, str | None] | None = None) -> str:
     """For an error `reads_an_unknown` accepts: which argument the code read and how to give its value, in the
-    user's terms (`K was given only as i32:16; give its value as a launch passes it: --arg K=4096 ...`)."""
+    user's terms (`K was given only as i32:16; give its value as a launch passes it: --arg K=4096 ...`).
+    `constexprs`: the kernel's constexpr parameters -> the value their advice writes (`True` for a flag; None:
+    the kind of value is not known), so a constexpr the code read is asked for with --set, never as a number."""
     if isinstance(error, KnownOnlyByType):
         name, given = error.argument, error.given
         if isinstance(given, Pointer):
             asked = f"; the code read {error.asked}" if error.asked else ""
+            if given.shape is not None:
+                return (f"{name} was given as {entry_text(given)}{asked}: a pointer given by type and shape "
+                        f"answers element_size(), dtype, data_ptr() alignment, numel(), shape, size() and "
+                        f"stride() (contiguous), not a tensor's data: from Python, pass a torch tensor for {name}")
+            shaped = entry_text(Pointer(given.dtype, shape=_EXAMPLE_SHAPE)).removesuffix(":16")
+            example = f"Pointer({given.dtype!r}, shape={_EXAMPLE_SHAPE!r})"
             return (f"{name} was given only as {entry_text(given)}{asked}: a pointer given by type answers "
-                    f"element_size(), dtype and data_ptr() alignment, not a tensor's shape, strides or data: from "
-                    f"Python, pass a torch tensor for {name}")
+                    f"element_size(), dtype and data_ptr() alignment, and a tensor's shape when given one: give "
+                    f"the launch's (as a contiguous tensor): --arg '{name}={shaped}' (from Python: {example}, or a "
+                    f"torch tensor)")
         asked = f" (the code read {error.asked})" if error.asked else ""
         return f"{name} was given only as {entry_text(given)}{asked}; {_give(name, given)}"
     if isinstance(error, KeyError) and error.args and isinstance(error.args[0], str):
-        return f"{error.args[0]} was not given; {_give(error.args[0], None)}"
+        missing = error.args[0]
+        if constexprs is not None and missing in constexprs:
+            return f"{missing} was not given; {_set(missing, constexprs[missing])}"
+        return f"{missing} was not given; {_give(missing, None)}"
     typed = [k for k, v in arguments.items() if isinstance(v, Scalar)]  # Python's own TypeError: which is unsaid
     if not typed:
         return "it reads an argument given only by its type; give the arguments it reads as values"
@@ -122,3 +199,12 @@ def what_it_read(error: BaseException, arguments: Mapping[str, Any]) -> str:
 def _give(name: str, given: Scalar | None) -> str:
     example = "1.0" if given is not None and given.dtype.startswith(("fp", "bf")) else "4096"
     return f"give its value as a launch passes it: --arg {name}={example} (from Python: args={{{name!r}: {example}}})"
+
+
+def _set(name: str, example: str | None) -> str:
+    """Advice for a constexpr the code read: --set, with the launch site's kind of value."""
+    if example is not None:
+        return (f"it is a constexpr the kernel tests as a flag: give the launch's value, --set {name}={example} "
+                f"or --set {name}=False (from Python: config={{{name!r}: {example}}})")
+    return (f"it is a constexpr: give the value the launch passes, --set {name}=VALUE (a number, True/False or "
+            f"tl.float16; from Python: config={{{name!r}: VALUE}})")
