@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any
 
-from ttinspect.capture import counting, interpreter
+from ttinspect.capture import counting, interpreter, interpreter_failures
 from ttinspect.capture.hook_errors import guarded
 from ttinspect.capture.launch_grid import evaluated_grid
 
@@ -73,8 +73,11 @@ def _caught_refusals(arch: str, said: list[str]) -> None:
 
 def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
     """A question the virtual device refused ended the program: one line naming the program's file:line and
-    what to do, not a traceback through ttinspect's faces."""
+    what to do, not a traceback through ttinspect's faces. A kernel that failed in Triton's interpreter
+    (--run-kernels) is said in one line by the hook this one passes other errors to."""
     from ttinspect.virtual.refusal import VirtualDeviceError  # loaded with the device this process holds
+
+    previous = _interpreter_failure_in_one_line(previous, arch)
 
     def refusal_in(error: Any) -> Any:
         """The refusal itself, or the one a library's own error wraps (torch.compile's, a pool's)."""
@@ -99,6 +102,12 @@ def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
                   "interpreter runs them)") if values else " (docs/virtual-device.md: what the device answers)"
         print(f"ttinspect capture --as {arch}: {line}{advice}", file=sys.stderr)
     return hook
+
+
+def _interpreter_failure_in_one_line(previous: Any, arch: str) -> Any:
+    """A kernel whose body failed in Triton's interpreter (--run-kernels: an op it cannot run) ended the program:
+    one line naming the kernel's line, the launch line and what to do, as the target's (interpreter_failures.py)."""
+    return interpreter_failures.excepthook(previous, arch)
 
 
 def target() -> dict[str, Any] | None:

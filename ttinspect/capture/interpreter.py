@@ -8,7 +8,8 @@ fp32; bools u1 (i1 on Triton 3.3); `do_not_specialize` and annotations as the JI
 decorator's arguments, kept by the interpreter in `rewriter.kwargs`). One compile record per distinct
 specialization x constexprs x options. The target is the GPU torch sees, if any; else none (the reader then
 uses --arch or ttinspect's default) and the options recorded are those the launch passed. An autotuner's
-timings under the interpreter are not recorded (tuning.py): they time the interpreter, not a GPU.
+timings under the interpreter are not recorded (tuning.py): they time the interpreter, not a GPU. A kernel
+whose body fails in the interpreter (an op it cannot run) is kept and said in one line (interpreter_failures.py).
 
 Triton 3.6 and later launch through `InterpretedFunction.run`; 3.3-3.5 set `run` on each instance in
 `__init__` and launch `obj[grid](...)` through `__getitem__` (triton_hooks.py): instances made while the
@@ -22,7 +23,7 @@ import sys
 import weakref
 from typing import Any, Callable
 
-from ttinspect.capture import counting, launches, triton_hooks, tuning
+from ttinspect.capture import counting, interpreter_failures, launches, triton_hooks, tuning
 from ttinspect.capture.compile_record import compile_record
 from ttinspect.capture.hook_errors import guarded
 from ttinspect.kernel.specialize import specialize
@@ -74,14 +75,24 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, grid: Any, call: C
         return call(grid)
     compile_id = guarded(record_compile, session, obj, args, kwargs)
     spy = launches.GridSpy(grid) if callable(grid) else None
-    result = None if _record_only else call(spy if spy is not None else grid)
+    try:
+        result = None if _record_only else call(spy if spy is not None else grid)
+    except Exception as error:
+        # the kernel's body failed in the interpreter (an op it cannot run): said in one line if it ends the
+        # program; the launch is counted, as a GPU would have made it. The program's own errors pass as they are.
+        if compile_id is not None and guarded(interpreter_failures.failed, error, obj, sys._getframe(1)):
+            _count(session, compile_id, obj, spy.shape if spy is not None else grid, args, kwargs, sys._getframe(1))
+        raise
     if compile_id is not None:
-        params = params_of(obj)
-        names = tuple(p.name for p in params)
-        constexprs = frozenset(p.name for p in params if p.is_constexpr)
-        guarded(counting.launched, session, (compile_id, names, constexprs), obj,
-                spy.shape if spy is not None else grid, args, kwargs, sys._getframe(1))
+        _count(session, compile_id, obj, spy.shape if spy is not None else grid, args, kwargs, sys._getframe(1))
     return result
+
+
+def _count(session: Any, compile_id: str, obj: Any, grid: Any, args: tuple, kwargs: dict, frame: Any) -> None:
+    params = params_of(obj)
+    names = tuple(p.name for p in params)
+    constexprs = frozenset(p.name for p in params if p.is_constexpr)
+    guarded(counting.launched, session, (compile_id, names, constexprs), obj, grid, args, kwargs, frame)
 
 
 def params_of(obj: Any) -> list[Any]:
@@ -184,6 +195,7 @@ def gpu_target(session: Any) -> dict[str, Any] | None:
 
 
 def reset() -> None:
+    interpreter_failures.reset()
     _params.clear()
     _known.clear()
     _target.clear()
