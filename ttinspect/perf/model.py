@@ -75,7 +75,9 @@ def predict_from_facts(facts: Mapping[str, Any], ttir: str, device: Device, valu
         return not_predicted(device, "CTAs per SM unknown (occupancy facts missing): "
                                      f"{facts.get('blocks_per_sm')!r}")
     wave = device.sms * ctas_per_sm
-    work = count_work(parse_ir_program(ttir), dict(values), grid3, wave, device.l2_bytes)
+    threads = facts.get("threads")
+    work = count_work(parse_ir_program(ttir), dict(values), grid3, wave, device.l2_bytes,
+                      threads if isinstance(threads, int) else 0)
     if work.unknown:
         return not_predicted(device, work.unknown[0])
     return _combine(facts, device, work, ctas_per_sm)

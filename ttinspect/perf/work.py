@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ttinspect.dialects.mlir import dot_input_precision
 from ttinspect.perf.ir_program import (SFU_OPS, IrProgram, Loop, descriptor_bytes, dot_shape, last_tensor_bytes,
                                        tensor_bytes, tensor_numel)
+from ttinspect.perf.library_math import mufu_per_element
 from ttinspect.perf.masks import active_fraction, mask_operand
 
 MAX_EVALUATED = 6144  # programs evaluated one by one; above it, three waves are sampled (start, middle, end)
@@ -45,6 +46,7 @@ class Work:
     tiles: float = 0.0  # programs, or (program, step) pairs of a persistent kernel's loop over its work
     dot_feeds_elementwise: bool = False  # a loop's dot result is consumed by element-wise work in the same trip
     straight_bytes: float = 0.0  # bytes one program loads outside any loop (issued together)
+    threads: int = 0  # per CTA: a tensor smaller than the CTA is computed by every thread holding a copy
     unknown: list[str] = field(default_factory=list)  # why something could not be counted
 
 
@@ -101,10 +103,12 @@ def _pid(linear: int, grid) -> tuple[int, int, int]:
     return x, y, linear // (grid[0] * grid[1])
 
 
-def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wave: int, l2_bytes: int) -> Work:
-    """The launch's work (see the module docstring). `wave`: CTAs the GPU runs at once."""
+def count_work(program: IrProgram, values: dict, grid: tuple[int, int, int], wave: int, l2_bytes: int,
+               threads: int = 0) -> Work:
+    """The launch's work (see the module docstring). `wave`: CTAs the GPU runs at once; `threads`: per CTA (0:
+    not known — element-wise work is then counted per element, without the copies below)."""
     total = grid[0] * grid[1] * grid[2]
-    work = Work(total)
+    work = Work(total, threads=threads)
     env0 = program.evaluate(values, (0, 0, 0), grid)
     ploop = _program_loop(program, grid)
     if ploop is not None:
@@ -333,9 +337,13 @@ def _count(op, m: float, work: Work, share: float = 1.0) -> None:
         work.smem_operand_bytes += operands
         work.operand_bytes_by_dot[(mm, nn, kk)] = work.operand_bytes_by_dot.get((mm, nn, kk), 0.0) + operands
     elif "tensor<" in op.text.rsplit(":", 1)[-1] and op.result:
+        # every thread computes at least one element: a 32-wide tile on 4 warps is computed 4 times over
+        lanes = max(tensor_numel(op.text), work.threads)
         if name in SFU_OPS:
-            work.sfu_ops += tensor_numel(op.text) * m
+            work.sfu_ops += lanes * m
+        elif name == "tt.extern_elementwise":  # a libdevice call: its MUFU ops (library_math.py)
+            work.sfu_ops += mufu_per_element(op.text) * lanes * m
         elif name.startswith(("arith.", "math.")) and not name.startswith(("arith.constant", "arith.cmp")):
-            work.fma_ops += tensor_numel(op.text) * m
+            work.fma_ops += lanes * m
         elif name in ("tt.reduce", "tt.scan"):
             work.fma_ops += tensor_numel(op.text.split("->")[0] if "->" in op.text else op.text) * m
