@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -53,6 +55,7 @@ class Kernel:
     file: str
     driver: str | None
     module: str | None
+    program: str | None = None  # the library's own program (its tests), as typed, run in its source folder
 
 
 @dataclass
@@ -61,6 +64,7 @@ class Library:
     version: str
     pip: str
     kernels: list[Kernel]
+    tests_from: str | None = None  # "sdist": the library's source distribution holds the programs (its tests)
 
 
 @dataclass
@@ -70,10 +74,12 @@ class Row:
     kernel: str
     file: str
     worked: bool = False
-    how: str | None = None                 # "capture --as" | "module ref"
+    how: str | None = None                 # "capture --as" | "own tests" | "module ref"
     error: str | None = None               # the first failure's one line, when nothing worked
     capture_error: str | None = None       # the capture path's one line, when it failed
     module_error: str | None = None
+    program_error: str | None = None
+    last_report: str | None = None         # the report command typed last (its characters count)
     commands: list[str] = field(default_factory=list)   # what the user typed, in order
     compiles: int | None = None            # compiles of this kernel in the capture (autotune configs, specializations)
     effort_min: float | None = None
@@ -98,11 +104,16 @@ def load(path: Path) -> tuple[str, list[Library]]:
             raise ManifestError(f"{path}: library #{number} lacks {', '.join(missing)}")
         kernels = []
         for entry in raw.get("kernel", []):
-            if "kernel" not in entry or "file" not in entry or not (entry.get("driver") or entry.get("module")):
-                raise ManifestError(f"{path}: {raw['name']}: a kernel needs `kernel`, `file` and a driver or module")
+            reached = entry.get("driver") or entry.get("module") or entry.get("program")
+            if "kernel" not in entry or "file" not in entry or not reached:
+                raise ManifestError(f"{path}: {raw['name']}: a kernel needs `kernel`, `file` and a driver, module "
+                                    "or program")
+            if entry.get("program") and raw.get("tests_from") != "sdist":
+                raise ManifestError(f"{path}: {raw['name']}: a program runs in the library's source: "
+                                    'tests_from = "sdist"')
             kernels.append(Kernel(raw["name"], entry["kernel"], entry["file"], entry.get("driver"),
-                                  entry.get("module")))
-        libraries.append(Library(raw["name"], raw["version"], raw["pip"], kernels))
+                                  entry.get("module"), entry.get("program")))
+        libraries.append(Library(raw["name"], raw["version"], raw["pip"], kernels, raw.get("tests_from")))
     return arch, libraries
 
 
@@ -157,18 +168,20 @@ class Runner:
         self.env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
         self.captures: dict[str, tuple[Path, str | None, list[dict]]] = {}
         self.reran: set[str] = set()  # drivers captured again with --run-kernels, as the first run's line said
+        self.sources: dict[str, Path | str] = {}  # a library's unpacked source distribution, or why not
+        self.checks: dict[Path, list[dict]] = {}  # a capture's `check` rows
 
-    def run(self, argv: list[str]) -> tuple[int, str, str]:
+    def run(self, argv: list[str], cwd: Path | None = None, timeout: int | None = None) -> tuple[int, str, str]:
         # a session of its own: on the time limit the whole group ends (a capture's program included, which a
         # SIGKILL of the capture alone would leave running)
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.workdir,
-                                env=self.env, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=cwd or self.workdir, env=self.env, start_new_session=True)
         try:
-            out, err = proc.communicate(timeout=self.timeout)
+            out, err = proc.communicate(timeout=timeout or self.timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            return 124, "", f"timed out after {self.timeout} s: {shlex.join(argv)}"
+            return 124, "", f"timed out after {timeout or self.timeout} s: {shlex.join(argv)}"
         return proc.returncode, out, err
 
     def capture(self, driver: str) -> tuple[Path, str | None, list[dict]]:
@@ -176,22 +189,71 @@ class Runner:
         if driver not in self.captures:
             stem = Path(driver).stem.removeprefix("drive_")
             path = self.workdir / f"{Path(driver).parent.name}_{stem}.ttcap"
-            argv = [str(self.ttinspect), "capture", "--as", self.arch, "-o", str(path), "--force",
-                    "--", str(self.python), str(FOLDER / driver)]
-            code, out, err = self.run(argv)
-            if code != 0 and "--run-kernels" in err:  # the refusal's advice, followed as a user would
-                self.reran.add(driver)
-                code, out, err = self.run(argv[:4] + ["--run-kernels"] + argv[4:])
-            failure = None if code == 0 else one_line(err + out)
-            compiles: list[dict] = []
-            if path.exists():
-                code, out, err = self.run([str(self.ttinspect), "list", str(path), "--json"])
-                if code == 0:
-                    compiles = json.loads(out)["compiles"]
-                else:
-                    failure = failure or one_line(err + out)
-            self.captures[driver] = (path, failure, compiles)
+            self.captures[driver] = self.captured(path, [str(self.python), str(FOLDER / driver)], driver,
+                                                  follow_advice=True)
         return self.captures[driver]
+
+    def capture_program(self, library: Library, program: str) -> tuple[Path, str | None, list[dict]]:
+        """The library's own program (its tests), run in its source folder, captured once; not run again with
+        --run-kernels: a test runner catches each refusal and goes on, so its launches are already recorded."""
+        key = f"{library.name}: {program}"
+        if key not in self.captures:
+            folder = self.source(library)
+            path = self.workdir / f"{library.name}_{len(self.captures)}.ttcap"
+            if isinstance(folder, str):
+                self.captures[key] = (path, folder, [])
+            else:
+                argv = shlex.split(program)
+                argv = [str(self.python) if argv[0] == "python" else argv[0], *argv[1:]]
+                self.captures[key] = self.captured(path, argv, key, cwd=folder)
+        return self.captures[key]
+
+    def source(self, library: Library) -> Path | str:
+        """The library's source distribution, unpacked (its tests are there), or the one line why not."""
+        if library.name not in self.sources:
+            target = self.workdir / "sources" / library.name
+            target.mkdir(parents=True, exist_ok=True)
+            code, out, err = self.run([str(self.python), "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
+                                       ":all:", "--no-build-isolation", f"{library.name}=={library.version}",
+                                       "-d", str(target)])
+            archives = sorted(target.glob("*.tar.gz")) + sorted(target.glob("*.zip"))
+            if code != 0 or not archives:
+                self.sources[library.name] = f"no source distribution: {one_line(err + out)}"
+            else:
+                shutil.unpack_archive(archives[0], target)
+                tops = [p for p in target.iterdir() if p.is_dir()]
+                self.sources[library.name] = tops[0] if len(tops) == 1 else target
+        return self.sources[library.name]
+
+    def captured(self, path: Path, program: list[str], key: str, *, cwd: Path | None = None,
+                 follow_advice: bool = False) -> tuple[Path, str | None, list[dict]]:
+        argv = [str(self.ttinspect), "capture", "--as", self.arch, "-o", str(path), "--force", "--", *program]
+        code, out, err = self.run(argv, cwd=cwd)
+        if follow_advice and code != 0 and "--run-kernels" in err:  # the refusal's advice, as a user would
+            self.reran.add(key)
+            code, out, err = self.run(argv[:4] + ["--run-kernels"] + argv[4:], cwd=cwd)
+        failure = None if code == 0 else one_line(err + out)
+        compiles: list[dict] = []
+        if path.exists():
+            code, out, err = self.run([str(self.ttinspect), "list", str(path), "--json"])
+            if code == 0:
+                compiles = json.loads(out)["compiles"]
+            else:
+                failure = failure or one_line(err + out)
+        return path, failure, compiles
+
+    def checked(self, path: Path) -> list[dict]:
+        """`ttinspect check CAPTURE --format json`: every compile of the capture compiled for the target, one
+        row each (what `capture` advises after the run); [] when it failed. Longer than a report: it compiles
+        every config an autotuner would time."""
+        if path not in self.checks:
+            code, out, _ = self.run([str(self.ttinspect), "check", str(path), "--format", "json"],
+                                    timeout=4 * self.timeout)
+            try:
+                self.checks[path] = json.loads(out)["compiles"] if code == 0 else []
+            except (ValueError, KeyError, TypeError):
+                self.checks[path] = []
+        return self.checks[path]
 
     def report(self, argv_tail: list[str]) -> tuple[bool, str | None, float]:
         start = time.perf_counter()
@@ -211,33 +273,97 @@ class Runner:
 
 
 def by_capture(runner: Runner, kernel: Kernel, row: Row, reached: dict[str, int]) -> None:
+    """Through the library's driver: its code is the user's to write, shared by the kernels it reached."""
+    assert kernel.driver is not None
     path, failure, compiles = runner.capture(kernel.driver)
-    mine = [c for c in compiles if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
-    stem = path.stem
-    typed_capture = f"ttinspect capture --as {runner.arch} -o {stem}.ttcap -- python {Path(kernel.driver).name}"
-    typed_list = f"ttinspect list {stem}.ttcap"
+    typed_capture = f"ttinspect capture --as {runner.arch} -o {path.stem}.ttcap -- python {Path(kernel.driver).name}"
     if kernel.driver in runner.reran:  # the same command again, with the flag the refusal named
-        typed_capture += f"\nttinspect capture --as {runner.arch} --run-kernels -o {stem}.ttcap -- python " \
+        typed_capture += f"\nttinspect capture --as {runner.arch} --run-kernels -o {path.stem}.ttcap -- python " \
                          f"{Path(kernel.driver).name}"
-    row.commands += [typed_capture, typed_list]
-    if not mine:
+    outcome = recorded(runner, kernel, row, path, compiles, typed_capture)
+    if outcome is None:
         row.capture_error = failure or f"the run launched no {kernel.kernel} of {kernel.file}"
         return
-    row.compiles = len(mine)
-    first = mine[0]["ref"]  # the capture's first compile of this kernel: the run's first launch or config
-    suffix = first[first.rindex(":"):].removeprefix(":" + kernel.kernel)
-    typed_report = f"ttinspect report {stem}.ttcap:{kernel.kernel}{suffix}"
-    row.commands.append(typed_report)
-    ok, error, seconds = runner.report([first])
-    row.seconds += seconds
+    typed, ok, error = outcome
     if not ok:
         row.capture_error = error
         return
-    shared = driver_characters(FOLDER / kernel.driver) + len(typed_capture) + len(typed_list)
-    sharing = reached[kernel.driver]
-    row.worked, row.how = True, "capture --as"
-    row.effort_alone_min = minutes(shared + len(typed_report), 3)
-    row.effort_min = minutes(shared / sharing + len(typed_report), 2 / sharing + 1)
+    shared = driver_characters(FOLDER / kernel.driver) + typed
+    take(row, "capture --as", shared, reached[kernel.driver], outcome)
+    by_check(runner, kernel, row, path, driver_characters(FOLDER / kernel.driver) + len(typed_capture),
+             reached[kernel.driver], "capture --as")
+
+
+def by_program(runner: Runner, library: Library, kernel: Kernel, row: Row, reached: dict[str, int]) -> None:
+    """Through the library's own program (its tests): the user has it; only the commands are typed."""
+    assert kernel.program is not None
+    path, failure, compiles = runner.capture_program(library, kernel.program)
+    typed_capture = f"ttinspect capture --as {runner.arch} -o {library.name}.ttcap -- {kernel.program}"
+    outcome = recorded(runner, kernel, row, path, compiles, typed_capture)
+    if outcome is None:
+        row.program_error = failure or f"the program launched no {kernel.kernel} of {kernel.file}"
+        return
+    typed, ok, error = outcome
+    if not ok:
+        row.program_error = error
+        return
+    take(row, "own tests", typed, reached[f"{library.name}: {kernel.program}"], outcome)
+    by_check(runner, kernel, row, path, len(typed_capture), reached[f"{library.name}: {kernel.program}"],
+             "own tests")
+
+
+def recorded(runner: Runner, kernel: Kernel, row: Row, path: Path, compiles: list[dict],
+             typed_capture: str) -> tuple[int, bool, str | None] | None:
+    """The kernel's first compile in a capture reported: (characters typed for the capture and its list, whether
+    the report gave the facts, its one-line error); None when the run launched no such kernel."""
+    mine = [c for c in compiles if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
+    typed_list = f"ttinspect list {path.stem}.ttcap"
+    row.commands += [typed_capture, typed_list]
+    if not mine:
+        return None
+    row.compiles = len(mine)
+    first = mine[0]["ref"]  # the capture's first compile of this kernel: the run's first launch or config
+    suffix = first[first.rindex(":"):].removeprefix(":" + kernel.kernel)
+    typed_report = f"ttinspect report {path.stem}.ttcap:{kernel.kernel}{suffix}"
+    row.commands.append(typed_report)
+    row.last_report = typed_report
+    ok, error, seconds = runner.report([first])
+    row.seconds += seconds
+    release = re.search(r"REF@triton=(\d+\.\d+\.\d+)", error or "")
+    if not ok and release:  # the compile error named the release that compiles the kernel: followed, as a user would
+        typed_report += f"\n{typed_report}@triton={release[1]}"
+        row.commands.append(typed_report.splitlines()[-1])
+        row.last_report = typed_report
+        ok, error, seconds = runner.report([f"{first}@triton={release[1]}"])
+        row.seconds += seconds
+    return len(typed_capture) + len(typed_list), ok, error
+
+
+def take(row: Row, how: str, shared: int, sharing: int, outcome: tuple[int, bool, str | None]) -> None:
+    """The way that worked, when it is the cheaper one: its shared cost split among the kernels it reached."""
+    report = len(row.last_report or "")
+    reports = len((row.last_report or "").splitlines()) or 1  # a report again under the release its error named
+    effort = minutes(shared / sharing + report, 2 / sharing + reports)
+    if not row.worked or effort < (row.effort_min or 0):
+        row.worked, row.how = True, how
+        row.effort_alone_min = minutes(shared + report, 2 + reports)
+        row.effort_min = effort
+
+
+def by_check(runner: Runner, kernel: Kernel, row: Row, path: Path, shared: int, sharing: int, how: str) -> None:
+    """Every compile of the capture checked by one command, `ttinspect check CAPTURE` (the capture's own advice):
+    the kernel works there when one of its compiles was compiled for the target (registers known) without an
+    error; that command is shared like the capture, and no `list` is needed. Taken when it is the cheaper."""
+    mine = [c for c in runner.checked(path) if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
+    if not any(c.get("error") is None and c.get("registers") is not None and c.get("checked_target") == runner.arch
+               for c in mine):
+        return
+    typed = f"ttinspect check {path.stem}.ttcap"
+    effort = minutes((shared + len(typed)) / sharing, 2 / sharing)
+    if not row.worked or effort < (row.effort_min or 0):
+        row.worked, row.how = True, how
+        row.commands.append(typed)
+        row.effort_min, row.effort_alone_min = effort, minutes(shared + len(typed), 2)
 
 
 def by_module(runner: Runner, kernel: Kernel, row: Row) -> None:
@@ -256,22 +382,30 @@ def by_module(runner: Runner, kernel: Kernel, row: Row) -> None:
 def measure(runner: Runner, libraries: list[Library], progress) -> list[Row]:
     rows = []
     for library in libraries:
-        # How many of a driver's kernels it reached: they share its cost (a first pass over the captures).
+        # How many kernels each driver or program reached: they share its cost (a first pass over the captures).
         reached: dict[str, int] = {}
         for kernel in library.kernels:
+            ways = []
             if kernel.driver:
-                _, _, compiles = runner.capture(kernel.driver)
+                ways.append((kernel.driver, runner.capture(kernel.driver)[2]))
+            if kernel.program:
+                ways.append((f"{library.name}: {kernel.program}", runner.capture_program(library, kernel.program)[2]))
+            for key, compiles in ways:
                 found = any(c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file for c in compiles)
-                reached[kernel.driver] = reached.get(kernel.driver, 0) + found
-        reached = {driver: max(count, 1) for driver, count in reached.items()}
+                reached[key] = reached.get(key, 0) + found
+        reached = {key: max(count, 1) for key, count in reached.items()}
         for kernel in library.kernels:
             row = Row(library.name, library.version, kernel.kernel, kernel.file)
             if kernel.driver:
                 by_capture(runner, kernel, row, reached)
+            if kernel.program:
+                by_program(runner, library, kernel, row, reached)
             if kernel.module:
                 by_module(runner, kernel, row)
             if not row.worked:
-                row.error = row.capture_error or row.module_error
+                # every way's own line: the capture's may hide why the module reference failed, and the other way
+                row.error = "; then ".join(dict.fromkeys(e for e in (row.capture_error, row.program_error,
+                                                                     row.module_error) if e)) or None
             rows.append(row)
             progress(f"{library.name} {kernel.kernel} ({kernel.file}): "
                      + (f"ok by {row.how}, {row.effort_min} min" if row.worked else f"FAIL {row.error}"))
@@ -291,23 +425,26 @@ def summary(rows: list[Row]) -> dict:
         "rate_percent": round(100 * len(worked) / len(rows), 1) if rows else None,
         "by_capture": sum(row.how == "capture --as" for row in worked),
         "by_module_ref": sum(row.how == "module ref" for row in worked),
+        "by_own_tests": sum(row.how == "own tests" for row in worked),
         "median_effort_min": median([row.effort_min for row in worked]),
         "median_effort_alone_min": median([row.effort_alone_min for row in worked]),
     }
 
 
 def table(rows: list[Row], title: str) -> str:
-    lines = [title, "", "| library | version | kernels | worked | capture --as | module ref | median effort (min) "
-             "| alone (min) |", "|---|---|---|---|---|---|---|---|"]
+    lines = [title, "", "| library | version | kernels | worked | capture --as | own tests | module ref "
+             "| median effort (min) | alone (min) |", "|---|---|---|---|---|---|---|---|---|"]
     for name in dict.fromkeys(row.library for row in rows):
         mine = [row for row in rows if row.library == name]
         part = summary(mine)
         lines.append(f"| {name} | {mine[0].version} | {part['kernels']} | {part['worked']} "
-                     f"({part['rate_percent']:.0f} %) | {part['by_capture']} | {part['by_module_ref']} "
+                     f"({part['rate_percent']:.0f} %) | {part['by_capture']} | {part['by_own_tests']} "
+                     f"| {part['by_module_ref']} "
                      f"| {part['median_effort_min']} | {part['median_effort_alone_min']} |")
     total = summary(rows)
     lines.append(f"| **all** | | **{total['kernels']}** | **{total['worked']} ({total['rate_percent']:.0f} %)** "
-                 f"| {total['by_capture']} | {total['by_module_ref']} | **{total['median_effort_min']}** "
+                 f"| {total['by_capture']} | {total['by_own_tests']} | {total['by_module_ref']} "
+                 f"| **{total['median_effort_min']}** "
                  f"| {total['median_effort_alone_min']} |")
     failed = [row for row in rows if not row.worked]
     if failed:

@@ -117,3 +117,17 @@ ValueError: no x
 ])
 def test_the_failures_line_is_the_exceptions_own(text, line):
     assert _real_libraries().one_line(text) == line
+
+
+def test_the_measurements_manifest_takes_a_librarys_own_tests_as_its_program(tmp_path):
+    """scripts/real_libraries.py: a kernel may be reached by the library's own program (its tests, run in its
+    unpacked source distribution); a program without `tests_from = "sdist"` has nowhere to run."""
+    script = _real_libraries()
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('[[library]]\nname = "lib"\nversion = "1.0"\npip = "pip install lib"\ntests_from = "sdist"\n'
+                        '[[library.kernel]]\nkernel = "k"\nfile = "k.py"\nprogram = "python -m pytest tests -q"\n')
+    _, [library] = script.load(manifest)
+    assert library.tests_from == "sdist" and library.kernels[0].program == "python -m pytest tests -q"
+    manifest.write_text(manifest.read_text().replace('tests_from = "sdist"\n', ""))
+    with pytest.raises(script.ManifestError, match="a program runs in the library's source"):
+        script.load(manifest)

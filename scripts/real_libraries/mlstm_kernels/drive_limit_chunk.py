@@ -1,0 +1,7 @@
+import torch
+from mlstm_kernels.torch import get_mlstm_kernel
+# A 1.3B xLSTM's mLSTM layer in training: 4 heads of 128, 4 x 2048 tokens, chunks of 64.
+mlstm = get_mlstm_kernel("chunkwise--triton_limit_chunk")
+q, k, v = (torch.randn(4, 4, 2048, 128, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+i, f = (torch.randn(4, 4, 2048, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(2))
+mlstm(q, k, v, i, f, chunk_size=64, autocast_kernel_dtype=torch.bfloat16).sum().backward()
