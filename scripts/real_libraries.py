@@ -167,7 +167,7 @@ class Runner:
         self.timeout = timeout
         self.env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
         self.captures: dict[str, tuple[Path, str | None, list[dict]]] = {}
-        self.reran: set[str] = set()  # drivers captured again with --run-kernels, as the first run's line said
+        self.reran: dict[str, str] = {}  # drivers captured again with --values or --run-kernels, as a line said
         self.sources: dict[str, Path | str] = {}  # a library's unpacked source distribution, or why not
         self.checks: dict[Path, list[dict]] = {}  # a capture's `check` rows
 
@@ -229,9 +229,10 @@ class Runner:
                  follow_advice: bool = False) -> tuple[Path, str | None, list[dict]]:
         argv = [str(self.ttinspect), "capture", "--as", self.arch, "-o", str(path), "--force", "--", *program]
         code, out, err = self.run(argv, cwd=cwd)
-        if follow_advice and code != 0 and "--run-kernels" in err:  # the refusal's advice, as a user would
-            self.reran.add(key)
-            code, out, err = self.run(argv[:4] + ["--run-kernels"] + argv[4:], cwd=cwd)
+        for flag in ("--values", "--run-kernels"):  # the refusal's advice, followed in its order as a user would
+            if follow_advice and code != 0 and flag in err:
+                self.reran[key] = flag
+                code, out, err = self.run(argv[:4] + [flag] + argv[4:], cwd=cwd)
         failure = None if code == 0 else one_line(err + out)
         compiles: list[dict] = []
         if path.exists():
@@ -278,8 +279,8 @@ def by_capture(runner: Runner, kernel: Kernel, row: Row, reached: dict[str, int]
     path, failure, compiles = runner.capture(kernel.driver)
     typed_capture = f"ttinspect capture --as {runner.arch} -o {path.stem}.ttcap -- python {Path(kernel.driver).name}"
     if kernel.driver in runner.reran:  # the same command again, with the flag the refusal named
-        typed_capture += f"\nttinspect capture --as {runner.arch} --run-kernels -o {path.stem}.ttcap -- python " \
-                         f"{Path(kernel.driver).name}"
+        typed_capture += f"\nttinspect capture --as {runner.arch} {runner.reran[kernel.driver]} -o {path.stem}.ttcap " \
+                         f"-- python {Path(kernel.driver).name}"
     outcome = recorded(runner, kernel, row, path, compiles, typed_capture)
     if outcome is None:
         row.capture_error = failure or f"the run launched no {kernel.kernel} of {kernel.file}"

@@ -153,3 +153,31 @@ def test_torch_compiled_host_helpers_run_as_plain_python_said_once(tmp_path):
     assert len(notes) == 1 and notes[0].startswith("ttinspect: note: gates (prog.py:8) is torch.compile'd")
     assert "Inductor would generate" in notes[0]
     assert launches_of(read(tmp_path / "run.ttcap"), "scale") == {(("BLOCK", 1024),): 1}
+
+
+@pytest.mark.parametrize("read_output", [False, True])
+def test_values_torch_computes_are_read_and_a_kernels_output_is_refused(tmp_path, read_output):
+    """--values: tensors on "cuda" hold what torch computes on this CPU, so host code reading them (nonzero(), a
+    bounds check) runs; the launch is recorded, not run, and what it was given is unknown — its views made
+    before it too — while torch goes on with shapes only; reading it is refused naming the launch."""
+    (tmp_path / "prog.py").write_text((DATA / "host_values.py").read_text())
+    done = run_process("capture", "--as", "sm_90", "--values", "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       *(["--read-output"] if read_output else []), cwd=tmp_path)
+    assert "shapes 3276 (1638,) True" in done.stdout and "known 8190.0" in done.stdout
+    said = [line for line in done.stderr.splitlines() if line.startswith("ttinspect capture --as")]
+    if read_output:
+        assert done.returncode == 1 and len(said) == 1, done.stderr
+        assert "prog.py:28 asks Tensor.__float__() of values that kernel scale (launched at prog.py:23) may have " \
+               "written" in said[0] and "recorded, not run (--run-kernels runs it" in said[0]
+    else:
+        assert done.returncode == 0 and said == [], done.stderr
+    [compile_] = read(tmp_path / "run.ttcap").compiles
+    assert compile_.constexprs == {"BLOCK": 1024} and "i32" in compile_.signature  # 3276: not divisible by 16
+
+
+@pytest.mark.parametrize("flags, said", [(["--values"], "--values needs --as ARCH"),
+                                         (["--as", "sm_90", "--values", "--run-kernels"], "not both")])
+def test_values_is_refused_without_as_or_with_run_kernels(flags, said):
+    from cli_helpers import assert_one_line_error, run_cli
+
+    assert_one_line_error(run_cli("capture", *flags, "-o", "x.ttcap", "--", "true"), 2, said)

@@ -29,8 +29,13 @@ from ttinspect.capture.launch_grid import evaluated_grid
 ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
 ENV_DEVICE_PROPS = "TTINSPECT_CAPTURE_DEVICE_PROPS"  # --device-props of `capture --as`, as typed
 ENV_RUN_KERNELS = "TTINSPECT_CAPTURE_RUN_KERNELS"  # "1": the kernels run in Triton's interpreter
+ENV_VALUES = "TTINSPECT_CAPTURE_VALUES"  # "1": torch computes with values on the CPU; kernels recorded, not run
 ALLOCATION_ALIGNMENT = 512  # bytes: every block CUDA's caching allocator (and torch's ROCm one) hands out
 
+# Where host code reads values: --values gives it torch's, --run-kernels the kernels' too
+VALUES_ADVICE = ("; host code that reads values torch computes is captured with --values (torch runs on the CPU, "
+                 "kernels recorded); one that reads what its kernels compute, with --run-kernels (Triton's "
+                 "interpreter runs them)")
 _target: list[dict[str, Any]] = []  # [the target as compile records write it] while this process runs as it
 _device_name: list[str] = []  # [the virtual device's name]
 
@@ -45,7 +50,7 @@ def begin_from_environment() -> None:
 
     target = parse_arch(arch)
     numbers = hold_for_process(target.name, os.environ.get(ENV_DEVICE_PROPS) or None,  # KEY=VALUE lines
-                               values_on_cpu=os.environ.get(ENV_RUN_KERNELS) == "1")
+                               values_on_cpu=os.environ.get(ENV_RUN_KERNELS) == "1" or host_values())
     _device_name[:] = [str(numbers.values.get("name") or target.name)]
     said: list[str] = []  # the refusal that ended the program, once the hook has said it
     sys.excepthook = _refusal_in_one_line(sys.excepthook, target.name, said)
@@ -63,8 +68,7 @@ def _caught_refusals(arch: str, said: list[str]) -> None:
     if not caught:
         return
     values = any("no values" in made or "cannot run" in made for made in caught)
-    advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
-              "interpreter runs them)") if values and os.environ.get(ENV_RUN_KERNELS) != "1" else ""
+    advice = VALUES_ADVICE if values and os.environ.get(ENV_RUN_KERNELS) != "1" else ""
     first = " ".join(caught[0].split())
     print(f"ttinspect capture --as {arch}: the program caught {len(caught)} question(s) the virtual device could "
           f"not answer (the first: {first}); each stopped the code after it in its own path (a test that asks "
@@ -98,8 +102,8 @@ def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
         line = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
         # a tensor's values read, or an op that needs them (nonzero, a data-dependent shape): --run-kernels
         values = ("no values" in line or "cannot run" in line) and os.environ.get(ENV_RUN_KERNELS) != "1"
-        advice = ("; a program that reads what its kernels compute is captured with --run-kernels (Triton's "
-                  "interpreter runs them)") if values else " (docs/virtual-device.md: what the device answers)"
+        advice = VALUES_ADVICE if values else "" if "--run-kernels" in line else \
+            " (docs/virtual-device.md: what the device answers)"
         print(f"ttinspect capture --as {arch}: {line}{advice}", file=sys.stderr)
     return hook
 
@@ -117,6 +121,12 @@ def target() -> dict[str, Any] | None:
 
 def device_name() -> str | None:
     return _device_name[0] if _device_name else None
+
+
+def host_values() -> bool:
+    """`--values`: tensors on "cuda" are CPU tensors with the values torch computes; launches are recorded, and
+    what they were given is unknown from then on (virtual/unknown_values.py)."""
+    return os.environ.get(ENV_VALUES) == "1" and os.environ.get(ENV_RUN_KERNELS) != "1"
 
 
 def recording_only() -> bool:
@@ -140,7 +150,21 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
     shape = guarded(evaluated_grid, obj, grid, args, given) if callable(grid) else grid
     guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
             obj, shape, args, given, frame)
+    if host_values():  # what the kernel would have written is unknown: each tensor it was given may hold it
+        from ttinspect.virtual import unknown_values  # loaded with the device this process holds
+
+        name = getattr(getattr(obj, "fn", obj), "__name__", "a kernel")
+        where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
+        unknown_values.written_by_launch((*args, *given.values()), f"kernel {name} (launched at {_short(where)})")
     return None
+
+
+def _short(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return relative if not relative.startswith("..") else path
 
 
 def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:

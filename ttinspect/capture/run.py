@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ttinspect.capture import lost, process
-from ttinspect.capture.as_target import ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS
+from ttinspect.capture.as_target import ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS, ENV_VALUES
 from ttinspect.capture.merge import Merged, Run, merge
 from ttinspect.capture.recording import ENV_FOLDER, ENV_ROOT, parts_folder
 from ttinspect.errors import UsageError
@@ -47,6 +47,7 @@ class AsTarget:
     arch: str  # a target's name, as targets/ spells it ("sm_90", "gfx942")
     device_props: tuple[str, ...] = ()  # KEY=VALUE, checked by the caller
     run_kernels: bool = False  # in Triton's interpreter; else recorded, never run
+    values: bool = False  # torch computes with values on the CPU (kernels still recorded, never run)
 
 
 def program_environment(folder: Path, base: dict[str, str] | None = None,
@@ -54,7 +55,7 @@ def program_environment(folder: Path, base: dict[str, str] | None = None,
     """The program's environment: the caller's, plus where its Python processes record themselves (and, for
     `--as`, the target they run as: the interpreter only with --run-kernels)."""
     env = dict(os.environ if base is None else base)
-    for name in (ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS):  # an outer `capture --as` is not this run's
+    for name in (ENV_AS, ENV_DEVICE_PROPS, ENV_RUN_KERNELS, ENV_VALUES):  # an outer `capture --as` is not this run's
         env.pop(name, None)
     if as_target is not None:
         env[ENV_AS] = as_target.arch
@@ -64,6 +65,8 @@ def program_environment(folder: Path, base: dict[str, str] | None = None,
             env[ENV_RUN_KERNELS] = env["TRITON_INTERPRET"] = "1"
         else:
             env.pop("TRITON_INTERPRET", None)
+            if as_target.values:
+                env[ENV_VALUES] = "1"
     env[ENV_FOLDER] = str(folder)
     env[ENV_ROOT] = str(PACKAGE_ROOT)
     env["PYTHONPATH"] = os.pathsep.join([str(BOOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))

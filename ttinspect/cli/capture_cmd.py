@@ -50,11 +50,15 @@ MAX_LOST_LINES = 8  # on stderr; the end record lists them all
 @click.option("--run-kernels", is_flag=True,
               help="With --as: run the kernels in Triton's interpreter, for a program whose host code reads values "
                    "its kernels compute (.item(), shapes from data).")
+@click.option("--values", "host_values", is_flag=True,
+              help="With --as: tensors on \"cuda\" hold the values torch computes on this CPU, for host code that "
+                   "reads them (a bounds check, nonzero(), lengths); kernels are still recorded, not run, and what "
+                   "a launch was given is unknown afterwards.")
 @device_props_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARGS]...")
 @click.pass_context
 def capture_command(ctx: click.Context, output: str, compress: bool | None, force: bool, wait: float,
-                    as_arch: str | None, run_kernels: bool, command: tuple[str, ...]) -> None:
+                    as_arch: str | None, run_kernels: bool, host_values: bool, command: tuple[str, ...]) -> None:
     """Run CMD and record every Triton kernel its Python processes compile and launch: the specialization,
     constexprs and options of each compile, the target, and per launch site the count, grids and argument
     shapes (never tensor data); autotuner configs and timings; heuristics' values. Then `ttinspect list FILE`,
@@ -67,7 +71,7 @@ def capture_command(ctx: click.Context, output: str, compress: bool | None, forc
     # loaded when the command runs: every command module is imported at start-up
     from ttinspect.capture.run import run
 
-    as_target = as_target_of(as_arch, run_kernels, ctx.meta.get("ttinspect.device_props", ()))
+    as_target = as_target_of(as_arch, run_kernels, ctx.meta.get("ttinspect.device_props", ()), host_values)
     ran = run(command, output, compress=compress, force=force, wait=wait,
               say=lambda line: click.echo(f"ttinspect: {line}", err=True), as_target=as_target)
     merged = ran.merged
@@ -91,20 +95,23 @@ def capture_command(ctx: click.Context, output: str, compress: bool | None, forc
     sys.exit(ran.exit_code if merged.complete or ran.exit_code != 0 else EXIT_FAILED)
 
 
-def as_target_of(arch: str | None, run_kernels: bool, device_props: tuple[str, ...]):
-    """--as, --run-kernels and --device-props as one typed value (None: the program runs as it is)."""
+def as_target_of(arch: str | None, run_kernels: bool, device_props: tuple[str, ...], values: bool = False):
+    """--as, --run-kernels, --values and --device-props as one typed value (None: the program runs as it is)."""
     if arch is None:
-        if run_kernels or device_props:
-            given = "--run-kernels" if run_kernels else "--device-props"
+        if run_kernels or device_props or values:
+            given = "--run-kernels" if run_kernels else "--values" if values else "--device-props"
             raise UsageError(f"{given} needs --as ARCH (the GPU the program runs as on this CPU)")
         return None
+    if run_kernels and values:
+        raise UsageError("--values or --run-kernels, not both: --run-kernels already gives tensors values (the "
+                         "kernels' too)")
     from ttinspect.capture.run import AsTarget  # loaded when the command runs, as above
     from ttinspect.targets.lookup import parse_arch  # loaded when the command runs, as above
     from ttinspect.virtual.overrides import check_vendor, parse_device_props  # the same
 
     target = parse_arch(arch)
     check_vendor(parse_device_props(device_props), target.amd is not None, target.name)
-    return AsTarget(target.name, tuple(device_props), run_kernels)
+    return AsTarget(target.name, tuple(device_props), run_kernels, values)
 
 
 def signal_name(number: int) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ttinspect.virtual import addresses, custom_ops, gradients, state
+from ttinspect.virtual import addresses, custom_ops, gradients, state, unknown_values
 from ttinspect.virtual.refusal import refuse
 
 # Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing, so
@@ -206,6 +206,53 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                     return args[0]
             if _is_cuda(torch, kwargs.get("device")):  # made beside it: on the CPU, facing cuda
                 kwargs = {**kwargs, "device": "cpu"}
+            # --values: memory a recorded launch was given holds what the kernel would have written: unknown
+            why = unknown_values.why_unknown(tree_leaves((args, kwargs))) \
+                if unknown_values.any_unknown() and name not in unknown_values.METADATA else None
+            if why is not None:
+                index_unknown = name in unknown_values.INDEXING and \
+                    unknown_values.why_unknown(tree_leaves((args[1:], kwargs))) is not None
+                if name in unknown_values.VALUE_READS or index_unknown or name == "to" and _leaves(args[1:], kwargs):
+                    raise unknown_values.refused(f"Tensor.{name}()" if name.startswith("_") or name in _READS
+                                                 else f"torch {name}()", why)
+                out = cls._unknown_computed(func, types, args, kwargs, name)
+                unknown_values.carry(out, why)
+                return out
+            return cls._values_computed(func, types, args, kwargs, name)
+
+        @classmethod
+        def _unknown_computed(cls, func: Any, types: Any, args: Any, kwargs: Any, name: str) -> Any:
+            """An op on values a recorded launch made unknown: its result is unknown too, so it is not computed
+            (a serving-size matmul on this CPU would take minutes for nothing) — an in-place op or `out=` gives
+            back the tensor it writes; a view is made for real (it computes nothing, and keeps the offset a
+            later launch is specialized on); anything else is new memory of the shape, strides and dtype the op
+            gives on the meta device."""
+            if kwargs.get("out") is not None:
+                return kwargs["out"]
+            if name.endswith("_") and not name.endswith("__") and args and isinstance(args[0], tensor):
+                return args[0]
+
+            def on_meta(value: Any) -> Any:
+                if isinstance(value, tensor):
+                    return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+                return value
+
+            try:
+                with torch._C.DisableTorchFunctionSubclass():
+                    shaped = func(*tree_map(on_meta, tuple(args)), **tree_map(on_meta, kwargs))
+            except Exception:  # no meta kernel for it: computed as it is
+                return cls._values_computed(func, types, args, kwargs, name)
+            if any(isinstance(v, tensor) and v._is_view() for v in tree_leaves(shaped)):
+                return cls._values_computed(func, types, args, kwargs, name)
+
+            def made(value: Any) -> Any:
+                if isinstance(value, tensor) and value.is_meta:
+                    return facing_cuda(torch.empty_strided(value.shape, value.stride(), dtype=value.dtype))
+                return value
+            return tree_map(made, shaped)
+
+        @classmethod
+        def _values_computed(cls, func: Any, types: Any, args: Any, kwargs: Any, name: str) -> Any:
             if name in ("cpu", "numpy", "tolist", "item", "__array__") or name == "to" and _leaves(args[1:], kwargs):
                 with torch._C.DisableTorchFunctionSubclass():
                     out = func(*args, **kwargs)
