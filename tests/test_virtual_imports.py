@@ -216,3 +216,38 @@ def test_tensors_made_beside_a_tensor_on_the_device_stay_there():
                                            torch.bfloat16]
         assert x.to(x.device) is x and x.cuda() is x
         assert torch.cuda.get_device_properties(torch.cuda.device_of(x)).multi_processor_count == 132
+
+
+STREAM_AT_IMPORT = textwrap.dedent("""\
+    import ctypes
+
+    import torch
+    import triton
+    import triton.language as tl
+
+    # a launcher keeping each device's raw stream handle from import on (as unsloth's kernels/utils.py does)
+    STREAMS = [ctypes.c_void_p(torch._C._cuda_getCurrentRawStream(i)) for i in range(torch.cuda.device_count())]
+    torch.cuda.synchronize()
+
+
+    @triton.jit
+    def double_kernel(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+""")
+
+
+def test_a_file_imported_for_a_report_gets_the_stream_it_keeps_at_import(tmp_path):
+    """A report's import launches nothing: a stream handle (or synchronize) asked at import has the whole run's
+    true, harmless answer (the default stream), where an ordinary block refuses it (above)."""
+    from cli_helpers import run_cli_ok
+
+    (tmp_path / "streamlib.py").write_text(STREAM_AT_IMPORT)
+    out = run_cli_ok("report", tmp_path / "streamlib.py:double_kernel", "--arch", "sm_90", "--signature",
+                     "*fp32, i32", "--set", "BLOCK=1024")
+    assert "double_kernel" in out and "sm_90" in out
+    with virtual_device(parse_arch("sm_90"), imports_only=True):
+        assert torch._C._cuda_getCurrentRawStream(0) == 0
+    with virtual_device(parse_arch("sm_90")):
+        with pytest.raises(VirtualDeviceError, match="_cuda_getCurrentRawStream"):
+            torch._C._cuda_getCurrentRawStream(0)

@@ -264,7 +264,7 @@ def import_scope(arch: str | Target | None, device_props: tuple[str, ...] = ()) 
     from ttinspect.virtual.device import describe_device, questions_asked, virtual_device
 
     key = f"{target.name} {sorted((k, str(v)) for k, v in overrides.items())}"
-    return ImportScope(key, lambda: virtual_device(target, overrides),
+    return ImportScope(key, lambda: virtual_device(target, overrides, imports_only=True),
                        lambda: describe_device(target, overrides), questions_asked, tuple(overrides))
 
 

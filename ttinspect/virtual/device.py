@@ -77,8 +77,11 @@ def describe_device(target: Target, overrides: Mapping[str, Any] | None = None) 
 
 
 @contextlib.contextmanager
-def virtual_device(target: Target, overrides: Mapping[str, Any] | None = None) -> Iterator[VirtualDevice]:
-    """`target`: a ttinspect Target (targets/); `overrides`: parse_device_props()'s result."""
+def virtual_device(target: Target, overrides: Mapping[str, Any] | None = None, *,
+                   imports_only: bool = False) -> Iterator[VirtualDevice]:
+    """`target`: a ttinspect Target (targets/); `overrides`: parse_device_props()'s result. `imports_only`: the
+    block imports a file for a report and launches nothing, so a stream, an event or synchronize asked at
+    import is answered as in the whole-run mode (state.nothing_launches)."""
     numbers = numbers_for(target, overrides)
     if state.push(numbers):
         try:
@@ -89,9 +92,13 @@ def virtual_device(target: Target, overrides: Mapping[str, Any] | None = None) -
             raise
     else:
         install.changed()
+    if imports_only:
+        state.enter_imports_only()
     try:
         yield VirtualDevice(numbers)
     finally:
+        if imports_only:
+            state.leave_imports_only()
         if state.pop(numbers):
             install.uninstall()
         else:

@@ -79,7 +79,7 @@ def answered_when_nothing_runs(qualname: str, answer: Callable[..., Any], origin
     """`answer` in the whole-run mode; the refusal a `virtual_device` block gives otherwise."""
     @functools.wraps(original)
     def face(*args: Any, **kwargs: Any) -> Any:
-        if not state.runs_nothing():
+        if not state.nothing_launches():
             raise refuse(f"{qualname}()", state.current().label)
         return answer(*args, **kwargs)
     return face

@@ -66,7 +66,7 @@ def _triple(stream: streams.VirtualStream) -> tuple[int, int, int]:
 def when_nothing_runs(name: str, answer: Callable[..., Any]) -> Callable[..., Any]:
     """torch._C's entry `name`: `answer` in a process where nothing runs, refused in a block (a stream)."""
     def entry(*args: Any, **kwargs: Any) -> Any:
-        if not state.runs_nothing():
+        if not state.nothing_launches():
             raise refuse(f"torch._C.{name}()", state.current().label,
                          "cannot answer (a stream: only a process whose kernels never run has one here)")
         state.initialize()

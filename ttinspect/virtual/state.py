@@ -93,6 +93,25 @@ def runs_nothing() -> bool:
     return _RUNS_NOTHING[0]
 
 
+# Blocks entered to import a user's file for a report (refs/resolver.py's import scope): the code is imported
+# and its launches planned, never made — a stream handle it keeps at import (a library's launcher caching
+# `_cuda_getCurrentRawStream(i)` per device) has the same true, harmless answer as in the whole-run mode.
+_IMPORTS_ONLY = [0]
+
+
+def nothing_launches() -> bool:
+    """True where no kernel is launched: the whole-run mode, or a block that only imports (a report's)."""
+    return _RUNS_NOTHING[0] or _IMPORTS_ONLY[0] > 0
+
+
+def enter_imports_only() -> None:
+    _IMPORTS_ONLY[0] += 1
+
+
+def leave_imports_only() -> None:
+    _IMPORTS_ONLY[0] = max(0, _IMPORTS_ONLY[0] - 1)
+
+
 _VALUES_ON_CPU = [False]  # `capture --as ARCH --run-kernels`: "cuda" tensors are the CPU's, with values
 
 

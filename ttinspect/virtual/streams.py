@@ -137,7 +137,7 @@ class VirtualEvent:
 def only_when_nothing_runs(asked: str) -> None:
     """Inside an ordinary `virtual_device` block (a kernel file imported for a report) a stream is refused:
     only a process whose kernels never run has a true answer for it."""
-    if not state.runs_nothing():
+    if not state.nothing_launches():
         raise refuse(asked, state.current().label)
 
 
