@@ -181,3 +181,14 @@ def test_values_is_refused_without_as_or_with_run_kernels(flags, said):
     from cli_helpers import assert_one_line_error, run_cli
 
     assert_one_line_error(run_cli("capture", *flags, "-o", "x.ttcap", "--", "true"), 2, said)
+
+
+def test_under_pytest_the_librarys_extension_is_stood_in_too(tmp_path):
+    """pytest imports each test file inside its own `except ImportError` (to report a collection error): that
+    is no fallback of the library's, whose import is stood in for as under a plain script."""
+    (tmp_path / "ops_check.py").write_text(
+        "import torch\nimport gpu_ops\n\n\ndef test_scale():\n    gpu_ops.scale(torch.ones(4096, device='cuda'))\n")
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "-m", "pytest", "-q",
+                       "-p", "no:cacheprovider", "ops_check.py", cwd=tmp_path, env={"PYTHONPATH": str(SITE)})
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 512),): 1}

@@ -142,17 +142,24 @@ def _statement(path: str, line: int) -> tuple[bool, bool]:
     return visit(tree, False) or (False, False)
 
 
-def _handled_above() -> bool:
-    """Whether a frame further out (the import of the module that imports it, a call) catches ImportError:
-    the library then has a way on without the module, which a stand-in would take from it."""
+def _handled_above(dist: Any) -> bool:
+    """Whether a frame further out in the library itself (the import of its module that imports it, a call of
+    its own) catches ImportError: the library then has a way on without the module, which a stand-in would
+    take from it. A test runner's guard around importing a test file (pytest's), or the user's own, is no
+    fallback of the library's: on the GPU the library imports, and so it does here."""
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         ours = name == _HERE or name.startswith(_IMPORTLIB)
-        if os.path.isabs(name) and not ours and _statement(name, frame.f_lineno)[1]:
+        if os.path.isabs(name) and not ours and _statement(name, frame.f_lineno)[1] \
+                and _same_distribution(_distribution_of(name), dist):
             return True
         frame = frame.f_back  # type: ignore[assignment]
     return False
+
+
+def _same_distribution(one: Any, other: Any) -> bool:
+    return one is not None and _normalized(one.metadata["Name"]) == _normalized(other.metadata["Name"])
 
 
 def _declared_requirement(dist: Any, top: str) -> bool:
@@ -245,7 +252,7 @@ class StandInFinder(importlib.abc.MetaPathFinder):
         if _statement(*where) != (True, False):  # first: a probe costs an AST read, not a RECORD's
             return None
         dist = _distribution_of(where[0])
-        if dist is None or _handled_above() or _declared_requirement(dist, fullname.partition(".")[0]):
+        if dist is None or _handled_above(dist) or _declared_requirement(dist, fullname.partition(".")[0]):
             return None
         shown = f"{_within(dist, where[0])}:{where[1]}"
         name = dist.metadata["Name"]
