@@ -273,3 +273,35 @@ def test_a_registered_environment_is_never_changed(toolchain, only_here, tmp_pat
     finally:
         record.write_text(saved)
     assert not _has(toolchain, only_here)
+
+
+@pytest.mark.parametrize("with_deps, alone, installed", [
+    ("conflict", None, True),          # its serving stack's pins cannot be met: the package alone, as here
+    (None, "unused", True),            # its requirements install: nothing more to do
+    ("conflict", "no such file", False),  # neither: the first reason, in one line
+])
+def test_a_package_whose_requirements_conflict_is_installed_alone(monkeypatch, tmp_path, capsys, with_deps, alone,
+                                                                   installed):
+    """A library installed here with --no-deps (its declared requirements unmet here too) goes into another
+    Triton's toolchain the same way when its requirements cannot be installed beside that Triton."""
+    calls = []
+
+    def installer(python, requirements, constraints, log, *, no_deps=False):
+        calls.append(no_deps)
+        return alone if no_deps else with_deps
+
+    toolchain = toolchains.Toolchain("3.8.0", sys.executable, managed=True)
+    monkeypatch.setattr(packages, "_run_installer", installer)
+    monkeypatch.setattr(toolchains, "triton_of", lambda python: "3.8.0")
+    monkeypatch.setattr(toolchains, "find", lambda version: toolchain)
+    monkeypatch.setattr(toolchains, "write", lambda updated: None)
+    monkeypatch.setattr(toolchains, "root", lambda: tmp_path)
+    if installed:
+        updated = packages.install(toolchain, ["lib==1.0"], files_only_on_conflict=True)
+        assert updated.packages == ("lib==1.0",)
+        assert calls == ([False, True] if with_deps else [False])
+        assert ("installed without them (--no-deps)" in capsys.readouterr().err) == bool(with_deps)
+    else:
+        with pytest.raises(UsageError, match=r"lib==1.0: cannot be installed in the Triton 3.8.0 toolchain "
+                                             r"\(conflict\)"):
+            packages.install(toolchain, ["lib==1.0"], files_only_on_conflict=True)

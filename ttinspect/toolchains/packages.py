@@ -140,14 +140,19 @@ def provide(toolchain: Toolchain, module: str, where: str) -> Toolchain:
     print(f"ttinspect: preparing {here.label} for the Triton {v} toolchain (once; the version installed here, "
           f"which {where} imports)", file=sys.stderr)
     try:
-        return install(toolchain, [here.requirement])
+        return install(toolchain, [here.requirement], files_only_on_conflict=True)
     except UsageError as error:
         raise UsageError(f"{lacks}; {error}") from None
 
 
-def install(toolchain: Toolchain, requirements: list[str], log=None) -> Toolchain:
+def install(toolchain: Toolchain, requirements: list[str], log=None, *,
+            files_only_on_conflict: bool = False) -> Toolchain:
     """Install `requirements` into a managed toolchain (Triton pinned to its release, every other package
-    this environment has to its version here); the toolchain, its record listing them."""
+    this environment has to its version here); the toolchain, its record listing them. `files_only_on_conflict`
+    (a package the user's code imports, as this environment has it): where its declared requirements cannot be
+    met beside the toolchain's Triton — a library installed here with --no-deps, its serving stack's pins
+    unmet here too — the package alone is installed (--no-deps), as here; what it imports that the toolchain
+    lacks is then provided the same way, one module at a time."""
     v = toolchain.version
     wanted = " ".join(requirements)
     if not toolchain.managed:
@@ -160,6 +165,12 @@ def install(toolchain: Toolchain, requirements: list[str], log=None) -> Toolchai
         constraints = Path(scratch) / "constraints.txt"
         constraints.write_text("\n".join(_constraints(v)) + "\n")
         reason = _run_installer(toolchain.python, requirements, constraints, log)
+        if reason is not None and files_only_on_conflict:
+            alone = _run_installer(toolchain.python, requirements, constraints, log, no_deps=True)
+            if alone is None:
+                print(f"ttinspect: {wanted}: its declared requirements cannot be installed beside Triton {v} "
+                      f"({reason}); installed without them (--no-deps), as here", file=sys.stderr)
+            reason = alone and reason
         if reason is not None:
             raise UsageError(f"{wanted}: cannot be installed in the Triton {v} toolchain ({reason})")
         if registry.triton_of(toolchain.python) != v:  # the constraint forbids it; a broken installer would not
@@ -184,15 +195,17 @@ def _constraints(version: str) -> list[str]:
     return list(pins.values())
 
 
-def _run_installer(python: str, requirements: list[str], constraints: Path, log) -> str | None:
+def _run_installer(python: str, requirements: list[str], constraints: Path, log, *,
+                   no_deps: bool = False) -> str | None:
     """uv when it is on PATH, else — or when uv fails — pip; None when one succeeded, else the last reason."""
     attempts = []
+    alone = ["--no-deps"] if no_deps else []
     uv = shutil.which("uv")
     if uv:
         attempts.append([uv, "pip", "install", "--quiet", "--python", python, "--constraint", str(constraints),
-                         *requirements])
+                         *alone, *requirements])
     attempts.append([sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
-                     "--disable-pip-version-check", "--constraint", str(constraints), *requirements])
+                     "--disable-pip-version-check", "--constraint", str(constraints), *alone, *requirements])
     reason = "no installer"
     for command in attempts:
         if log:
