@@ -145,12 +145,14 @@ def test_a_refusal_that_ends_the_program_is_said_once(tmp_path):
 def test_torch_compiled_host_helpers_run_as_plain_python_said_once(tmp_path):
     """`@torch.compile`, `@torch.compile(...)` and a compiled module run as the Python they are (Dynamo would ask
     the RNG state at its first call): the library's own launch after them is recorded, and one note names the
-    first compiled function's line and what is not recorded (Inductor's kernels)."""
+    first compiled thing used and what is not recorded (Inductor's kernels); a function only decorated at import
+    and never called is not said (below)."""
     done = capture(tmp_path, (DATA / "compiled_helper.py").read_text())
     assert done.returncode == 0, done.stderr
     assert "out (8, 4096) cuda:0 LayerNorm" in done.stdout
     notes = [line for line in done.stderr.splitlines() if "torch.compile'd" in line]
-    assert len(notes) == 1 and notes[0].startswith("ttinspect: note: gates (prog.py:8) is torch.compile'd")
+    # the first compiled thing used: the module, compiled at line 24 (the functions are said when called)
+    assert len(notes) == 1 and notes[0].startswith("ttinspect: note: LayerNorm (prog.py:24) is torch.compile'd")
     assert "Inductor would generate" in notes[0]
     assert launches_of(read(tmp_path / "run.ttcap"), "scale") == {(("BLOCK", 1024),): 1}
 
@@ -192,3 +194,17 @@ def test_under_pytest_the_librarys_extension_is_stood_in_too(tmp_path):
                        "-p", "no:cacheprovider", "ops_check.py", cwd=tmp_path, env={"PYTHONPATH": str(SITE)})
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
     assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 512),): 1}
+
+
+def test_a_compiled_function_never_called_is_not_said(tmp_path):
+    done = capture(tmp_path, "import torch\n\n\n@torch.compile\ndef unused(x):\n    return x + 1\n\n\n"
+                             "print(torch.ones(4, device='cuda').shape)\n")
+    assert done.returncode == 0 and "torch.compile'd" not in done.stderr, done.stderr
+
+
+def test_a_launch_through_wrap_triton_outside_a_triton_op_is_recorded(tmp_path):
+    """torch's higher-order op asks the virtual tensor for a rule: its rule is torch's own eager launch."""
+    pytest.importorskip("torch._higher_order_ops.triton_kernel_wrap")
+    done = capture(tmp_path, (DATA / "wrap_triton_launch.py").read_text())
+    assert done.returncode == 0 and "launched cuda:0" in done.stdout, done.stderr
+    assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 1024),): 1}

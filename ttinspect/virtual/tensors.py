@@ -318,4 +318,24 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return wrap(moved, _index(torch, target), True)
             return func(*args, **kwargs)
 
+    _launch_through_wrap_triton(VirtualTensor)
     return VirtualTensor, Allocations
+
+
+def _launch_through_wrap_triton(virtual_tensor: type) -> None:
+    """`torch.library.wrap_triton(kernel)[grid](...)` outside a `triton_op` (flash-attn's rotary): torch routes
+    the launch through its higher-order op `triton_kernel_wrapper_mutation`, which asks every tensor subclass
+    for a rule of its own. The virtual tensor's rule is torch's own eager one: the kernel launched as written,
+    so the launch reaches the capture's hooks like any other."""
+    try:  # the module exists from torch 2.6 on; an older torch has no wrap_triton to route through it
+        from torch._higher_order_ops import triton_kernel_wrap as wrap
+    except ImportError:
+        return
+    hop = getattr(wrap, "triton_kernel_wrapper_mutation", None)
+    dense = getattr(wrap, "triton_kernel_wrapper_mutation_dense", None)
+    if hop is None or dense is None or virtual_tensor in getattr(hop, "python_key_table", {}):
+        return
+
+    def launch(*args: Any, **kwargs: Any) -> Any:
+        return dense(*args, **kwargs)
+    hop.py_impl(virtual_tensor)(launch)
