@@ -139,8 +139,9 @@ def profile_capture(text: str, device: str | None = None, *, device_profile: Dev
             report = report_from_build(resolve_one(kernel_ref, RefOptions(source=source, arch=ref.arch)))
             used = device_for_profile(report.target, device, device_profile)
         except TTInspectError as error:
+            said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
             kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
-                                      (), measured.get(record.id), None, f"{type(error).__name__}: {error}"))
+                                      (), measured.get(record.id), None, said))
             continue
         launched = tuple(capture.launches_of(record.id)) or _benchmarked(capture, record, tunings)
         sites = tuple(_site_time(report, used, launch, config, device_profile) for launch in launched)

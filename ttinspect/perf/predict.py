@@ -64,7 +64,8 @@ def rank(kernel: Any, configs: Sequence[Mapping[str, Any]] | None = None, *, arg
                         device_profile=device_profile)
         except TTInspectError as error:
             fallback = device_for_profile(arch or "sm_90", device, device_profile)
-            p = with_profile(not_predicted(fallback, f"{type(error).__name__}: {error}", runs=False), device_profile)
+            said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
+            p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
         given = dict(config) if isinstance(config, Mapping) else {"config": config}
         results.append(_with_config(p, given))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
