@@ -111,13 +111,18 @@ def test_a_module_is_provided_by_the_distribution_installed_here(only_here, tmp_
 
 
 @pytest.mark.parametrize("direct_url, requirement", [
-    ({"url": "file:///wheels/lib-1.0-py3-none-any.whl", "archive_info": {}},
-     f"{ONLY_HERE} @ file:///wheels/lib-1.0-py3-none-any.whl"),
+    ({"url": "file://TMP/lib-1.0-py3-none-any.whl", "archive_info": {}},
+     f"{ONLY_HERE} @ file://TMP/lib-1.0-py3-none-any.whl"),
+    # the wheel it was installed from removed since: the index's release of that version
+    ({"url": "file:///no/such/folder/lib-1.0-py3-none-any.whl", "archive_info": {}}, f"{ONLY_HERE}==1.0"),
     ({"url": "https://github.com/o/lib", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
      f"{ONLY_HERE} @ git+https://github.com/o/lib@abc123"),
     ({"url": "file:///src/lib", "dir_info": {"editable": True}}, None),
 ])
 def test_a_package_from_a_file_or_a_vcs_is_installed_from_there(only_here, tmp_path, direct_url, requirement):
+    (tmp_path / "lib-1.0-py3-none-any.whl").write_bytes(b"")
+    direct_url = {**direct_url, "url": direct_url["url"].replace("TMP", str(tmp_path))}
+    requirement = requirement and requirement.replace("TMP", str(tmp_path))
     info = next((tmp_path / "site").glob("*.dist-info"))
     (info / "direct_url.json").write_text(json.dumps(direct_url))
     (found,) = packages.providers(only_here)

@@ -74,6 +74,10 @@ def _installed(distribution: metadata.Distribution) -> Installed:
     url = direct["url"]
     if vcs.get("vcs") and vcs.get("commit_id"):  # the very commit this environment has
         url = f"{vcs['vcs']}+{url}@{vcs['commit_id']}"
+    elif not editable and url.startswith("file://") and not Path(unquote(urlparse(url).path)).exists():
+        # installed from a wheel or an archive removed since (a download folder cleaned): the index's release
+        # of that version is the same package, and the one left to install
+        return Installed(name, distribution.version)
     return Installed(name, distribution.version, url, editable)
 
 
