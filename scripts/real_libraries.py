@@ -196,7 +196,7 @@ class Runner:
     def capture_program(self, library: Library, program: str) -> tuple[Path, str | None, list[dict]]:
         """The library's own program (its tests), run in its source folder, captured once; not run again with
         --run-kernels: a test runner catches each refusal and goes on, so its launches are already recorded."""
-        key = f"{library.name}: {program}"
+        key = program_key(library, program)
         if key not in self.captures:
             folder = self.source(library)
             path = self.workdir / f"{library.name}_{len(self.captures)}.ttcap"
@@ -281,49 +281,56 @@ def by_capture(runner: Runner, kernel: Kernel, row: Row, reached: dict[str, int]
     if kernel.driver in runner.reran:  # the same command again, with the flag the refusal named
         typed_capture += f"\nttinspect capture --as {runner.arch} {runner.reran[kernel.driver]} -o {path.stem}.ttcap " \
                          f"-- python {Path(kernel.driver).name}"
-    outcome = recorded(runner, kernel, row, path, compiles, typed_capture)
-    if outcome is None:
-        row.capture_error = failure or f"the run launched no {kernel.kernel} of {kernel.file}"
-        return
-    typed, ok, error = outcome
-    if not ok:
-        row.capture_error = error
-        return
-    shared = driver_characters(FOLDER / kernel.driver) + typed
-    take(row, "capture --as", shared, reached[kernel.driver], outcome)
-    by_check(runner, kernel, row, path, driver_characters(FOLDER / kernel.driver) + len(typed_capture),
-             reached[kernel.driver], "capture --as")
+    row.capture_error = by_run(runner, kernel, row, (path, failure, compiles), typed_capture, "run",
+                               driver_characters(FOLDER / kernel.driver), reached[kernel.driver], "capture --as")
 
 
 def by_program(runner: Runner, library: Library, kernel: Kernel, row: Row, reached: dict[str, int]) -> None:
     """Through the library's own program (its tests): the user has it; only the commands are typed."""
     assert kernel.program is not None
-    path, failure, compiles = runner.capture_program(library, kernel.program)
+    captured = runner.capture_program(library, kernel.program)
     typed_capture = f"ttinspect capture --as {runner.arch} -o {library.name}.ttcap -- {kernel.program}"
+    row.program_error = by_run(runner, kernel, row, captured, typed_capture, "program", 0,
+                               reached[program_key(library, kernel.program)], "own tests")
+
+
+def by_run(runner: Runner, kernel: Kernel, row: Row, captured: tuple[Path, str | None, list[dict]],
+           typed_capture: str, ran: str, written: int, sharing: int, how: str) -> str | None:
+    """A capture's kernel reported (its own report, or the capture's `check`), the cost shared by the `sharing`
+    kernels the capture reached, `written` characters of code included: None when it worked, else why not."""
+    path, failure, compiles = captured
     outcome = recorded(runner, kernel, row, path, compiles, typed_capture)
     if outcome is None:
-        row.program_error = failure or f"the program launched no {kernel.kernel} of {kernel.file}"
-        return
+        return failure or f"the {ran} launched no {kernel.kernel} of {kernel.file}"
     typed, ok, error = outcome
     if not ok:
-        row.program_error = error
-        return
-    take(row, "own tests", typed, reached[f"{library.name}: {kernel.program}"], outcome)
-    by_check(runner, kernel, row, path, len(typed_capture), reached[f"{library.name}: {kernel.program}"],
-             "own tests")
+        return error
+    take(row, how, written + typed, sharing)
+    by_check(runner, kernel, row, path, written + len(typed_capture), sharing, how)
+    return None
+
+
+def program_key(library: Library, program: str) -> str:
+    """A library's program as the captures and the reach counts know it (a driver is known by its path)."""
+    return f"{library.name}: {program}"
+
+
+def mine(entries: list[dict], kernel: Kernel) -> list[dict]:
+    """A capture's compiles (or `check` rows) of the manifest's kernel: its name, in its file."""
+    return [c for c in entries if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
 
 
 def recorded(runner: Runner, kernel: Kernel, row: Row, path: Path, compiles: list[dict],
              typed_capture: str) -> tuple[int, bool, str | None] | None:
     """The kernel's first compile in a capture reported: (characters typed for the capture and its list, whether
     the report gave the facts, its one-line error); None when the run launched no such kernel."""
-    mine = [c for c in compiles if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
+    found = mine(compiles, kernel)
     typed_list = f"ttinspect list {path.stem}.ttcap"
     row.commands += [typed_capture, typed_list]
-    if not mine:
+    if not found:
         return None
-    row.compiles = len(mine)
-    first = mine[0]["ref"]  # the capture's first compile of this kernel: the run's first launch or config
+    row.compiles = len(found)
+    first = found[0]["ref"]  # the capture's first compile of this kernel: the run's first launch or config
     suffix = first[first.rindex(":"):].removeprefix(":" + kernel.kernel)
     typed_report = f"ttinspect report {path.stem}.ttcap:{kernel.kernel}{suffix}"
     row.commands.append(typed_report)
@@ -340,7 +347,7 @@ def recorded(runner: Runner, kernel: Kernel, row: Row, path: Path, compiles: lis
     return len(typed_capture) + len(typed_list), ok, error
 
 
-def take(row: Row, how: str, shared: int, sharing: int, outcome: tuple[int, bool, str | None]) -> None:
+def take(row: Row, how: str, shared: int, sharing: int) -> None:
     """The way that worked, when it is the cheaper one: its shared cost split among the kernels it reached."""
     report = len(row.last_report or "")
     reports = len((row.last_report or "").splitlines()) or 1  # a report again under the release its error named
@@ -355,9 +362,8 @@ def by_check(runner: Runner, kernel: Kernel, row: Row, path: Path, shared: int, 
     """Every compile of the capture checked by one command, `ttinspect check CAPTURE` (the capture's own advice):
     the kernel works there when one of its compiles was compiled for the target (registers known) without an
     error; that command is shared like the capture, and no `list` is needed. Taken when it is the cheaper."""
-    mine = [c for c in runner.checked(path) if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
     if not any(c.get("error") is None and c.get("registers") is not None and c.get("checked_target") == runner.arch
-               for c in mine):
+               for c in mine(runner.checked(path), kernel)):
         return
     typed = f"ttinspect check {path.stem}.ttcap"
     effort = minutes((shared + len(typed)) / sharing, 2 / sharing)
@@ -390,10 +396,10 @@ def measure(runner: Runner, libraries: list[Library], progress) -> list[Row]:
             if kernel.driver:
                 ways.append((kernel.driver, runner.capture(kernel.driver)[2]))
             if kernel.program:
-                ways.append((f"{library.name}: {kernel.program}", runner.capture_program(library, kernel.program)[2]))
+                ways.append((program_key(library, kernel.program),
+                             runner.capture_program(library, kernel.program)[2]))
             for key, compiles in ways:
-                found = any(c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file for c in compiles)
-                reached[key] = reached.get(key, 0) + found
+                reached[key] = reached.get(key, 0) + bool(mine(compiles, kernel))
         reached = {key: max(count, 1) for key, count in reached.items()}
         for kernel in library.kernels:
             row = Row(library.name, library.version, kernel.kernel, kernel.file)
