@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any
 
-from ttinspect.capture import counting, interpreter, interpreter_failures
+from ttinspect.capture import counting, interpreter, interpreter_failures, launches
 from ttinspect.capture.hook_errors import guarded
 from ttinspect.capture.launch_grid import evaluated_grid
 
@@ -67,8 +67,7 @@ def _caught_refusals(arch: str, said: list[str]) -> None:
     caught = [made for made in refusals_made() if made not in said]
     if not caught:
         return
-    values = any("no values" in made or "cannot run" in made for made in caught)
-    advice = VALUES_ADVICE if values and os.environ.get(ENV_RUN_KERNELS) != "1" else ""
+    advice = VALUES_ADVICE if any(_values_would_answer(made) for made in caught) else ""
     first = " ".join(caught[0].split())
     print(f"ttinspect capture --as {arch}: the program caught {len(caught)} question(s) the virtual device could "
           f"not answer (the first: {first}); each stopped the code after it in its own path (a test that asks "
@@ -81,7 +80,7 @@ def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
     (--run-kernels) is said in one line by the hook this one passes other errors to."""
     from ttinspect.virtual.refusal import VirtualDeviceError  # loaded with the device this process holds
 
-    previous = _interpreter_failure_in_one_line(previous, arch)
+    previous = interpreter_failures.excepthook(previous, arch)
 
     def refusal_in(error: Any) -> Any:
         """The refusal itself, or the one a library's own error wraps (torch.compile's, a pool's)."""
@@ -100,18 +99,16 @@ def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
             return
         said.append(str(refusal))
         line = " ".join(str(refusal).split())  # a library may have appended its own lines to the message
-        # a tensor's values read, or an op that needs them (nonzero, a data-dependent shape): --run-kernels
-        values = ("no values" in line or "cannot run" in line) and os.environ.get(ENV_RUN_KERNELS) != "1"
-        advice = VALUES_ADVICE if values else "" if "--run-kernels" in line else \
+        advice = VALUES_ADVICE if _values_would_answer(line) else "" if "--run-kernels" in line else \
             " (docs/virtual-device.md: what the device answers)"
         print(f"ttinspect capture --as {arch}: {line}{advice}", file=sys.stderr)
     return hook
 
 
-def _interpreter_failure_in_one_line(previous: Any, arch: str) -> Any:
-    """A kernel whose body failed in Triton's interpreter (--run-kernels: an op it cannot run) ended the program:
-    one line naming the kernel's line, the launch line and what to do, as the target's (interpreter_failures.py)."""
-    return interpreter_failures.excepthook(previous, arch)
+def _values_would_answer(refusal: str) -> bool:
+    """A tensor's values read, or an op that needs them (nonzero, a data-dependent shape), refused where tensors
+    hold none: --values or --run-kernels would answer it."""
+    return ("no values" in refusal or "cannot run" in refusal) and os.environ.get(ENV_RUN_KERNELS) != "1"
 
 
 def target() -> dict[str, Any] | None:
@@ -154,17 +151,9 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
         from ttinspect.virtual import unknown_values  # loaded with the device this process holds
 
         name = getattr(getattr(obj, "fn", obj), "__name__", "a kernel")
-        where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
-        unknown_values.written_by_launch((*args, *given.values()), f"kernel {name} (launched at {_short(where)})")
+        unknown_values.written_by_launch((*args, *given.values()),
+                                         f"kernel {name} (launched at {launches.shown_site(frame)})")
     return None
-
-
-def _short(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return relative if not relative.startswith("..") else path
 
 
 def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:

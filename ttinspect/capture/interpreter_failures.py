@@ -22,6 +22,7 @@ from typing import Any
 
 from ttinspect.capture import launches
 from ttinspect.files.terminal_text import shown
+from ttinspect.virtual.refusal import shown_path
 
 MAX_KEPT = 100  # failures kept for the exit's summary (a test run may fail in every test); the rest are counted
 MAX_ERROR_TEXT = 200  # characters of the interpreter's message in the line
@@ -76,7 +77,7 @@ def recognize(error: BaseException, kernel: Any, launch_frame: Any) -> Failure |
         trace = link.__traceback__
         while trace is not None:
             code = trace.tb_frame.f_code
-            here = f"{_shown(code.co_filename)}:{trace.tb_lineno}"
+            here = f"{shown_path(code.co_filename)}:{trace.tb_lineno}"
             if (code.co_name, os.path.abspath(code.co_filename)) == own:
                 kernel_line = inner_line = here
                 inner_name, raised = code.co_name, link
@@ -89,9 +90,7 @@ def recognize(error: BaseException, kernel: Any, launch_frame: Any) -> Failure |
     text = f"{type(raised).__name__}: {first_line}" if first_line else type(raised).__name__
     if len(text) > MAX_ERROR_TEXT:
         text = text[:MAX_ERROR_TEXT] + "..."
-    path, _, line = launches.site(launch_frame).rpartition(":")  # "?" where no frame of the program launched it
-    return Failure(function.__name__, kernel_line, inner_name, inner_line, f"{_shown(path)}:{line}" if path else line,
-                   text)
+    return Failure(function.__name__, kernel_line, inner_name, inner_line, launches.shown_site(launch_frame), text)
 
 
 def in_one_line(failure: Failure, arch: str | None) -> str:
@@ -187,15 +186,6 @@ def _triton_folder() -> str:
 
 def _prefix(arch: str | None) -> str:
     return f"ttinspect capture --as {arch}" if arch else "ttinspect capture"
-
-
-def _shown(filename: str) -> str:
-    """A path as short as it stays clear: relative to the current directory when inside it."""
-    try:
-        relative = os.path.relpath(filename)
-    except ValueError:  # another drive (Windows)
-        return filename
-    return filename if relative.startswith("..") else relative
 
 
 def reset() -> None:

@@ -14,6 +14,7 @@ import sysconfig
 from typing import Any, Callable, Mapping, Sequence
 
 from ttinspect.capture import triton_hooks
+from ttinspect.virtual.refusal import shown_path
 
 
 def _machinery() -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
@@ -97,6 +98,12 @@ def site(frame: Any) -> str:
             return text
         frame = frame.f_back
     return "?"
+
+
+def shown_site(frame: Any) -> str:
+    """`site(frame)` as a message shows it: its path relative to the current directory when inside it."""
+    path, _, line = site(frame).rpartition(":")  # "?" where no frame of the program launched it
+    return f"{shown_path(path)}:{line}" if path else line
 
 
 class GridSpy:

@@ -48,13 +48,14 @@ def user_line(also: tuple[str, ...] = ()) -> str | None:
         if not filename.startswith("<frozen "):
             resolved = str(Path(filename).resolve()) if os.path.isabs(filename) else filename
             if not resolved.startswith(machinery) and resolved not in skipped:
-                return f"{_shown(filename)}:{frame.f_lineno}"
+                return f"{shown_path(filename)}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]
     return None
 
 
-def _shown(filename: str) -> str:
-    """A path as short as it stays clear: relative to the current directory when inside it."""
+def shown_path(filename: str) -> str:
+    """A path as short as it stays clear: relative to the current directory when inside it (also how the
+    capture names a launch's line and a kernel's line that failed in the interpreter)."""
     try:
         return os.path.relpath(filename) if not os.path.relpath(filename).startswith("..") else filename
     except ValueError:  # another drive (Windows)
