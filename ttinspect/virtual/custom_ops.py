@@ -24,12 +24,10 @@ _SAID: set[str] = set()  # operators without Python code, already said once
 
 
 def definition(func: Any) -> Any:
-    """The `CustomOpDef` of a call's function (an OpOverload, a packet, the op's handle); None for torch's own
-    operators and for one defined without Python code (said once: its kernels are not seen)."""
+    """The `CustomOpDef` of a torch function call's function (an OpOverload or its packet: how torch hands a
+    custom op's call, through its handle or `torch.ops`, to `__torch_function__`); None for torch's own operators
+    and for one defined without Python code (said once: its kernels are not seen)."""
     qualname = getattr(getattr(func, "_schema", None), "name", None) or getattr(func, "_qualified_op_name", None)
-    name = getattr(func, "_name", None)  # a CustomOpDef itself: "namespace::name"
-    if not isinstance(qualname, str) and type(func).__name__ == "CustomOpDef" and isinstance(name, str):
-        qualname = name
     if not isinstance(qualname, str) or qualname.split("::")[0] in TORCH_NAMESPACES:
         return None
     opdef = getattr(sys.modules.get("torch._library.custom_ops"), "OPDEFS", {}).get(qualname)
