@@ -92,3 +92,13 @@ class NothingToGate(TTInspectError):
     pytest refuses a run that collected no test: a gate that checks nothing must not pass."""
 
     exit_code = EXIT_NOTHING_TO_CHECK  # `snapshot` needs no GPU, so 5 means only this there
+
+
+def cause_chain(error: BaseException | None) -> list[BaseException]:
+    """The error and what it was raised from or while handling (`__cause__`, else `__context__`), outermost
+    first, each once (a chain may loop back)."""
+    chain: list[BaseException] = []
+    while isinstance(error, BaseException) and all(error is not seen for seen in chain):
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    return chain

@@ -25,6 +25,7 @@ from typing import Any
 from ttinspect.capture import counting, interpreter, interpreter_failures, launches
 from ttinspect.capture.hook_errors import guarded
 from ttinspect.capture.launch_grid import evaluated_grid
+from ttinspect.errors import cause_chain
 
 ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
 ENV_DEVICE_PROPS = "TTINSPECT_CAPTURE_DEVICE_PROPS"  # --device-props of `capture --as`, as typed
@@ -84,13 +85,7 @@ def _refusal_in_one_line(previous: Any, arch: str, said: list[str]) -> Any:
 
     def refusal_in(error: Any) -> Any:
         """The refusal itself, or the one a library's own error wraps (torch.compile's, a pool's)."""
-        seen: set[int] = set()
-        while error is not None and id(error) not in seen:
-            if isinstance(error, VirtualDeviceError):
-                return error
-            seen.add(id(error))
-            error = error.__cause__ or error.__context__
-        return None
+        return next((link for link in cause_chain(error) if isinstance(link, VirtualDeviceError)), None)
 
     def hook(kind: Any, error: Any, trace: Any) -> None:
         refusal = refusal_in(error)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttinspect.capture import launches
+from ttinspect.errors import cause_chain
 from ttinspect.files.terminal_text import shown
 from ttinspect.virtual.refusal import shown_path
 
@@ -73,7 +74,7 @@ def recognize(error: BaseException, kernel: Any, launch_frame: Any) -> Failure |
     kernel_line = inner_line = None
     inner_name = function.__name__
     raised: BaseException = error  # what the op raised: the innermost error through the innermost @jit frame
-    for link in _chain(error):
+    for link in cause_chain(error):
         trace = link.__traceback__
         while trace is not None:
             code = trace.tb_frame.f_code
@@ -140,20 +141,11 @@ def _caught_at_exit() -> None:
 
 
 def _kept_failure(error: Any) -> Failure | None:
-    for link in _chain(error):
+    for link in cause_chain(error):
         for kept, failure in _kept:
             if kept is link:
                 return failure
     return None
-
-
-def _chain(error: Any) -> list[BaseException]:
-    """The error and its causes, outermost first (the interpreter's wrapping, then what the op raised)."""
-    chain: list[BaseException] = []
-    while isinstance(error, BaseException) and all(error is not seen for seen in chain):
-        chain.append(error)
-        error = error.__cause__ or error.__context__
-    return chain
 
 
 def _python_function(value: Any) -> Any:

@@ -17,7 +17,7 @@ import triton
 from triton.compiler.errors import CompilationError
 
 from ttinspect.compile.installed import VERSION
-from ttinspect.errors import CompileError
+from ttinspect.errors import CompileError, cause_chain
 from ttinspect.kernel.helpers import roles
 from ttinspect.kernel.specialize import Specialization
 from ttinspect.targets.nvidia import Target
@@ -137,13 +137,8 @@ def compile_error(fn, exc: CompilationError) -> CompileError:
 def _innermost_reason(exc: BaseException) -> str:
     """Triton wraps errors from tl.* calls in CompilationErrors whose text repeats the source; the
     useful part is the last message in the chain."""
-    chain = [exc]
-    while True:
-        inner = exc.__cause__ or exc.__context__
-        if inner is None or inner is exc or inner in chain:
-            break
-        chain.append(inner)
-        exc = inner
+    chain = cause_chain(exc)
+    exc = chain[-1]
     for link in chain:  # a tool's own verdict (`ptxas fatal : ...`) says more than the exit status it led to
         text = str(getattr(link, "error_message", None) or link)
         said = _TOOL_VERDICT.search(text)

@@ -99,10 +99,9 @@ def missing_module(error: BaseException) -> dict:
     """The top-level module the user's code imported and this environment lacks (a ModuleNotFoundError in the
     error's chain) and where it was imported (the innermost frame of a file); {} when there is none, or when
     it is a submodule missing from a package that is installed (another release's API: nothing to install)."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
+    from ttinspect.errors import cause_chain  # inside: see the module docstring
+
+    for cause in cause_chain(error):
         if isinstance(cause, ModuleNotFoundError) and cause.name:
             top = cause.name.partition(".")[0]
             try:
@@ -114,7 +113,6 @@ def missing_module(error: BaseException) -> dict:
             frames = [f for f in traceback.extract_tb(cause.__traceback__) if not f.filename.startswith("<")]
             where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
             return {"missing_module": top, "missing_at": where}
-        cause = cause.__cause__ or cause.__context__
     return {}
 
 
