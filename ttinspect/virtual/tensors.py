@@ -49,6 +49,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
     tensor: Any = torch.Tensor  # the installed torch's class (typed Any: torch is a parameter here)
 
+    wrap_triton_op, wrap_triton_launch = _wrap_triton_eager()
+
     class VirtualTensor(tensor):
         """A tensor on the virtual device: metadata only."""
 
@@ -118,6 +120,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             name = getattr(func, "__name__", str(func))
             found = [a for a in (*args, *kwargs.values()) if isinstance(a, VirtualTensor)]
             index = found[0]._index if found else 0
+            if func is wrap_triton_op:
+                return wrap_triton_launch(*args, **kwargs)
             if name == "data_ptr" and found and args and args[0] is found[0]:
                 return addresses.data_ptr(found[0]._meta)
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
@@ -199,6 +203,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         @classmethod
         def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
+            if func is wrap_triton_op:
+                return wrap_triton_launch(*args, **kwargs)
             name = getattr(func, "__name__", "")
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
                 args, kwargs = _device_replaced(args, kwargs, None)
@@ -285,6 +291,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
+            if func is wrap_triton_op:
+                return wrap_triton_launch(*args, **kwargs)
             leaves = tree_leaves((args, kwargs))
             on_device = any(isinstance(a, VirtualTensor) for a in leaves)
             # --run-kernels: CPU tensors with values facing cuda, which a pass's code and an op's code make too
@@ -318,24 +326,21 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return wrap(moved, _index(torch, target), True)
             return func(*args, **kwargs)
 
-    _launch_through_wrap_triton(VirtualTensor)
     return VirtualTensor, Allocations
 
 
-def _launch_through_wrap_triton(virtual_tensor: type) -> None:
+def _wrap_triton_eager() -> Any:
     """`torch.library.wrap_triton(kernel)[grid](...)` outside a `triton_op` (flash-attn's rotary): torch routes
-    the launch through its higher-order op `triton_kernel_wrapper_mutation`, which asks every tensor subclass
-    for a rule of its own. The virtual tensor's rule is torch's own eager one: the kernel launched as written,
-    so the launch reaches the capture's hooks like any other."""
-    try:  # the module exists from torch 2.6 on; an older torch has no wrap_triton to route through it
+    the launch through its higher-order op `triton_kernel_wrapper_mutation`, with the tensors nested in its
+    `kwargs=` dict. Torch 2.11's dispatch looks for tensor subclasses only among the top-level arguments, finds
+    none and refuses ("not supported for the given input types"); 2.13's asks the subclass for a rule. Either
+    way the answer is torch's own eager rule: the kernel launched as written, so the launch reaches the
+    capture's hooks like any other. Gives (the op, its eager rule), or (None, None) where torch has no
+    wrap_triton (before 2.6)."""
+    try:
         from torch._higher_order_ops import triton_kernel_wrap as wrap
     except ImportError:
-        return
+        return None, None
     hop = getattr(wrap, "triton_kernel_wrapper_mutation", None)
     dense = getattr(wrap, "triton_kernel_wrapper_mutation_dense", None)
-    if hop is None or dense is None or virtual_tensor in getattr(hop, "python_key_table", {}):
-        return
-
-    def launch(*args: Any, **kwargs: Any) -> Any:
-        return dense(*args, **kwargs)
-    hop.py_impl(virtual_tensor)(launch)
+    return (hop, dense) if hop is not None and dense is not None else (None, None)
