@@ -1,0 +1,2 @@
+from triton_kernels import rotary_embedding
+rotary_embedding.run()
