@@ -210,3 +210,27 @@ def test_a_launch_through_wrap_triton_outside_a_triton_op_is_recorded(tmp_path, 
     done = capture(tmp_path, (DATA / "wrap_triton_launch.py").read_text(), *way)
     assert done.returncode == 0 and "launched cuda:0" in done.stdout, done.stderr
     assert launches_of(read(tmp_path / "run.ttcap"), "scale_kernel") == {(("BLOCK", 1024),): 1}
+
+
+@pytest.mark.parametrize("way", [(), ("--values",)], ids=["no-values", "values"])
+def test_what_host_code_asks_of_a_tensor_after_a_launch(tmp_path, way):
+    """torch.Size stays one; a print of a kernel's output prints and goes on; `.backward()` through a Function
+    reaches its backward's launch (under --values, a result computed by shape from unknown values keeps its
+    history); found on sglang's and native-sparse-attention's own tests."""
+    done = capture(tmp_path, (DATA / "tensor_questions.py").read_text(), *way)
+    assert done.returncode == 0, done.stderr
+    assert "shape Size Size 4096" in done.stdout
+    assert "printed tensor(..., device='cuda:0', size=(64, 64)" in done.stdout and "backward done" in done.stdout
+    assert launches_of(read(tmp_path / "run.ttcap"), "double_kernel") == {(("BLOCK", 1024),): 2}
+    if way:
+        assert "[unknown: values that kernel double_kernel (launched at prog.py:" in done.stdout
+
+
+def test_if_tensor_is_refused_as_the_question_the_program_asked(tmp_path):
+    """`if torch.all(...)` is Tensor.__bool__, said so, not as the aten op torch could not run on meta."""
+    (tmp_path / "prog.py").write_text((DATA / "tensor_questions.py").read_text())
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "prog.py", "--bool",
+                       cwd=tmp_path)
+    assert done.returncode != 0
+    assert "prog.py:39 asks Tensor.__bool__() of a tensor on the virtual device" in done.stderr, done.stderr
+    assert "_local_scalar_dense" not in done.stderr

@@ -41,7 +41,7 @@ def test_a_device_given_positionally_stays_in_its_place(tmp_path, arch):
     the flag keep theirs (dropping it made `.to(None, False)`, a TypeError)."""
     out = capture(tmp_path, "module_to.py", arch).stdout.splitlines()
     assert out == ["layer cuda:0 torch.float32", "half cuda:0 torch.float16", "y cuda:0 torch.float32 True",
-                   "z torch.bfloat16 cuda:0", "out (4, 8) cuda:0"]
+                   "z torch.bfloat16 cuda:0", "out torch.Size([4, 8]) cuda:0"]
 
 
 def test_a_custom_ops_own_allocation_is_made_on_the_device(tmp_path):

@@ -22,7 +22,7 @@ from ttinspect.virtual.refusal import refuse
 # Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing, so
 # each is refused outright. data_ptr() is answered with an address of the device's own (addresses.py).
 _READS = ("untyped_storage", "storage", "numpy", "tolist", "item", "__array__", "__dlpack__",
-          "__dlpack_device__", "cpu")
+          "__dlpack_device__", "cpu", "__bool__", "__int__", "__float__", "__index__", "__complex__")
 
 
 def _is_cuda(torch: types.ModuleType, device: Any) -> bool:
@@ -144,6 +144,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return answer
             with torch._C.DisableTorchFunctionSubclass():
                 out = func(*args, **kwargs)
+            if not any(isinstance(v, torch.Tensor) for v in tree_leaves(out)):
+                return out  # `shape`, `size()`: a torch.Size stays one (pytree would rebuild it as a tuple)
             return tree_map(lambda v: wrap(v, index), out)
 
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
@@ -218,12 +220,17 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if why is not None:
                 index_unknown = name in unknown_values.INDEXING and \
                     unknown_values.why_unknown(tree_leaves((args[1:], kwargs))) is not None
+                if name in ("__repr__", "__str__") or name == "__format__" and not (args[1:] and args[1]):
+                    # a print, a log line, pytest's traceback: what plain --as prints, and the run goes on
+                    shown = args[0]
+                    return f"tensor(..., device='cuda:{shown.get_device()}', size={tuple(shown.shape)}, " \
+                           f"dtype={shown.dtype}) [unknown: values that {why} may have written]"
                 if name in unknown_values.VALUE_READS or index_unknown or name == "to" and _leaves(args[1:], kwargs):
                     raise unknown_values.refused(f"Tensor.{name}()" if name.startswith("_") or name in _READS
                                                  else f"torch {name}()", why)
                 out = cls._unknown_computed(func, types, args, kwargs, name)
                 unknown_values.carry(out, why)
-                return out
+                return _with_history(out, tree_leaves((args, kwargs)), why)
             return cls._values_computed(func, types, args, kwargs, name)
 
         @classmethod
@@ -264,6 +271,36 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                     out = func(*args, **kwargs)
                 return tree_map(lambda v: v.as_subclass(torch.Tensor) if isinstance(v, ValuesOnCpu) else v, out)
             return super().__torch_function__(func, types, args, kwargs)
+
+    class UnknownHistory(torch.autograd.Function):
+        """The autograd history of a result computed by shape only (values a recorded launch made unknown):
+        its backward gives each input that needs one a gradient of unknown values, so `.backward()` goes on
+        to the program's own backward code (a Function's backward that launches kernels) as on the GPU."""
+
+        @staticmethod
+        def forward(ctx: Any, why: str, made: Any, *inputs: Any) -> Any:
+            ctx.why, ctx.inputs = why, [(i.shape, i.dtype) if isinstance(i, tensor) else None for i in inputs]
+            return made.view_as(made)
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            given = [None if shape is None else facing_cuda(torch.empty(shape[0], dtype=shape[1]))
+                     for shape in ctx.inputs]
+            unknown_values.carry([g for g in given if g is not None], f"the gradient of what {ctx.why}")
+            return (None, None, *given)
+
+    def _with_history(out: Any, inputs: list, why: str) -> Any:
+        """`out` (made by shape) with a grad_fn where an input needs a gradient and grad mode is on."""
+        needing = [i for i in inputs if isinstance(i, tensor) and i.requires_grad]
+        if not needing or not torch.is_grad_enabled():
+            return out
+
+        def attached(value: Any) -> Any:
+            if isinstance(value, tensor) and value.grad_fn is None and not value.requires_grad and \
+                    (value.is_floating_point() or value.is_complex()):
+                return UnknownHistory.apply(why, value, *needing)
+            return value
+        return tree_map(attached, out)
 
     def facing_cuda(value: Any) -> Any:
         if isinstance(value, torch.Tensor) and not isinstance(value, ValuesOnCpu) and value.device.type == "cpu":
