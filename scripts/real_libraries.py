@@ -167,7 +167,7 @@ class Runner:
         self.timeout = timeout
         self.env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
         self.captures: dict[str, tuple[Path, str | None, list[dict]]] = {}
-        self.reran: dict[str, str] = {}  # drivers captured again with --values or --run-kernels, as a line said
+        self.reran: dict[str, list[str]] = {}  # drivers captured again with --values, then --run-kernels, as lines said
         self.sources: dict[str, Path | str] = {}  # a library's unpacked source distribution, or why not
         self.checks: dict[Path, list[dict]] = {}  # a capture's `check` rows
 
@@ -213,9 +213,13 @@ class Runner:
         if library.name not in self.sources:
             target = self.workdir / "sources" / library.name
             target.mkdir(parents=True, exist_ok=True)
-            code, out, err = self.run([str(self.python), "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
-                                       ":all:", "--no-build-isolation", f"{library.name}=={library.version}",
-                                       "-d", str(target)])
+            download = [str(self.python), "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                        f"{library.name}=={library.version}", "-d", str(target)]
+            # without build isolation first (an sdist whose setup.py needs torch, as flash-attn's), then with it
+            # (a build backend the venv lacks, as hatchling for native-sparse-attention)
+            code, out, err = self.run([*download, "--no-build-isolation"])
+            if code != 0:
+                code, out, err = self.run(download)
             archives = sorted(target.glob("*.tar.gz")) + sorted(target.glob("*.zip"))
             if code != 0 or not archives:
                 self.sources[library.name] = f"no source distribution: {one_line(err + out)}"
@@ -231,7 +235,7 @@ class Runner:
         code, out, err = self.run(argv, cwd=cwd)
         for flag in ("--values", "--run-kernels"):  # the refusal's advice, followed in its order as a user would
             if follow_advice and code != 0 and flag in err:
-                self.reran[key] = flag
+                self.reran.setdefault(key, []).append(flag)  # each followed flag is a command the user typed
                 code, out, err = self.run(argv[:4] + [flag] + argv[4:], cwd=cwd)
         failure = None if code == 0 else one_line(err + out)
         compiles: list[dict] = []
@@ -278,8 +282,8 @@ def by_capture(runner: Runner, kernel: Kernel, row: Row, reached: dict[str, int]
     assert kernel.driver is not None
     path, failure, compiles = runner.capture(kernel.driver)
     typed_capture = f"ttinspect capture --as {runner.arch} -o {path.stem}.ttcap -- python {Path(kernel.driver).name}"
-    if kernel.driver in runner.reran:  # the same command again, with the flag the refusal named
-        typed_capture += f"\nttinspect capture --as {runner.arch} {runner.reran[kernel.driver]} -o {path.stem}.ttcap " \
+    for flag in runner.reran.get(kernel.driver, []):  # the same command again, with the flag a refusal named
+        typed_capture += f"\nttinspect capture --as {runner.arch} {flag} -o {path.stem}.ttcap " \
                          f"-- python {Path(kernel.driver).name}"
     row.capture_error = by_run(runner, kernel, row, (path, failure, compiles), typed_capture, "run",
                                driver_characters(FOLDER / kernel.driver), reached[kernel.driver], "capture --as")
