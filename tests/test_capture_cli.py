@@ -279,3 +279,27 @@ def test_a_run_of_the_interpreter_end_to_end(tmp_path):
     assert "i32:16" not in first.signature and "i32:16" in second.signature  # n = 1000, then n = 4096
     assert [capture.launch_count(c.id) for c in capture.compiles] == [1, 2]
     assert capture.launches_of(second.id)[0].site == f"{tmp_path / 'demo.py'}:6"
+
+
+@pytest.mark.parametrize(("command", "name"), [
+    (("python", "train.py", "--steps", "3"), "train.ttcap"),
+    (("python3", "-u", "scripts/train.py"), "train.ttcap"),
+    (("/usr/bin/python3.12", "-m", "pytest", "tests/ops", "-q"), "pytest.ttcap"),
+    (("python", "-m", "pkg.tools.bench"), "bench.ttcap"),
+    (("python", "-c", "print(1)"), "python.ttcap"),
+    (("torchrun", "--nproc-per-node", "2", "train.py"), "torchrun.ttcap"),
+    (("./run.sh",), "run.ttcap"),
+])
+def test_the_default_name_is_the_programs(command, name):
+    from ttinspect.cli.capture_cmd import default_output
+
+    assert default_output(command) == name
+
+
+def test_without_o_the_capture_is_named_after_the_program_and_replaces_nothing(tmp_path, program):
+    done = run_process("capture", "--", sys.executable, str(program), cwd=tmp_path)
+    assert done.returncode == 0 and read(tmp_path / f"{program.stem}.ttcap").launch_count("k1") == 5, done.stderr
+    (tmp_path / f"{program.stem}.ttcap").write_text("the user's own file")
+    done = run_process("capture", "--", sys.executable, str(program), cwd=tmp_path)
+    assert done.returncode == 2 and "already exists; --force overwrites it" in done.stderr
+    assert (tmp_path / f"{program.stem}.ttcap").read_text() == "the user's own file"

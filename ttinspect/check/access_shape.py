@@ -4,10 +4,15 @@ arguments — the cases where a narrow access is the data's shape, not a missing
   so neighbouring elements read one address — there is no wider vector to load;
 - a pitch fixed by the kernel: an argument enters the address plus a constant that is not a multiple of 16
   (`row * (n_cols + 1)`, a layout that packs an extra column), so no hint on the argument makes the rows
-  16-aligned.
+  16-aligned;
+- a stride the kernel builds in: the index steps by a constant > 1 along the layout's fastest dimension
+  (`X + 2 * i`, interleaved pairs), so a thread's elements are never contiguous — no hint widens it
+  (`constant_steps`).
 """
 
 from __future__ import annotations
+
+import re
 
 from ttinspect.check.ssa import Chains, shape_of
 
@@ -62,3 +67,94 @@ def offset_arguments(chains: Chains, pointer: str) -> dict[str, int]:
             if argument is not None and added is not None and added % 16:
                 found[argument] = added
     return found
+
+
+
+# ops that carry an offset's per-element steps through unchanged (a cast, a broadcast of a size-1 dimension)
+_SAME_STEPS = frozenset({"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "tt.int_to_ptr",
+                         "tt.ptr_to_int", "tt.broadcast"})
+_AXIS_RE = re.compile(r"\baxis = (\d+)")
+
+
+def constant_steps(chains: Chains, pointer: str) -> tuple[int | None, ...] | None:
+    """How many elements the address moves per step along each dimension of the access — `X + 2 * i`
+    gives (2,), `X + r[:, None] * 64 + c[None, :] * 2` gives (64, 2) — read from the index expression:
+    tl.arange steps by 1, splats and scalars by 0, and constant products, shifts, sums and differences
+    combine them. A dimension whose step is not a constant (a runtime stride, a loaded index, a division)
+    is None; the whole is None when the address's rank cannot be read."""
+    return _Steps(chains).of(pointer.split("#")[0])
+
+
+class _Steps:
+    """The per-dimension steps of each value on the way to one address, computed once per value."""
+
+    def __init__(self, chains: Chains):
+        self.chains = chains
+        self.known: dict[str, tuple[int | None, ...] | None] = {}
+
+    def of(self, name: str) -> tuple[int | None, ...] | None:
+        if name in self.known:
+            return self.known[name]
+        value = self.chains.values.get(name)
+        shape = shape_of(value.type) if value is not None and value.type else None
+        if shape == ():
+            found: tuple[int | None, ...] | None = ()  # a scalar: the same for every element
+        elif value is None:
+            found = None
+        else:
+            self.known[name] = None  # a loop-carried value met again through its own update
+            found = self._combine(name, value, len(shape) if shape is not None else None)
+        self.known[name] = found
+        return found
+
+    def _combine(self, name: str, value, rank: int | None) -> tuple[int | None, ...] | None:
+        op, operands, chains = value.op, value.operands, self.chains
+        unknown = (None,) * rank if rank is not None else None
+        if op == "tt.make_range":
+            return (1,)
+        if op in ("arith.constant", "tt.splat"):
+            uniform = op == "tt.splat" or chains.constant(name) is not None  # not a dense<[...]> list
+            return (0,) * rank if uniform and rank is not None else unknown
+        if op in _SAME_STEPS:
+            return self.of(operands[0]) if operands else unknown
+        if op == "tt.expand_dims":
+            inner = self.of(operands[0]) if operands else None
+            axis = _AXIS_RE.search(chains.definition(value))
+            if inner is None or axis is None:
+                return unknown
+            at = int(axis[1])
+            return (*inner[:at], 0, *inner[at:])
+        if op == "iter":  # a loop-carried address: what it starts as, when each trip moves it uniformly
+            start = self.of(operands[0]) if operands else None
+            self.known[name] = start  # provisional: the update is read from what the address starts as
+            after = self.of(operands[1]) if len(operands) > 1 else start
+            return start if after == start else None
+        if len(operands) != 2:
+            return unknown
+        left, right = self.of(operands[0]), self.of(operands[1])
+        if op in ("arith.addi", "tt.addptr"):
+            return _join(left, right, lambda a, b: a + b, rank)
+        if op == "arith.subi":
+            return _join(left, right, lambda a, b: a - b, rank)
+        if op == "arith.muli":
+            for steps, factor in ((left, chains.constant(operands[1])), (right, chains.constant(operands[0]))):
+                if factor is not None and steps is not None:
+                    return tuple(None if s is None else s * factor for s in steps)
+            # a runtime factor: the dimensions it scales lose their constant step, uniform ones stay uniform
+            return _join(left, right, lambda a, b: 0 if a == b == 0 else None, rank)
+        if op == "arith.shli":
+            shift = chains.constant(operands[1])
+            if shift is not None and left is not None and 0 <= shift < 32:
+                return tuple(None if s is None else s << shift for s in left)
+        return unknown
+
+
+def _join(left, right, combine, rank: int | None) -> tuple[int | None, ...] | None:
+    """Two per-dimension step tuples combined element by element; a scalar (()) is 0 along every dimension."""
+    if left is None or right is None:
+        return (None,) * rank if rank is not None else None
+    left = left or (0,) * len(right)
+    right = right or (0,) * len(left)
+    if len(left) != len(right):
+        return (None,) * rank if rank is not None else None
+    return tuple(None if a is None or b is None else combine(a, b) for a, b in zip(left, right, strict=True))

@@ -7,7 +7,9 @@ Wider is judged possible only where the tile gives each thread enough elements a
 fastest dimension: min(elements per thread, extent of that dimension) × element bits, capped at 128.
 A scalar load, a tile smaller than the CTA, and loads whose address comes from another load (gathers)
 are legitimately narrow and stay silent. Where no argument lacks a hint the finding says the
-responsible argument is unknown (or names the runtime strides that would have to be 1).
+responsible argument is unknown (or names the runtime strides that would have to be 1). An index
+that steps by a constant > 1 along the fastest dimension (`X + 2 * i`: interleaved pairs) is strided by
+the kernel's own indexing: said so at INFO, with the stride, and no argument blamed.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
-from ttinspect.check.access_shape import broadcast_along, offset_arguments
+from ttinspect.check.access_shape import broadcast_along, constant_steps, offset_arguments
 from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI005", "narrow-global-access"
@@ -103,6 +105,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     mask_only: set[str] = set()
     fastest = _fastest_dim(stages.ttgir, ttgir_op)
     padded: dict[str, int] = {}  # argument -> the constant added to it on the way to the address (n + 1)
+    steps: list[int | None] = []  # each access's constant step along the fastest dimension, when not 1
     for op in ops:
         operands = chains.load_operands(op)
         if not operands:
@@ -113,6 +116,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         if fastest is not None and broadcast_along(chains, operands[0], fastest):
             return None  # neighbouring elements read one address (`absmax[offs // 32]`): nothing to widen
         padded.update(offset_arguments(chains, operands[0]))
+        steps.append(_stride_along(chains, operands[0], fastest))
         mask = operands[2] if kind == "store" and len(operands) > 2 else operands[1] if kind == "load" and \
             len(operands) > 1 else None
         mask_args, mask_ops = chains.sources(mask) if mask else (set(), set())
@@ -123,6 +127,12 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
             stride_shapes.setdefault(name, set()).update(shapes)
         arguments |= pointer_args | mask_args
         mask_only |= mask_args - pointer_args
+    known_steps = [step for step in steps if step is not None]
+    if steps and len(known_steps) == len(steps) and fastest is not None:
+        in_loop = kind == "load" and width < 32 and _in_loop(ttir, ops)
+        return _strided(build, stages, kind, line, width, ptx_line, element, ttgir_op, min(known_steps, key=abs),
+                        _other_dimension_strides(stride_shapes, fastest),
+                        backend_for(build.target).narrow_blocks_pipelining(report, in_loop))
     hints = _hints(stages, chains)
     missing = sorted(a for a in arguments if hints.get(a, (None, True))[1] is False)
     strides = sorted(a for a in strided_by if hints.get(a, ("", True))[0] == "int"
@@ -188,6 +198,53 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     return Finding(ID, SLUG, "info", title, tuple(evidence), why,
                    "Check the access pattern with `ttinspect dump REF --stage ttgir` (the load's #blocked "
                    "sizePerThread along `order[0]` is the vector the compiler chose).")
+
+
+def _stride_along(chains, pointer: str, fastest: int | None) -> int | None:
+    """The constant step (in elements) of the address along the layout's fastest dimension when it is not
+    ±1 or 0: the kernel's own indexing (`X + 2 * i`) keeps a thread's elements apart. None otherwise."""
+    if fastest is None:
+        return None
+    steps = constant_steps(chains, pointer)
+    step = steps[fastest] if steps and fastest < len(steps) else None
+    return step if step is not None and abs(step) > 1 else None
+
+
+def _other_dimension_strides(stride_shapes, fastest: int) -> list[str]:
+    """The runtime strides that scale a dimension other than the fastest (`r[:, None] * stride_r`): one of
+    them equal to 1 at launch would make that dimension the contiguous one. A stride scaling a scalar
+    (`pid * stride_b`) only moves the whole tile and is not one of them."""
+    return sorted(a for a, shapes in stride_shapes.items()
+                  if any(i != fastest and n != 1 for shape in shapes for i, n in enumerate(shape)))
+
+
+def _strided(build, stages, kind, line, width, ptx_line, element, ttgir_op, stride, runtime, blocking):
+    """A narrow access whose index steps by a constant > 1 along the fastest dimension: said as what it is,
+    at INFO, with no argument blamed (no hint makes non-adjacent elements one vector)."""
+    backend = backend_for(build.target)
+    unit, apart = backend.thread_word, abs(stride)
+    evidence = (stages.evidence(backend.assembly_stage, ptx_line), stages.mlir_evidence("ttgir", ttgir_op))
+    title = (f"{kind}s on line {line} are strided: the tile's neighbouring elements lie {apart} elements "
+             f"({apart * element // 8} bytes) apart, so each {unit} moves {width // 8} bytes per access")
+    blocks_pipelining, consequence = blocking
+    consequence = consequence if blocks_pipelining else ""
+    why = (f"The index steps by {stride} elements along the tile's fastest dimension (the kernel's own indexing, "
+           f"as in `{stride} * offs`), so the elements a {unit} holds are never next to each other in memory and "
+           f"each is its own {width}-bit {kind}{consequence}. This is the access's shape, not a missing hint: no "
+           "argument's alignment or divisibility makes it wider.")
+    if runtime:
+        names = ", ".join(a.lstrip("%") for a in runtime)
+        why += (f" The address also uses the runtime stride(s) {names}: if the one of another dimension is 1 at "
+                "launch, passing it as 1 (`1` in --signature) lets Triton vectorize along that dimension instead.")
+    group = (f"load them as one contiguous tile, {apart} neighbouring elements per row (`base + {apart} * offs[:, "
+             f"None] + tl.arange(0, {apart})[None, :]`), and take it apart in registers "
+             f"({'`tl.split`' if apart == 2 else 'tl.reshape and tl.split'})" if apart & (apart - 1) == 0 else
+             f"pad each group to a power of two ({1 << apart.bit_length()} elements) so it loads as one contiguous "
+             "tile (tl.arange needs a power of two), and take it apart in registers")
+    fix = (f"Nothing to declare. If the kernel reads the elements in between too (interleaved pairs, or groups of "
+           f"{apart}), {group}; otherwise the stride is the data's layout, and only a layout that stores these "
+           "elements next to each other widens the access (whether it can change is unknown to ttinspect).")
+    return Finding(ID, SLUG, "info", title, evidence, why, fix)
 
 
 def dtype_name(element: str) -> str:

@@ -4,7 +4,8 @@ config.
 
 What Triton's software pipeliner needs (its AssignLatencies / loadOpsToIndirectionLevel, Triton 3.x):
 an innermost `scf.for` (not a while loop) without a GPU barrier in it, loads that feed a `tt.dot`
-(unless the loop itself carries `tt.num_stages`, i.e. `tl.range(..., num_stages=N)`), at least 4 bytes
+(unless the loop itself carries `tt.num_stages`, i.e. `tl.range(..., num_stages=N)`), loads and their dot
+in the loop's own body (not under an `if`: an scf.if in the body hides them), at least 4 bytes
 per thread per load (cp.async copies 4, 8 or 16), a target with cp.async (sm_80+), and a loop that
 does not ask for `num_stages=1` itself. A load whose address comes from another load in the loop gets
 its own stage: with I levels of indirection each level has (num_stages - 1) / (I + 1) stages, and
@@ -12,6 +13,8 @@ none when that is 0.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import re
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
 from ttinspect.check.ssa import Chains
 from ttinspect.check.trip_count import TripCount, trip_count
+from ttinspect.dialects.mlir import LOOP_OPS, is_dot
 
 ID, SLUG = "TTI001", "loop-not-pipelined"
 
@@ -111,8 +115,8 @@ def loop_not_pipelined(report, build) -> list[Finding]:
         evidence += reason.evidence
     why_found = " ".join(f"({n}) {r.text}" for n, r in enumerate(causes, 1)) if causes else (
         "reason unknown: the final IR shows none of the conditions ttinspect knows (a load not feeding a dot, "
-        "a nested or while loop, a barrier, narrow or indirect loads, tl.range(num_stages=1), a target "
-        "without cp.async)")
+        "a nested or while loop, a barrier, loads under an `if`, narrow or indirect loads, "
+        "tl.range(num_stages=1), a target without cp.async)")
     history_text = " ".join(r.text for r in reasons if not r.cause)
     if history_text:
         why_found += ". " + history_text
@@ -206,7 +210,7 @@ def _why_not_pipelined(report, build, loop, asked: int) -> list[Reason]:
             (stages.mlir_evidence("ttir", inner[0].op),),
             "Move the inner loop out of the K loop (or unroll it with tl.static_range) so the loop with the "
             "loads and the dot is innermost."))
-    barriers = [op for op in _ops_in(module, loop, "gpu.barrier")]
+    barriers = [op for op in module.ops if op.name in _CTA_BARRIERS and loop.op.line < op.line <= loop.op.end_line]
     if barriers:
         reasons.append(Reason(
             "the loop holds a CTA barrier (tl.debug_barrier), which the pipeliner treats as unsafe to reorder "
@@ -215,9 +219,81 @@ def _why_not_pipelined(report, build, loop, asked: int) -> list[Reason]:
         reasons.append(Reason(
             "its loads feed no tl.dot; Triton pipelines such loads only when the loop asks for it", load_evidence,
             f"Write the loop as `for i in tl.range(start, end, step, num_stages={asked})`."))
+    reasons += _conditional(stages, loop, loads)
     reasons += _narrow_or_indirect(stages, loop, loads, asked, target)
     reasons += _history_evidence(build)
     return reasons
+
+
+# tl.debug_barrier as each release prints it: `gpu.barrier` (Triton 3.6), `ttg.barrier all` (3.9) — not the
+# mbarrier ops (ttng.wait_barrier, ttng.init_barrier) a pipelined loop itself holds
+_CTA_BARRIERS = frozenset({"gpu.barrier", "ttg.barrier"})
+
+
+def _conditional(stages, loop, loads) -> list[Reason]:
+    """Loads under an `if` in the loop body, or feeding a tl.dot under one: the pipeliner schedules a load
+    only when it and the dot it feeds sit in the loop's own body (Triton 3.9, NVIDIA and AMD: the same loop
+    with its loads and dot outside the `if` is pipelined), so a conditional one stays a synchronous load."""
+    module = stages.ttir
+    inside: dict[int, Any] = {}  # load line -> the scf.if around it (an IR op)
+    for op in loads:
+        found = _if_around(module, op, loop)
+        if found is not None:
+            inside[op.line] = found
+    feeding: dict[int, Any] = {}  # load line (in the body) -> the scf.if around the dot it feeds
+    chains = Chains(module)
+    in_body = {op.line for op in loads} - set(inside)
+    for op in module.ops:
+        if loop.op.line < op.line <= loop.op.end_line and is_dot(op.name):
+            found = _if_around(module, op, loop)
+            for operand in chains.load_operands(op)[:2] if found is not None else ():  # the tiles it multiplies
+                feeding.update({value.line: found for _, value in chains.data_loads(operand)
+                                if value.line in in_body})
+    if not inside and not feeding:
+        return []
+    ifs = sorted({op.index: op for op in (*inside.values(), *feeding.values())}.values(), key=lambda op: op.line)
+    shown = _python_lines(stages, [op.line for op in ifs])
+    at = f"the `if` on line {shown}" if shown else "an `if`"
+    parts = [_loads_on(stages, lines, f"sit under {at} (scf.if in the loop body)" if n == 0 else
+                       f"feed a tl.dot under {at}")
+             for n, lines in enumerate((sorted(inside), sorted(feeding))) if lines]
+    held = sorted({*inside, *feeding})
+    return [Reason(
+        "; ".join(parts) + ": Triton's pipeliner schedules a load only when it and the tl.dot it feeds sit in the "
+        "loop's own body, so these loads are issued synchronously every iteration",
+        tuple(stages.mlir_evidence("ttir", op) for op in ifs[:2]) + tuple(
+            stages.evidence("ttir", line) for line in held[:2]),
+        "Take the loads and the tl.dot out of the `if`: load every iteration with the condition as the mask "
+        "(`tl.load(ptr, mask=cond, other=0.0)`: a masked-off tile is zeros and adds nothing to the dot), or "
+        "run the loop only over the iterations where the condition holds.")]
+
+
+def _python_lines(stages, lines) -> str:
+    """`52` / `52, 60`: the Python lines of TTIR lines, where attribution can tell ("" when none)."""
+    return ", ".join(str(n) for n in sorted({stages.python_line("ttir", line) for line in lines} - {None}))
+
+
+def _loads_on(stages, lines, verb: str) -> str:
+    """`the load on line 53 sits under …` / `the loads on line 53, 54 sit under …` (`verb` in the plural)."""
+    shown = _python_lines(stages, lines)
+    if shown and "," not in shown:
+        head, rest = verb.split(" ", 1)
+        return f"the load on line {shown} {head}s {rest}"
+    return f"the loads on line {shown} {verb}" if shown else f"loads {verb}"
+
+
+def _if_around(module, op, loop):
+    """The outermost scf.if between `op` and `loop`'s own body; None when `op` sits in the body itself
+    (or inside a nested loop, which is a reason of its own)."""
+    found, parent = None, op.parent
+    while parent is not None and parent != loop.op.index:
+        around = module.ops[parent]
+        if around.name in LOOP_OPS:
+            return None
+        if around.name == "scf.if":
+            found = around
+        parent = around.parent
+    return found if parent == loop.op.index else None
 
 
 def _history_evidence(build) -> list[Reason]:

@@ -15,6 +15,7 @@ from ttinspect.files.terminal_text import shown
 
 CAPTURE_HELP = """\b
 Examples:
+  ttinspect capture --as sm_90 -- python train.py                 # writes train.ttcap
   ttinspect capture -o step.ttcap -- python train.py --steps 3
   ttinspect capture -o tests.ttcap.gz -- python -m pytest tests/ops -q
   ttinspect capture --as sm_90 -o h100.ttcap -- python train.py   # on a laptop, as an H100
@@ -36,8 +37,10 @@ MAX_LOST_LINES = 8  # on stderr; the end record lists them all
 
 @cli.command("capture", epilog=CAPTURE_HELP,
              context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("-o", "--output", "output", required=True, metavar="FILE",
-              help="The capture file to write (.ttcap; .ttcap.gz is gzip-compressed).")
+@click.option("-o", "--output", "output", default=None, metavar="FILE",
+              help="The capture file to write (.ttcap; .ttcap.gz is gzip-compressed). Default: named after the "
+                   "program, in this folder (`python train.py` -> train.ttcap, `python -m pytest` -> "
+                   "pytest.ttcap); an existing one is kept unless --force.")
 @click.option("--gzip", "compress", is_flag=True, default=None, help="Compress the capture whatever its name.")
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @click.option("--wait", "wait", type=click.FloatRange(0, 3600), default=10.0, show_default=True, metavar="SECONDS",
@@ -57,7 +60,7 @@ MAX_LOST_LINES = 8  # on stderr; the end record lists them all
 @device_props_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARGS]...")
 @click.pass_context
-def capture_command(ctx: click.Context, output: str, compress: bool | None, force: bool, wait: float,
+def capture_command(ctx: click.Context, output: str | None, compress: bool | None, force: bool, wait: float,
                     as_arch: str | None, run_kernels: bool, host_values: bool, command: tuple[str, ...]) -> None:
     """Run CMD and record every Triton kernel its Python processes compile and launch: the specialization,
     constexprs and options of each compile, the target, and per launch site the count, grids and argument
@@ -72,6 +75,8 @@ def capture_command(ctx: click.Context, output: str, compress: bool | None, forc
     from ttinspect.capture.run import run
 
     as_target = as_target_of(as_arch, run_kernels, ctx.meta.get("ttinspect.device_props", ()), host_values)
+    if output is None:
+        output = default_output(command)
     ran = run(command, output, compress=compress, force=force, wait=wait,
               say=lambda line: click.echo(f"ttinspect: {line}", err=True), as_target=as_target)
     merged = ran.merged
@@ -112,6 +117,24 @@ def as_target_of(arch: str | None, run_kernels: bool, device_props: tuple[str, .
     target = parse_arch(arch)
     check_vendor(parse_device_props(device_props), target.amd is not None, target.name)
     return AsTarget(target.name, tuple(device_props), run_kernels, values)
+
+
+def default_output(command: tuple[str, ...]) -> str:
+    """The capture's name when -o is not given: the program's own (the script's stem, the module run with -m,
+    else the command's name), so that `ttinspect capture --as sm_90 -- python train.py` is enough."""
+    from pathlib import PurePath
+
+    words = list(command)
+    if words and PurePath(words[0]).name.startswith("python"):
+        rest = words[1:]
+        while rest and rest[0].startswith("-") and rest[0] not in ("-m", "-c"):
+            rest = rest[1:]  # the interpreter's own flags (-u, -X dev is rare enough to name the file "python")
+        if len(rest) >= 2 and rest[0] == "-m":
+            return f"{rest[1].rsplit('.', 1)[-1]}.ttcap"
+        if rest and rest[0] != "-c":
+            words = rest
+    stem = PurePath(words[0]).stem if words else ""
+    return f"{stem or 'run'}.ttcap"
 
 
 def signal_name(number: int) -> str:

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import tempfile
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import triton
@@ -121,17 +122,81 @@ def _kernel_location(fn) -> tuple[str, int]:
 
 
 def compile_error(fn, exc: CompilationError) -> CompileError:
-    """Triton's reason (the innermost message) and the line in the user's kernel it points at."""
-    file, first_line = _kernel_location(fn)
-    node_line = getattr(getattr(exc, "node", None), "lineno", None)  # the line in Triton's AST of the kernel
-    line = first_line + node_line - 1 if node_line else None
-    source_line = None
-    if node_line and exc.src:
-        lines = exc.src.split("\n")
-        if 0 < node_line <= len(lines):
-            source_line = lines[node_line - 1]
+    """Triton's reason (the innermost message) at the innermost line it points at: inside a `@triton.jit`
+    helper that is the helper's line, and the call sites that led there are named after the reason."""
+    frames = _call_frames(fn, exc)
     reason = _innermost_reason(exc)
-    return CompileError(reason + _known_meaning(reason, None), file=file, line=line, source_line=source_line)
+    reason += _known_meaning(reason, None)
+    if not frames:
+        file, _ = _kernel_location(fn)
+        return CompileError(reason, file=file)
+    # Triton's own library (tl.sum's body in triton/language/) is not the user's to change: the user's innermost
+    # line is where the error is named, and the library frames below it are said after the reason
+    user = [frame for frame in frames if not _in_triton(frame.file)] or frames
+    where = user[-1]
+    inside = frames[frames.index(where) + 1:]
+    if inside:
+        deepest = inside[-1]
+        reason += f" (inside Triton's {deepest.function} at {deepest.file}:{deepest.line})"
+    callers = frames[:frames.index(where)]
+    if callers:
+        chain = ", ".join(f"called by {caller.function} at {caller.file}:{caller.line}" for caller in reversed(callers))
+        reason += f" — in helper {where.function}, {chain}"
+    return CompileError(reason, file=where.file, line=where.line, source_line=where.source_line)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """One jit function on the way to a compile error: its name, file, and the line Triton points at."""
+    function: str
+    file: str
+    line: int
+    source_line: str | None
+
+
+def _call_frames(fn, exc: CompilationError) -> list[_Frame]:
+    """The jit functions the error passed through, the kernel first. Triton wraps a helper's error in one
+    CompilationError per caller, each holding that function's source and the node it failed at (a line of
+    that source, not of the file); the function itself is found by its source among what its caller's
+    module can reach. Where a helper cannot be found the walk stops there (the frames known so far)."""
+    frames: list[_Frame] = []
+    current = fn
+    for link in (e for e in cause_chain(exc) if isinstance(e, CompilationError)):
+        node_line = getattr(getattr(link, "node", None), "lineno", None)
+        if not node_line or not isinstance(link.src, str):
+            continue
+        if frames:  # a deeper link: the helper the previous frame called
+            current = _reachable_jit_function(current, link.src)
+            if current is None:
+                break
+        file, first_line = _kernel_location(current)
+        lines = link.src.split("\n")
+        source_line = lines[node_line - 1] if 0 < node_line <= len(lines) else None
+        frames.append(_Frame(current.__name__, file, first_line + node_line - 1, source_line))
+    return frames
+
+
+def _reachable_jit_function(caller, src: str):
+    """The jit function with source `src` that `caller` can call: a name of its module, a name of a module it
+    imported (`tl.sum`, `helpers.f`), or a variable it closes over. None when none has that source."""
+    function = getattr(caller, "fn", None)
+    scope = dict(getattr(function, "__globals__", {}) or {})
+    for cell in getattr(function, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):  # an empty cell
+            scope[id(cell)] = cell.cell_contents
+    candidates = list(scope.values())
+    candidates += [value for module in scope.values() if inspect.ismodule(module)
+                   for value in list(vars(module).values())]
+    for candidate in candidates:
+        if isinstance(candidate, triton.runtime.JITFunction) and getattr(candidate, "src", None) == src:
+            return candidate
+    return None
+
+
+def _in_triton(file: str) -> bool:
+    """Whether a file is part of the Triton package that compiles (its language library)."""
+    package = os.path.dirname(os.path.abspath(triton.__file__))
+    return os.path.abspath(file).startswith(package + os.sep)
 
 
 def _innermost_reason(exc: BaseException) -> str:

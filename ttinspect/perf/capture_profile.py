@@ -31,7 +31,8 @@ from ttinspect.perf.model import Prediction
 from ttinspect.perf.report_prediction import device_for_profile, predict_report
 from ttinspect.perf.profile import DeviceProfile, with_profile
 from ttinspect.refs.capture_listing import bench_grid, config_index, tunings_by_kernel
-from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings
+from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings, target_arch
+from ttinspect.refs.release_suffix import with_release
 from ttinspect.refs.resolver import RefOptions, resolve_one
 from ttinspect.report.collect import report_from_build
 
@@ -93,17 +94,20 @@ class CaptureProfile:
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def low_ms(self) -> float:
-        return sum(k.low_ms or 0.0 for k in self.kernels)
+    def low_ms(self) -> float | None:
+        """The run's predicted time at the least; None (unknown) when no kernel has a time — never 0."""
+        known = [k.low_ms for k in self.kernels if k.low_ms is not None]
+        return sum(known) if known else None
 
     @property
-    def high_ms(self) -> float:
-        return sum(k.high_ms or 0.0 for k in self.kernels)
+    def high_ms(self) -> float | None:
+        known = [k.high_ms for k in self.kernels if k.high_ms is not None]
+        return sum(known) if known else None
 
     def share(self, kernel: KernelTime) -> tuple[float, float] | None:
         """The kernel's share of the total, as a range when any time is one (its least against the others'
         most, its most against the others' least)."""
-        if kernel.low_ms is None or kernel.high_ms is None:
+        if kernel.low_ms is None or kernel.high_ms is None or self.low_ms is None or self.high_ms is None:
             return None
         others_low, others_high = self.low_ms - kernel.low_ms, self.high_ms - kernel.high_ms
         low = kernel.low_ms / (kernel.low_ms + others_high) if kernel.low_ms + others_high else 0.0
@@ -133,26 +137,40 @@ def profile_capture(text: str, device: str | None = None, *, device_profile: Dev
     used: Device | None = None
     for record in records:
         name = kernel_name(capture, record)
-        kernel_ref = f"{ref.path}:{record.name}#{record.number}"
+        shown = with_release(f"{ref.path.name}:{name}", ref.release)
+        # the whole capture's @triton=X is each compile's, as `report FILE.ttcap:NAME#N@triton=X` takes it
+        kernel_ref = with_release(f"{ref.path}:{record.name}#{record.number}", ref.release)
         config = {**record.constexprs, **{k: v for k, v in record.options.items() if v is not None}}
         try:
             report = report_from_build(resolve_one(kernel_ref, RefOptions(source=source, arch=ref.arch)))
             used = device_for_profile(report.target, device, device_profile)
         except TTInspectError as error:
+            used = used or _captured_device(ref.arch or target_arch(record.target), device, device_profile)
             said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
-            kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
+            kernels.append(KernelTime(shown, name, config, capture.launch_count(record.id),
                                       (), measured.get(record.id), None, said))
             continue
         launched = tuple(capture.launches_of(record.id)) or _benchmarked(capture, record, tunings)
         sites = tuple(_site_time(report, used, launch, config, device_profile) for launch in launched)
         bound = next((p.bound for s in sites for p in s.per_launch if p.bound), None)
         reason = None if sites else "no launch recorded (compiled, never launched, or launched by another process)"
-        kernels.append(KernelTime(f"{ref.path.name}:{name}", name, config, capture.launch_count(record.id),
+        kernels.append(KernelTime(shown, name, config, capture.launch_count(record.id),
                                   sites, measured.get(record.id), bound, reason))
     kernels.sort(key=lambda k: (k.high_ms is None, -(k.high_ms or 0.0)))
     figures = with_profile(_empty(used), device_profile).details["figures"] if used else "datasheet"
     return CaptureProfile(str(ref.path), used.name if used else (device or "?"), figures, tuple(kernels),
                           tuple(notes))
+
+
+def _captured_device(arch: str | None, name: str | None, profile: DeviceProfile | None) -> Device | None:
+    """The device a capture's prediction is for when its compile failed: the one its captured target names (or
+    the one asked for); None when the capture names no target ttinspect knows."""
+    if arch is None:
+        return None
+    try:
+        return device_for_profile(arch, name, profile)
+    except TTInspectError:
+        return None
 
 
 def _empty(device: Device) -> Prediction:

@@ -13,6 +13,7 @@ from ttinspect.kernel.variants import config_value_text
 from ttinspect.refs.kinds import kind_of
 from ttinspect.refs.captured import kernel_name, load, named, parse_capture_ref, pick, say_warnings, target_arch
 from ttinspect.refs.captured_source import refuse_changed, release_note, status
+from ttinspect.refs.release_suffix import with_release
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Autotune, Capture, Compile
@@ -22,21 +23,22 @@ _CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
 def list_capture(text: str, refuse_changed_sources: bool = False) -> dict[str, Any]:
-    """`text`: FILE.ttcap, or FILE.ttcap:KERNEL for that kernel's compiles only. `refuse_changed_sources`: the
-    compiles are compiled next, without a `--source` choice: a file changed since the run is one line."""
+    """`text`: FILE.ttcap, or FILE.ttcap:KERNEL for that kernel's compiles only (with `@triton=X`, each row's
+    reference names that release). `refuse_changed_sources`: the compiles are compiled next, without a `--source`
+    choice: a file changed since the run is one line."""
     ref = parse_capture_ref(text)
     capture = load(ref.path, quiet=True)  # a kernel not in an incomplete capture: one line saying both
     chosen = capture.compiles
     if ref.name is not None:
         chosen = (pick(capture, ref, text),) if ref.number is not None else tuple(named(capture, ref.name))
     say_warnings(capture)
-    release = release_note(capture)  # another Triton release (or build) than the run's: said once, not refused
-    if release:
-        warn(release)
+    note = release_note(capture)  # another Triton release (or build) than the run's: said once, not refused
+    if note and ref.release is None:  # under @triton=X each compile's worker says it, naming that release
+        warn(note)
     if refuse_changed_sources:
         refuse_changed(chosen, str(ref.path))
     tunings = tunings_by_kernel(capture)
-    rows = [compile_row(capture, record, tunings) for record in chosen]
+    rows = [compile_row(capture, record, tunings, ref.release) for record in chosen]
     rows.sort(key=lambda row: -row["launches"])  # stable: file order among equals
     header = capture.header
     return {
@@ -60,8 +62,10 @@ def names_several(text: str) -> bool:
     return ref.number is None and len(load(ref.path, quiet=True).named(ref.name)) > 1  # said when listed
 
 
-def compile_row(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None
-                ) -> dict[str, Any]:
+def compile_row(capture: Capture, record: Compile, tunings: Mapping[str, list[Autotune]] | None = None,
+                release: str | None = None) -> dict[str, Any]:
+    """One compile's row; `release`: the whole capture was named with `@triton=X`, and so is each compile (its
+    `ref`, which check, html and predict compile)."""
     count = len(capture.named(record.name))
     entries = sorted(capture.launches_of(record.id), key=lambda e: -e.count)
     # the grids and argument shapes the run launched it with (never tensor data), each once: kept by a key
@@ -69,7 +73,7 @@ def compile_row(capture: Capture, record: Compile, tunings: Mapping[str, list[Au
     grids = {grid: list(grid) for entry in entries for grid in entry.grids}
     args = {json.dumps(a, sort_keys=True): a for entry in entries for a in entry.args}
     return {
-        "ref": f"{capture.path}:{kernel_name(capture, record)}",  # as given
+        "ref": with_release(f"{capture.path}:{kernel_name(capture, record)}", release),  # as given
         "kernel": record.name, "number": record.number, "of": count, "id": record.id,
         "file": record.file, "line": record.def_line, "module": record.module, "inductor": record.inductor,
         "launches": sum(e.count for e in entries),

@@ -25,6 +25,7 @@ from ttinspect.files.source_files import is_regular_file
 from ttinspect.kernel.argument_types import TlDtype
 from ttinspect.kernel.overrides import parse_settings
 from ttinspect.kernel.variants import config_value_text
+from ttinspect.refs.release_suffix import split_triton
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Capture, Compile
@@ -46,6 +47,7 @@ class CaptureRef:
     number: int | None  # the N of NAME#N, 1-based
     inline: tuple[str, ...] = ()
     arch: str | None = None
+    release: str | None = None  # `@triton=X.Y.Z`: every compile named is made by that Triton (release_suffix.py)
 
 
 def capture_path(text: str) -> str | None:
@@ -63,10 +65,13 @@ def capture_path(text: str) -> str | None:
 
 
 def parse_capture_ref(text: str) -> CaptureRef:
-    path = capture_path(text)
+    """FILE.ttcap[:KERNEL[#N]][:KEY=VALUE,...][@ARCH][@triton=X.Y.Z], parsed; the release is kept, never taken
+    for a target."""
+    head, release = split_triton(text)  # the messages below quote the reference as given
+    path = capture_path(head)
     if path is None:
         raise UsageError(f"{text!r} is not a capture reference (FILE.ttcap:KERNEL[#N][:KEY=VALUE,...][@ARCH])")
-    rest = _TAIL.match(text[len(path):])
+    rest = _TAIL.match(head[len(path):])
     if rest is None or rest["name"] is not None and not rest["name"].isidentifier():
         raise UsageError(f"{text!r}: a capture reference is {_GRAMMAR}, e.g. step.ttcap:matmul_kernel#2@sm_90")
     if rest["name"] is None and rest["inline"]:  # `run.ttcap:a b`: no name, so no filter (`run.ttcap:` is none)
@@ -80,7 +85,7 @@ def parse_capture_ref(text: str) -> CaptureRef:
                              f"{rest['name']} in the capture (numbers are 1-based)")
         number = int(digits)
     inline = tuple(item for item in (rest["inline"] or "").split(",") if item.strip())
-    return CaptureRef(Path(path).expanduser(), rest["name"], number, inline, rest["arch"])
+    return CaptureRef(Path(path).expanduser(), rest["name"], number, inline, rest["arch"], release)
 
 
 def load(path: Path, quiet: bool = False) -> Capture:
@@ -147,6 +152,9 @@ def replay_plan(text: str) -> tuple[Capture, Compile, ReplayPlan]:
     from ttinspect.capture.replay_plan import plan  # as in capture_path: the capture reader, only for a replay
 
     ref = parse_capture_ref(text)
+    if ref.release is not None:
+        raise UsageError(f"{text}: a replay runs the kernel with this machine's Triton; @triton={ref.release} names "
+                         "a release to compile with (report, check, predict, diff take it)")
     capture = load(ref.path, quiet=True)
     record = pick(capture, ref, text)
     say_warnings(capture)

@@ -15,7 +15,8 @@ from ttinspect.errors import TTInspectError
 from ttinspect.files.source_files import sibling_digests
 from ttinspect.refs import memo
 from ttinspect.refs.failed import Failed
-from ttinspect.refs.kinds import SOURCE_KINDS, kind_of
+from ttinspect.refs.kinds import SOURCE_KINDS, kind_of, parse_source_ref
+from ttinspect.refs.loading import is_installed, runs_ttinspect
 from ttinspect.toolchains.registry import ready
 from ttinspect.toolchains.remote import kernels_dir, run_worker
 
@@ -29,9 +30,21 @@ def _sources_digest(ref: str) -> dict[str, str]:
     return sibling_digests(Path(kernels_dir() or ".") / "__init__.py")
 
 
-def _memo_key(version: str, ref: str, raw: tuple, keep_going: bool) -> str:
+def caller_folders(ref: str, kind: str) -> dict[str, str]:
+    """The package the reference's kernel lives in, as this process finds it: {top-level name: its folder, or its
+    file for a one-file module}. Empty for a loose file (the worker reads the same path) and a shipped variant."""
+    if kind not in SOURCE_KINDS:
+        return {}
+    package = parse_source_ref(ref).package
+    if package is None or runs_ttinspect(package.top) or not (package.by_name or is_installed(package)):
+        return {}  # a checkout's package named by its path: the worker puts the same root on sys.path
+    return {package.top: str(package.package_folder)}
+
+
+def _memo_key(version: str, ref: str, raw: tuple, keep_going: bool, packages: dict[str, str]) -> str:
     return memo.key({"toolchain": version, "ref": ref, "raw": list(raw), "keep_going": keep_going,
-                     "sources": _sources_digest(ref), "cwd": os.getcwd() if ":" in ref else ""})
+                     "sources": _sources_digest(ref), "cwd": os.getcwd() if ":" in ref else "",
+                     "packages": packages})
 
 
 # entry directory name -> (version, reference, options): how to ask the toolchain for a build again
@@ -40,12 +53,14 @@ _ORIGINS: dict[str, tuple[str, str, tuple]] = {}
 
 
 def resolve_with(version: str, ref: str, raw: tuple, keep_going: bool = False) -> list:
-    key = _memo_key(version, ref, raw, keep_going)
+    kind = kind_of(ref)
+    packages = caller_folders(ref, kind)  # the worker compiles the user's copy of the package, as found here
+    key = _memo_key(version, ref, raw, keep_going, packages)
     builds = memo.load(key) if not keep_going else None
     if not builds:
         if engine.cached_only_now():  # a diff asking what is warm: this side needs its toolchain
             raise engine.NotCached(ref)
-        result = run_worker(ready(version), ref, raw, keep_going, extra={"kind": kind_of(ref)})
+        result = run_worker(ready(version), ref, raw, keep_going, extra={"kind": kind}, packages=packages)
         builds = _builds(result["builds"], version)
         if not any(_is_failed(b) for b in builds):
             memo.save(key, builds, result.get("files"))
@@ -80,4 +95,6 @@ def compute_history(version: str, build) -> None:
         raise TTInspectError(f"{build.label}: made by Triton {version}; its pass history is computed when it is "
                              f"named by its reference (REF@triton={version})")
     _, ref, raw = origin
-    run_worker(ready(version), ref, raw, False, extra={"history": True, "kind": kind_of(ref)})
+    kind = kind_of(ref)
+    run_worker(ready(version), ref, raw, False, extra={"history": True, "kind": kind},
+               packages=caller_folders(ref, kind))

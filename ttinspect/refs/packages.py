@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ttinspect.errors import UsageError
+from ttinspect.refs.caller_packages import use_caller_packages
 
 # liger_kernel.ops.rms_norm, fla.ops.gla.chunk: dotted Python identifiers (a single name is a module too,
 # when it is not a shipped variant's: refs/kinds.py decides)
@@ -71,6 +72,7 @@ def split_module_ref(text: str) -> re.Match | None:
 def package_of(path: Path) -> PackageModule | None:
     """The package module a file is, when its folder holds `__init__.py` (walking up while the parents
     do); None for a loose file (loaded on its own, its folder on sys.path, as before)."""
+    use_caller_packages()  # in a toolchain's worker, an installed package is the caller's copy (caller_packages.py)
     path = Path(os.path.realpath(path))
     if path.suffix != ".py" or not (path.parent / "__init__.py").is_file():
         return None
@@ -112,6 +114,7 @@ def locate(module: str) -> Path:
 
 def _top_spec(top: str) -> importlib.machinery.ModuleSpec | None:
     """The top package's spec, searched in the current directory first (as `python -c` does)."""
+    use_caller_packages()  # in a toolchain's worker, the reference's package is the caller's (caller_packages.py)
     if top in sys.modules and getattr(sys.modules[top], "__spec__", None) is not None:
         return sys.modules[top].__spec__
     here = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])

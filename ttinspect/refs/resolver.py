@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from ttinspect.errors import TTInspectError, UsageError
 from ttinspect.refs.failed import Failed
+from ttinspect.refs.release_suffix import split_triton
 from ttinspect.refs.kinds import CACHE_PREFIX, SOURCE_KINDS, kind_of, parse_source_ref
 from ttinspect.targets.releases import installed_version
 from ttinspect.engine.builds import Build, build, build_function, for_cache_key, resolve_target
@@ -70,29 +71,6 @@ class RefOptions:
         args = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.args.items())
         config = None if self.config is None else str(self.config)
         return (settings, args, self.signature, config, self.arch)
-
-
-TRITON_MARK = "@triton="
-
-
-def split_triton(ref: str) -> tuple[str, str | None]:
-    """`opt:num_stages=3@sm_90@triton=3.5.1` -> (`opt:num_stages=3@sm_90`, "3.5.1")."""
-    if TRITON_MARK not in ref:
-        return ref, None
-    # the toolchains' registry: only for a reference that names another release
-    from ttinspect.toolchains.registry import check_format, check_version
-
-    if ref.count(TRITON_MARK) > 1:
-        raise UsageError(f"kernel reference {ref!r}: one @triton= at most")
-    head, _, rest = ref.partition(TRITON_MARK)
-    version, sep, tail = rest.partition("@")
-
-    try:
-        check_format(version)
-    except UsageError:
-        raise UsageError(f"kernel reference {ref!r}: @triton= takes a release X.Y.Z, e.g. opt@triton=3.5.1") from None
-    check_version(version)
-    return head + (f"@{tail}" if sep else ""), version
 
 
 def resolve(ref: Any, options: RefOptions | None = None, *, keep_going: bool = False) -> list:

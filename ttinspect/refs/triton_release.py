@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Iterable
 from ttinspect.capture.file_bytes import CaptureError
 from ttinspect.files.source_files import sha256_or_empty
 from ttinspect.targets.releases import installed_version
+from ttinspect.toolchains.worker_env import caller_release, in_toolchain
 
 if TYPE_CHECKING:
     from ttinspect.capture.format import Capture, Compile
@@ -93,30 +94,42 @@ def _installed_digest(part: str) -> str:
 @dataclass(frozen=True)
 class ReleaseComparison:
     captured: str | None  # the header's Triton version
-    installed: str | None
+    installed: str | None  # the Triton this process compiles with (a toolchain's, under REF@triton=X)
     compared: int  # Triton's files the compiles were made of
     differing: tuple[str, ...]  # those whose bytes here differ from the run's (paths inside the package)
+    toolchain: bool = False  # this process is the worker of a toolchain (REF@triton=X), not this machine's Triton
+    machine: str | None = None  # under a toolchain: this machine's own installed Triton
+
+    def _compiling(self) -> str:
+        """The Triton the compiles here use, named for whose it is."""
+        if not self.installed:
+            return "no Triton installed"
+        if not self.toolchain:
+            return f"this machine's Triton {self.installed}"
+        machine = f"this machine has Triton {self.machine}" if self.machine else "this machine has no Triton"
+        return f"Triton {self.installed}, the toolchain REF@triton={self.installed} names ({machine})"
 
     def note(self) -> str | None:
         """One line when the release or its build differs from the run's; None when it is the same."""
         if self.compared == 0:
             return None
-        here = f"Triton {self.installed}" if self.installed else "no Triton installed"
+        whose = "the toolchain's" if self.toolchain else "this machine's"
         if self.captured != self.installed:
             then = f"Triton {self.captured}" if self.captured else "a Triton release it does not name"
-            return (f"the run compiled with {then}, this machine has {here}: Triton's own files "
-                    f"({self.compared}) are this machine's release, and its compiles may differ from the run's")
+            return (f"the run compiled with {then}; this compile uses {self._compiling()}: Triton's own files "
+                    f"({self.compared}) are {whose} release, and its compiles may differ from the run's")
         if not self.differing:
             return None
         first = self.differing[0]
         more = f" and {len(self.differing) - 1} more" if len(self.differing) > 1 else ""
+        here = f"Triton {self.installed} ({whose})" if self.toolchain else f"Triton {self.installed}"
         return (f"{here} here as in the run, but another build of it: {PACKAGE}/{first}{more} of its "
-                f"{self.compared} file(s) the compiles used differ from the run's; Triton's own files are "
-                "this machine's")
+                f"{self.compared} file(s) the compiles used differ from the run's; Triton's own files are {whose}")
 
 
 def compare(capture: Capture, records: Iterable[Compile] | None = None) -> ReleaseComparison:
-    """The release the capture's compiles (`records`, all by default) were made with, against this one."""
+    """The release the capture's compiles (`records`, all by default) were made with, against the one compiling
+    here (this machine's, or under REF@triton=X the toolchain's)."""
     root = recorded_root(capture)
     recorded: dict[str, str] = {}  # path inside the package -> the run's sha256
     for record in capture.compiles if records is None else records:
@@ -125,4 +138,5 @@ def compare(capture: Capture, records: Iterable[Compile] | None = None) -> Relea
             if part is not None:
                 recorded.setdefault(part, digest)
     differing = tuple(sorted(part for part, digest in recorded.items() if _installed_digest(part) != digest))
-    return ReleaseComparison(capture.header.triton, installed_version(), len(recorded), differing)
+    return ReleaseComparison(capture.header.triton, installed_version(), len(recorded), differing,
+                             toolchain=in_toolchain(), machine=caller_release())

@@ -21,7 +21,9 @@ from pathlib import Path
 from ttinspect.caches.store import WARNING, warn
 from ttinspect.errors import CompileError, TTInspectError, ToolError, UsageError
 from ttinspect.files.import_limit import ENV as IMPORT_TIMEOUT_ENV, limit as import_limit
+from ttinspect.targets.releases import installed_version
 from ttinspect.toolchains.registry import Toolchain
+from ttinspect.toolchains.worker_env import for_worker
 
 # The worker says it started (a line on its stdout) before it reads the request: a toolchain's python that
 # never answers (a wrapper that waits, a frozen mount) is a bounded wait and one line, not a hang.
@@ -42,14 +44,16 @@ def kernels_dir() -> str | None:
     return locations[0] if locations else None
 
 
-def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None) -> dict:
+def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None = None,
+               packages: dict[str, str] | None = None) -> dict:
     """Resolve `ref` (with the command line's options `raw`) in the toolchain's environment; the worker's
     JSON answer: build records (their entries are in the shared cache) and the files a user's kernel was
     made of. A module the user's code imports and the toolchain lacks is provided (each once) and the worker
-    asked again; the worker's own failure is raised here as the error it was."""
+    asked again; the worker's own failure is raised here as the error it was. `packages`: top-level name ->
+    this process's folder of it, which the worker imports instead of its own copy (refs/caller_packages.py)."""
     provided: set[str] = set()
     while True:
-        result = _run_once(toolchain, ref, raw, keep_going, extra)
+        result = _run_once(toolchain, ref, raw, keep_going, extra, packages or {})
         missing = result.get("missing_module")
         if "error" not in result or not missing or missing in provided:
             break
@@ -65,14 +69,15 @@ def run_worker(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, ext
     return result
 
 
-def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None) -> dict:
+def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extra: dict | None,
+              packages: dict[str, str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="ttinspect-worker-") as scratch:
         result_path = Path(scratch) / "result.json"
         request = {"ref": ref, "options": list(raw), "keep_going": keep_going, "kernels": kernels_dir(),
                    "result": str(result_path), **(extra or {})}
         command = [toolchain.python, "-c", _BOOT.format(started=_STARTED, root=str(_package_root()))]
         try:
-            done = _run_worker_process(toolchain, command, json.dumps(request))
+            done = _run_worker_process(toolchain, command, json.dumps(request), packages)
         except OSError as error:
             v = toolchain.version
             raise UsageError(f"Triton {v} toolchain cannot run ({error.strerror}): "
@@ -92,11 +97,15 @@ def _run_once(toolchain: Toolchain, ref: str, raw: tuple, keep_going: bool, extr
 
 
 
-def _run_worker_process(toolchain: Toolchain, command: list[str], request: str) -> subprocess.CompletedProcess:
+def _run_worker_process(toolchain: Toolchain, command: list[str], request: str,
+                        packages: dict[str, str]) -> subprocess.CompletedProcess:
     """The worker run to its end, once it has said it started within START_SECONDS (else it is killed and
     that is the one line). The user's imports there keep this process's --import-timeout."""
     seconds, source = import_limit()
-    env = {**os.environ, IMPORT_TIMEOUT_ENV: repr(seconds)} if source != "the default" else None
+    # the worker's messages name its Triton as the toolchain's, and this machine's as the caller's (worker_env.py)
+    env = {**os.environ, **for_worker(installed_version(), packages)}
+    if source != "the default":
+        env[IMPORT_TIMEOUT_ENV] = repr(seconds)
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, env=env) as process:
         try:

@@ -19,7 +19,8 @@ was not stood in (unknown: nothing installed says it is a compiled extension).
 
 The stand-in says once on stderr what it is; its names import (`from pkg.cuda import fwd`), and any use of one
 (a call, an attribute) raises one line naming the line that used it (a refusal, like the virtual device's), so
-a program that calls the extension stops there.
+a program that calls the extension stops there (stand_in_module.py). An extension the program builds at run time
+(torch.utils.cpp_extension.load) is stood in for by runtime_extension.py, installed with this finder.
 """
 
 from __future__ import annotations
@@ -27,18 +28,17 @@ from __future__ import annotations
 import ast
 import importlib.abc
 import importlib.machinery
-import importlib.metadata
-import json
 import os
 import re
 import sys
 import types
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from ttinspect.virtual import state
-from ttinspect.virtual.refusal import refuse
+from ttinspect.virtual import runtime_extension
+from ttinspect.virtual.installed_files import distribution_of, within
+from ttinspect.virtual.stand_in_module import stand_in
 
 # torch cpp_extension's names: `pkg._C`, `name_cuda`, `name_cpp`, `name_ext`, ... (a bare `cuda` is a package)
 _EXTENSION_NAME = re.compile(r"^(_C|.+_(C|cuda|cpp|ext|hip|cuda_ext|cpp_ext))$")
@@ -59,38 +59,6 @@ def _importer() -> tuple[str, int] | None:
         if not name.startswith("<frozen ") and name != _HERE and not name.startswith(_IMPORTLIB):
             return (name, frame.f_lineno) if os.path.isabs(name) else None
         frame = frame.f_back  # type: ignore[assignment]
-    return None
-
-
-@lru_cache(maxsize=1)
-def _packages() -> Mapping[str, list[str]]:
-    """Top-level package -> the installed distributions that provide it (read once: it walks every one)."""
-    return importlib.metadata.packages_distributions()
-
-
-def _editable(dist: Any) -> bool:
-    """`pip install -e`: the user's own checkout, not a library's install."""
-    try:
-        return bool(json.loads(dist.read_text("direct_url.json") or "{}").get("dir_info", {}).get("editable"))
-    except ValueError:
-        return False
-
-
-@lru_cache(maxsize=256)
-def _distribution_of(path: str) -> Any:
-    """The installed, non-editable distribution whose RECORD lists `path`; None for any other file."""
-    resolved = Path(path).resolve()
-    for entry in sorted((p for p in sys.path if p), key=len, reverse=True):
-        try:
-            relative = resolved.relative_to(Path(entry).resolve())
-        except (ValueError, OSError):
-            continue
-        top = relative.parts[0].removesuffix(".py") if relative.parts else ""
-        for name in _packages().get(top, []):
-            dist = importlib.metadata.distribution(name)
-            if not _editable(dist) and relative.as_posix() in {str(f) for f in dist.files or ()}:
-                return dist
-        return None
     return None
 
 
@@ -152,7 +120,7 @@ def _handled_above(dist: Any) -> bool:
         name = frame.f_code.co_filename
         ours = name == _HERE or name.startswith(_IMPORTLIB)
         if os.path.isabs(name) and not ours and _statement(name, frame.f_lineno)[1] \
-                and _same_distribution(_distribution_of(name), dist):
+                and _same_distribution(distribution_of(name), dist):
             return True
         frame = frame.f_back  # type: ignore[assignment]
     return False
@@ -190,53 +158,12 @@ def _missing_from_its_package(dist: Any, fullname: str) -> bool:
     return own_top and any(str(f).startswith(stem) for f in dist.files or ())
 
 
-def _within(dist: Any, path: str) -> str:
-    """`path` as the distribution's RECORD names it (mamba_ssm/ops/x.py)."""
-    try:
-        return Path(path).resolve().relative_to(Path(dist.locate_file("")).resolve()).as_posix()
-    except ValueError:
-        return path
-
-
-class StandIn(types.ModuleType):
-    """The missing extension: each of its names stands in too (`from pkg.cuda import fwd` imports), and any use
-    of one — a call, an attribute of it — is refused, naming the line that used it."""
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)  # the import system's and tools' probes (hasattr(m, "__file__"))
-        return StandInName(f"{self.__name__}.{attr}", vars(self)["_ttinspect_said"])
-
-
-class StandInName:
-    """A name of the missing extension, imported or read: using it is refused where it is used."""
-
-    def __init__(self, qualname: str, said: str):
-        self._qualname, self._said = qualname, said
-
-    def _refused(self, asked: str) -> Exception:
-        return refuse(asked, state.current().label, f"stands in for: {self._said}")
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise self._refused(self._qualname)
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
-        raise self._refused(f"{self._qualname}.{attr}")
-
-    def __repr__(self) -> str:
-        return f"<{self._qualname}: stands in for a module not installed here>"
-
-
 class _Loader(importlib.abc.Loader):
     def __init__(self, said: str):
         self.said = said
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = StandIn(spec.name)
-        vars(module)["_ttinspect_said"] = self.said
-        return module
+        return stand_in(spec.name, self.said)
 
     def exec_module(self, module: types.ModuleType) -> None:
         print(f"ttinspect: note: {self.said}: stood in; any use fails naming its line", file=sys.stderr)
@@ -251,10 +178,10 @@ class StandInFinder(importlib.abc.MetaPathFinder):
             return None
         if _statement(*where) != (True, False):  # first: a probe costs an AST read, not a RECORD's
             return None
-        dist = _distribution_of(where[0])
+        dist = distribution_of(where[0])
         if dist is None or _handled_above(dist) or _declared_requirement(dist, fullname.partition(".")[0]):
             return None
-        shown = f"{_within(dist, where[0])}:{where[1]}"
+        shown = f"{within(dist, where[0])}:{where[1]}"
         name = dist.metadata["Name"]
         if _its_own(dist, fullname):
             said = f"{fullname} is a compiled extension of {name} not installed here (imported at {shown})"
@@ -270,6 +197,8 @@ class StandInFinder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the finder last on sys.meta_path (once)."""
+    """Put the finder last on sys.meta_path (once); an extension the program builds at run time is the same
+    class of module, stood in from here too (runtime_extension.py)."""
     if not any(isinstance(finder, StandInFinder) for finder in sys.meta_path):
         sys.meta_path.append(StandInFinder())
+    runtime_extension.install()

@@ -272,7 +272,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return tree_map(lambda v: v.as_subclass(torch.Tensor) if isinstance(v, ValuesOnCpu) else v, out)
             return super().__torch_function__(func, types, args, kwargs)
 
-    class UnknownHistory(torch.autograd.Function):
+    function_base: Any = torch.autograd.Function  # the installed torch's (typed Any: torch is a parameter here)
+
+    class UnknownHistory(function_base):
         """The autograd history of a result computed by shape only (values a recorded launch made unknown):
         its backward gives each input that needs one a gradient of unknown values, so `.backward()` goes on
         to the program's own backward code (a Function's backward that launches kernels) as on the GPU."""
