@@ -18,6 +18,7 @@ in one line naming the program's file:line; `--run-kernels` then runs the kernel
 from __future__ import annotations
 
 import atexit
+import inspect
 import os
 import sys
 from typing import Any
@@ -142,13 +143,35 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
     shape = guarded(evaluated_grid, obj, grid, args, given) if callable(grid) else grid
     guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
             obj, shape, args, given, frame)
-    if host_values():  # what the kernel would have written is unknown: each tensor it was given may hold it
+    if host_values():  # what the kernel would have written is unknown: each tensor it may write through holds it
         from ttinspect.virtual import unknown_values  # loaded with the device this process holds
 
         name = getattr(getattr(obj, "fn", obj), "__name__", "a kernel")
-        unknown_values.written_by_launch((*args, *given.values()),
+        written = guarded(_written_by, obj, names, args, given)
+        unknown_values.written_by_launch(_leaves((*args, *given.values()) if written is None else written),
                                          f"kernel {name} (launched at {launches.shown_site(frame)})")
     return None
+
+
+def _written_by(obj: Any, names: tuple[str, ...], args: tuple, given: dict) -> list[Any]:
+    """The values of this launch the kernel may write through (kernel/written_params.py: read once per kernel
+    from its source; every value where it cannot say, or where the arguments do not bind to its parameters)."""
+    from ttinspect.kernel.written_params import param_writes, written_values  # only under --values
+
+    try:
+        bound = inspect.signature(obj.fn).bind_partial(*args, **{k: v for k, v in given.items() if k in names})
+    except (AttributeError, TypeError, ValueError):  # the interpreter's record refuses this launch already
+        return [*args, *given.values()]
+    unbound = [value for key, value in given.items() if key not in bound.arguments]  # num_warps, ...
+    return written_values(param_writes(obj, bound.arguments), dict(bound.arguments), unbound)
+
+
+def _leaves(values: Any) -> list[Any]:
+    """Each value, and those a tuple or list given for one parameter holds (a tuple of tensors)."""
+    found: list[Any] = []
+    for value in values:
+        found.extend(_leaves(value) if isinstance(value, (tuple, list)) else (value,))
+    return found
 
 
 def record(session: Any, obj: Any, args: tuple, kwargs: dict) -> str | None:

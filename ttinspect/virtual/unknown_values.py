@@ -1,12 +1,14 @@
 """`capture --as ARCH --values`: torch computes on the CPU with values, Triton kernels are recorded and not run —
 so what a kernel would have written is unknown. This module keeps which memory that is, and refuses a read of it.
 
-A launch marks the storage of every tensor it was given (which of them the kernel writes is not known without
-running it: each may be). A storage, not a tensor: a view made before the launch shares it. Whatever torch
-computes from unknown values is unknown too (the caller marks its outputs); reading unknown values — `.item()`,
-`bool()`, `.tolist()`, `.cpu()`, an op whose shape depends on values (`nonzero`, a boolean mask) — is refused in
-one line naming the line that asked and the launch that made the values unknown. A storage's mark goes with it
-(a weak reference: a freed allocation reused by the next tensor is not taken for the old one).
+A launch marks the storage of each tensor it gave for a parameter the kernel may write through (which is read
+from the kernel's source, kernel/written_params.py: every tensor it was given where the source cannot say). A
+storage, not a tensor: a view made before the launch shares it, and so does a tensor given for two parameters.
+Whatever torch computes from unknown values is unknown too (the caller marks its outputs); reading unknown
+values — `.item()`, `bool()`, `.tolist()`, `.cpu()`, an op whose shape depends on values (`nonzero`, a boolean
+mask) — is refused in one line naming the line that asked and the launch that made the values unknown. A
+storage's mark goes with it (a weak reference: a freed allocation reused by the next tensor is not taken for the
+old one).
 
 Host code that reads values only torch computed (a `g_idx` bounds check, the labels' `nonzero()`, a mask made
 on the host, a cumulative sum of lengths) runs as on the GPU, at the program's real sizes, on the CPU."""
@@ -65,8 +67,9 @@ def _mark(storage: Any, why: str) -> None:
 
 
 def written_by_launch(values: Iterable[Any], launch: str) -> None:
-    """A recorded launch (`launch`: "kernel K launched at FILE:LINE") was given these values: each tensor's
-    memory is unknown from now on, and a tensor descriptor's base's."""
+    """A recorded launch (`launch`: "kernel K launched at FILE:LINE") may have written these values (the caller
+    picks them: capture/as_target.py): each tensor's memory is unknown from now on, and a tensor descriptor's
+    base's."""
     import torch  # loaded in a process that holds the device with values (torch is imported there)
 
     for value in values:
