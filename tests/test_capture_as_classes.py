@@ -232,5 +232,23 @@ def test_if_tensor_is_refused_as_the_question_the_program_asked(tmp_path):
     done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "prog.py", "--bool",
                        cwd=tmp_path)
     assert done.returncode != 0
-    assert "prog.py:39 asks Tensor.__bool__() of a tensor on the virtual device" in done.stderr, done.stderr
+    assert "prog.py:39 asks Tensor.__bool__() of values that kernel double_kernel (launched at prog.py:22)" \
+        in done.stderr, done.stderr  # `y`: the kernel's output
     assert "_local_scalar_dense" not in done.stderr
+
+
+@pytest.mark.parametrize(("read", "line", "advice"), [
+    ("output", 'prog.py:23 asks Tensor.item() of values that kernel add_kernel (launched at prog.py:20) may have '
+               'written', "--run-kernels runs it"),
+    ("input", "prog.py:22 asks Tensor.__float__() of a tensor on the virtual device", "captured with --values"),
+])
+def test_a_read_of_a_kernels_output_names_the_kernel_and_the_one_way_that_answers(tmp_path, read, line, advice):
+    """Without --values no tensor holds values; a read of what a recorded launch may have written (or of what
+    torch computed from it) is answered only by running the kernel: --values, which would refuse it again naming
+    the kernel, is not advised (found capturing triton-kernels' own checks)."""
+    (tmp_path / "prog.py").write_text((DATA / "reads_kernel_output.py").read_text())
+    done = run_process("capture", "--as", "sm_90", "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       *([read] if read == "input" else []), cwd=tmp_path)
+    said = " ".join(done.stderr.split())
+    assert done.returncode != 0 and line in said and advice in said, done.stderr
+    assert ("--values" in said) is (read == "input")

@@ -143,7 +143,8 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
     shape = guarded(evaluated_grid, obj, grid, args, given) if callable(grid) else grid
     guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
             obj, shape, args, given, frame)
-    if host_values():  # what the kernel would have written is unknown: each tensor it may write through holds it
+    if recording_only():  # what the kernel would have written is unknown: each tensor it may write through holds it
+        # (without --values no tensor holds values; marking says, when one is read, that only running it answers)
         from ttinspect.virtual import unknown_values  # loaded with the device this process holds
 
         name = getattr(getattr(obj, "fn", obj), "__name__", "a kernel")
@@ -156,7 +157,7 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
 def _written_by(obj: Any, names: tuple[str, ...], args: tuple, given: dict) -> list[Any]:
     """The values of this launch the kernel may write through (kernel/written_params.py: read once per kernel
     from its source; every value where it cannot say, or where the arguments do not bind to its parameters)."""
-    from ttinspect.kernel.written_params import param_writes, written_values  # only under --values
+    from ttinspect.kernel.written_params import param_writes, written_values  # only when launches are recorded
 
     try:
         bound = inspect.signature(obj.fn).bind_partial(*args, **{k: v for k, v in given.items() if k in names})

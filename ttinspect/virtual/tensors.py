@@ -107,11 +107,17 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
             inner_args, inner_kwargs = tree_map(unwrap, tuple(args)), tree_map(unwrap, kwargs or {})
             index = next(iter(held.values()))._index if held else state.selected()
+            # what a recorded launch may have written, and what is computed from it: known to be the kernel's
+            why = unknown_values.why_unknown(held_meta(held)) if unknown_values.any_unknown() else None
             try:
                 out = func(*inner_args, **inner_kwargs)
             except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
+                if why is not None:
+                    raise unknown_values.refused(f"{func}", why) from error
                 raise refuse(f"{func} of a tensor on the virtual device", state.current().label,
                              f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
+            if why is not None:
+                unknown_values.carry(out, why)
             return tree_map(lambda v: held[id(v)] if id(v) in held else wrap(v, index), out)
 
         @classmethod
@@ -125,6 +131,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if name == "data_ptr" and found and args and args[0] is found[0]:
                 return addresses.data_ptr(found[0]._meta)
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
+                why = unknown_values.why_unknown([t._meta for t in found]) if unknown_values.any_unknown() else None
+                if why is not None:  # a kernel's output: only running the kernel (--run-kernels) answers
+                    raise unknown_values.refused(f"Tensor.{name}()", why)
                 raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,
                              "cannot answer (it holds no values)")
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
@@ -147,6 +156,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if not any(isinstance(v, torch.Tensor) for v in tree_leaves(out)):
                 return out  # `shape`, `size()`: a torch.Size stays one (pytree would rebuild it as a tuple)
             return tree_map(lambda v: wrap(v, index), out)
+
+    def held_meta(held: dict) -> list:
+        return [tensor._meta for tensor in held.values()]
 
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
         """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in

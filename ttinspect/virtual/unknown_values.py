@@ -75,6 +75,9 @@ def written_by_launch(values: Iterable[Any], launch: str) -> None:
     for value in values:
         base = getattr(value, "base", None)
         for tensor in (value, base):
+            # a tensor on the virtual device (no --values): the storage of the metadata tensor it wraps, which
+            # its views share and torch's ops on it read
+            tensor = getattr(tensor, "_meta", tensor)
             if isinstance(tensor, torch.Tensor):
                 storage = _storage(tensor)
                 if storage is not None:
