@@ -214,3 +214,10 @@ def test_an_edit_to_an_installed_package_is_compiled_under_another_release(other
     ttir = run_cli_ok("dump", f"rp5pkg.ops:combine@triton={other}", "--arch", "sm_90", "--stage", "ttir",
                       "--signature", "*fp32, *fp32, *fp32, 128")
     assert "arith.addf" in ttir  # the edit is seen: compiled again, not the record of the first
+
+
+def test_the_listings_hint_keeps_the_release(example):
+    """`list CAP@triton=X`'s closing hint names both commands with the suffix, as they were given."""
+    release = installed_version()
+    out = " ".join(run_cli_ok("list", f"{example}@triton={release}", "--width", "400").split())
+    assert f"every one: ttinspect check {example}@triton={release}" in out, out

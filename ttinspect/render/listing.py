@@ -96,8 +96,10 @@ def capture_listing_table(listing: Mapping[str, Any]) -> None:
         console.print("[dim]the run compiled no Triton kernel[/dim]")
         return
     first = listing["compiles"][0]["ref"]
+    kernel = first.rsplit(":", 1)[-1]  # NAME[#N][@triton=X]: a suffix the capture was named with goes on too
+    suffix = kernel[kernel.index("@"):] if "@" in kernel else ""
     console.print(f"[dim]inspect one: ttinspect report {escape(first)}; every one: ttinspect check "
-                  f"{escape(listing['capture'])}[/dim]")
+                  f"{escape(listing['capture'] + suffix)}[/dim]")
 
 
 def _tuned(results: list[Mapping[str, Any]], kernel: str) -> list[str]:
