@@ -252,3 +252,22 @@ def test_a_read_of_a_kernels_output_names_the_kernel_and_the_one_way_that_answer
     said = " ".join(done.stderr.split())
     assert done.returncode != 0 and line in said and advice in said, done.stderr
     assert ("--values" in said) is (read == "input")
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["autotuned", "plain-launch-too"])
+def test_a_grid_that_refuses_a_config_is_the_programs_own_error(tmp_path, plain):
+    """flashrnn's grid raises OutOfResources for a config that cannot serve the batch: Triton's benchmarker
+    times it inf, so the autotuner takes the first config that can run (here the last listed), with no warning;
+    a plain launch whose grid raises raises it, as the JIT's would, and nothing is counted for it."""
+    (tmp_path / "prog.py").write_text((DATA / "grid_skips_configs.py").read_text())
+    # the program's own traceback is what the GPU run prints too: run without run_process's "no traceback"
+    done = subprocess.run([sys.executable, "-m", "ttinspect", "capture", "--as", "sm_90", "-o", "run.ttcap", "--",
+                           sys.executable, "prog.py", *(["plain"] if plain else [])], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert "launched" in done.stdout and "skipped a record" not in done.stderr, done.stderr
+    assert launches_of(read(tmp_path / "run.ttcap"), "step_kernel") == \
+        {(("SIZE", 16),): 1, (("SIZE", 32),): 0, (("SIZE", 64),): 0}
+    if plain:
+        assert done.returncode != 0 and "OutOfResources" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr

@@ -24,8 +24,8 @@ import sys
 from typing import Any
 
 from ttinspect.capture import counting, interpreter, interpreter_failures, launches
-from ttinspect.capture.hook_errors import guarded
-from ttinspect.capture.launch_grid import evaluated_grid
+from ttinspect.capture.hook_errors import guarded, warn
+from ttinspect.capture.launch_grid import GridRaised, evaluated_grid
 from ttinspect.errors import cause_chain
 
 ENV_AS = "TTINSPECT_CAPTURE_AS"  # the target's name, in a captured program's environment
@@ -140,7 +140,13 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
         return None
     params = interpreter.params_of(obj)
     names = tuple(p.name for p in params)
-    shape = guarded(evaluated_grid, obj, grid, args, given) if callable(grid) else grid
+    try:
+        shape = evaluated_grid(obj, grid, args, given) if callable(grid) else grid
+    except GridRaised as raised:  # the program's grid raised: the launch raises it, as the JIT's would
+        raise raised.error from None
+    except Exception as error:  # never into the user's program: the record goes without its grid
+        warn(error)
+        shape = None
     guarded(counting.launched, session, (compile_id, names, frozenset(p.name for p in params if p.is_constexpr)),
             obj, shape, args, given, frame)
     if recording_only():  # what the kernel would have written is unknown: each tensor it may write through holds it

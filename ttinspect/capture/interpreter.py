@@ -159,17 +159,31 @@ def untimed_bench(current: Callable[[], Any]) -> Callable[..., Any]:
     ask the GPU driver for a timer (there is none: "0 active drivers"). Each config's launch goes through the
     heuristics the autotuner wraps and is recorded as the compile a GPU would make, listed among the tuning's
     compiles, and not run (a kernel that updates in place must not run once per config; under `--as` no
-    launch runs anyway); its time is unknown (NaN: the autotuner keeps its first config)."""
+    launch runs anyway); its time is unknown. A config whose launch raises what Triton's own benchmarker
+    catches (OutOfResources — a grid that refuses a config, as flashrnn's does —, a compile-time assertion,
+    ptxas) is timed inf, as Triton times it; the others -inf, so that the autotuner keeps the first config that
+    can run (the capture records every time as null: none was measured)."""
     def bench(autotuner: Any, args: tuple, config: Any, meta: dict) -> list[float]:
         if current() is not None:  # through the heuristics the autotuner wraps, as its timed launch goes
             _record_only.append(True)
             try:
                 autotuner.fn.run(*args, **dict(meta, **config.all_kwargs()))
+            except _benchmark_skips():  # the config is skipped, as Triton's _bench skips it
+                return [float("inf")] * 3
             finally:
                 _record_only.pop()
-        nan = float("nan")
-        return [nan, nan, nan]
+        return [float("-inf")] * 3
     return bench
+
+
+def _benchmark_skips() -> tuple[type[BaseException], ...]:
+    """What Triton's Autotuner._bench catches and times inf (the names each release has)."""
+    import triton.runtime.errors as runtime_errors  # triton is loaded: an autotuner is benchmarking
+    import triton.compiler.errors as compiler_errors  # the same
+
+    found = [getattr(module, name, None) for module in (runtime_errors, compiler_errors)
+             for name in ("OutOfResources", "CompileTimeAssertionFailure", "PTXASError")]
+    return tuple({kind for kind in found if isinstance(kind, type)})
 
 
 def gpu_target(session: Any) -> dict[str, Any] | None:

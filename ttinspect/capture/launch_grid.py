@@ -8,6 +8,15 @@ import inspect
 from typing import Any, Mapping, Sequence
 
 
+class GridRaised(Exception):
+    """The program's own grid callable raised (`raise OutOfResources(...)` to skip a config, as flashrnn does):
+    its error, which the launch raises as the JIT would (and Triton's benchmarker then times the config inf)."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
 def evaluated_grid(obj: Any, grid: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
     """`grid(meta)` for a launch of `obj` (a JITFunction, or the Python function under it) with these
     arguments; the grid itself when it is not a callable."""
@@ -17,4 +26,8 @@ def evaluated_grid(obj: Any, grid: Any, args: Sequence[Any], kwargs: Mapping[str
     names = set(signature.parameters)
     bound = signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in names})
     bound.apply_defaults()
-    return grid({**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments})
+    meta = {**{k: v for k, v in kwargs.items() if k not in names}, **bound.arguments}
+    try:
+        return grid(meta)
+    except Exception as error:  # the program's code: its error, not a failure of the record
+        raise GridRaised(error) from error

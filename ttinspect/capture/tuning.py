@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ttinspect.capture import launches, triton_hooks
 from ttinspect.capture.hook_errors import guarded
-from ttinspect.capture.launch_grid import evaluated_grid
+from ttinspect.capture.launch_grid import GridRaised, evaluated_grid
 from ttinspect.capture.signature_text import constexpr_json
 
 _MAX_HEURISTICS_SEEN = 10_000
@@ -291,7 +291,10 @@ def _config_grid(autotuner: Any, args: Sequence[Any], kwargs: Mapping[str, Any])
         return None
     meta.pop("warmup", None)
     function = getattr(autotuner, "base_fn", None) or autotuner
-    return launches.grid3(evaluated_grid(function, grid, args, {**meta, **config.all_kwargs()}))
+    try:
+        return launches.grid3(evaluated_grid(function, grid, args, {**meta, **config.all_kwargs()}))
+    except GridRaised:  # the program's grid refused this config (Triton's benchmarker times it inf): no grid
+        return None
 
 
 def prune_configs(original: Callable[..., Any]) -> Callable[..., Any]:
