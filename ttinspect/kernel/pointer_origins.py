@@ -48,7 +48,7 @@ class Origins:
         self.function, self.definition, self.summarize = function, definition, summarize  # a helper's summary
         self.functions = dict(functions or {})  # parameters called as functions: what the launch gave them
         python = getattr(function, "fn", None)
-        self.globals: dict[str, Any] = getattr(python, "__globals__", {}) or {}
+        self.globals = _scope(python)
         self.params = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args,
                                        *definition.args.kwonlyargs)]
         self.env: dict[str, frozenset[str]] = {name: frozenset({name}) for name in self.params}
@@ -326,6 +326,20 @@ class Origins:
             self.untraced_at = self.untraced_at or summary.untraced_at or self.where(node)
         self.written.update(written)
         return mapped(summary.returns)
+
+
+def _scope(python: Any) -> dict[str, Any]:
+    """The names a function's body sees beyond its own, as Triton looks them up (JITFunction.get_capture_scope):
+    its module's globals, and over them the variables its closure captured (a kernel made inside a factory
+    function may call a helper the factory was given, under a name the module also defines)."""
+    scope = dict(getattr(python, "__globals__", None) or {})
+    cells = getattr(python, "__closure__", None) or ()
+    for name, cell in zip(getattr(getattr(python, "__code__", None), "co_freevars", ()), cells, strict=False):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # a cell not yet filled: the name is nothing this analysis can look up
+            scope.pop(name, None)
+    return scope
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:

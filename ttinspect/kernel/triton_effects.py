@@ -21,7 +21,8 @@ COMPUTES = frozenset({
     "softmax", "sort", "split", "sqrt", "sqrt_rn", "squeeze", "static_assert", "static_print", "static_range",
     "sub", "sum", "swizzle2d", "tan", "to_tensor", "topk", "trans", "tuple", "uint_to_uniform_float", "umulhi",
     "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like", "constexpr", "tanh", "erfc",
-    "extern_elementwise",
+    "libdevice",  # libdevice's math (builtin_name's name for all of them); not `extern_elementwise` itself,
+    # which calls a function of any bitcode library, one that may store through an address it is given
     "gdc_wait", "gdc_launch_dependents",  # grid dependency control (PDL): orders launches, writes nothing
 })
 # Read memory through their pointer operand (a descriptor's `load` / `gather` as methods)
@@ -58,7 +59,7 @@ PYTHON_BUILTINS = frozenset({
     "list", "max", "min", "print", "range", "reversed", "round", "str", "sum", "tuple", "type", "zip",
 })
 
-EXTERN_ELEMENTWISE = "extern_elementwise"  # what builtin_name calls any of libdevice's math functions
+EXTERN_ELEMENTWISE = "libdevice"  # what builtin_name calls any of libdevice's math functions
 LANGUAGE = "triton.language"  # the package whose builtins the tables above describe
 
 

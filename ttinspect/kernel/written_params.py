@@ -6,14 +6,16 @@ Sound, not precise: a parameter is called read-only only when no path could writ
 (kernel/pointer_origins.py follows pointers through one function's body; calls into other @triton.jit functions
 are followed through their summaries, each read once). Anything not understood — a builtin
 kernel/triton_effects.py does not list (`tl.inline_asm_elementwise`, a Gluon op), a call to a function given as
-a parameter, a store through a pointer traced to no parameter, a source that cannot be read — makes every
-parameter count as written, with the reason. Pointer arithmetic is taken to stay in its pointer's allocation
-(as the memory model says). `written` may name parameters that hold no pointer (a size added to an offset):
-only the tensors given for them are marked, so they cost nothing."""
+a parameter, a store through a pointer traced to no parameter, a source that cannot be read, a launch that gives
+a parameter an object other than a value, a tensor, a type or a @jit function (the body may call its methods)
+— makes every parameter count as written, with the reason. Pointer arithmetic is taken to stay in its
+pointer's allocation (as the memory model says). `written` may name parameters that hold no pointer (a size
+added to an offset): only the tensors given for them are marked, so they cost nothing."""
 
 from __future__ import annotations
 
 import ast
+import inspect
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -26,7 +28,9 @@ MAX_FOLLOWED = 16  # nested @jit calls followed; deeper ones count as not unders
 
 @dataclass(frozen=True)
 class ParamWrites:
-    """A kernel's parameters it may write through; `unknown`: why every parameter counts as written."""
+    """A kernel's parameters it may write through; `unknown`: why every parameter counts as written — and then
+    the kernel may also write memory no argument holds (an address loaded from a table or given as an integer,
+    cast to a pointer), which only its caller can account for."""
     written: frozenset[str]
     unknown: str | None = None
 
@@ -50,6 +54,9 @@ def param_writes(kernel: Any, given: Mapping[str, Any] | None = None) -> ParamWr
             entry = _kernels[id(kernel)] = (weakref.ref(kernel), _called_params(kernel), {})
         except TypeError:  # not weakly referable: read again next time
             entry = (None, _called_params(kernel), {})
+    given_object = _object_given(kernel, given or {})
+    if given_object is not None:
+        return ParamWrites(EMPTY, given_object)
     functions = {name: given[name] for name in entry[1] if given and name in given}
     key = tuple((name, id(value)) for name, value in sorted(functions.items()))
     if key in entry[2]:
@@ -64,6 +71,33 @@ def param_writes(kernel: Any, given: Mapping[str, Any] | None = None) -> ParamWr
         answer = ParamWrites(summary.written)
     entry[2][key] = (tuple(functions.values()), answer)  # the functions kept alive: their ids stay theirs
     return answer
+
+
+def _object_given(kernel: Any, given: Mapping[str, Any]) -> str | None:
+    """Why a launch's (or a default's) value for a parameter is an object the analysis cannot see through: a
+    namespace or any object other than a number, a string, None, a tensor, a tensor descriptor, a Triton type or
+    a @jit function — the body may call its attributes (`OPS.max(out_ptr, v)`), which may be @jit functions
+    that store; None when every value is one of those."""
+    try:
+        defaults = {name: p.default for name, p in inspect.signature(kernel.fn).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+    except (AttributeError, TypeError, ValueError):
+        defaults = {}
+    for name, value in {**defaults, **given}.items():
+        if not _plain(value):
+            return (f"{name_of(kernel)} is given an object of type {type(value).__name__} for {name}: a method the "
+                    f"body calls on it may be a @jit function that writes")
+    return None
+
+
+def _plain(value: Any) -> bool:
+    value = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value  # tl.constexpr(v)
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str)) or effects.is_jit_function(value):
+        return True
+    tensor = getattr(value, "base", value) if not hasattr(value, "data_ptr") else value  # a descriptor: its base
+    return callable(getattr(tensor, "data_ptr", None)) or callable(getattr(value, "is_ptr", None))  # or a type
 
 
 def _called_params(kernel: Any) -> frozenset[str]:
