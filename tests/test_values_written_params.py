@@ -215,3 +215,18 @@ def test_host_code_reads_what_the_kernel_only_read(tmp_path, read, answered):
         assert done.returncode != 0
         kernel = "copy_asm" if read == "x_after_asm" else "gather"
         assert f"asks Tensor.item() of values that kernel {kernel} (launched at prog.py:" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_kernel_that_writes_through_an_address_makes_every_address_taken_unknown(tmp_path):
+    """The analysis cannot follow a pointer cast: the kernel may write anywhere the program gave it an address
+    of — every tensor whose data_ptr() was taken is unknown after the launch; one whose address never left stays
+    known."""
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    shutil.copy(DATA / "address_table.py", tmp_path / "prog.py")
+    done = run_process("capture", "--as", "sm_90", "--values", "-o", "run.ttcap", "--", sys.executable, "prog.py",
+                       cwd=tmp_path)
+    assert done.returncode != 0 and "y 0.0" in done.stdout and "x " not in done.stdout, done.stdout
+    assert "prog.py:23 asks Tensor.__float__() of values that kernel through_table (launched at prog.py:21)" \
+        in " ".join(done.stderr.split()), done.stderr

@@ -155,22 +155,25 @@ def launch(session: Any, obj: Any, args: tuple, kwargs: dict, frame: Any) -> Non
 
         name = getattr(getattr(obj, "fn", obj), "__name__", "a kernel")
         written = guarded(_written_by, obj, names, args, given)
-        unknown_values.written_by_launch(_leaves((*args, *given.values()) if written is None else written),
-                                         f"kernel {name} (launched at {launches.shown_site(frame)})")
+        values, anywhere = ([*args, *given.values()], True) if written is None else written
+        unknown_values.written_by_launch(_leaves(values), f"kernel {name} (launched at {launches.shown_site(frame)})",
+                                         anywhere=anywhere)
     return None
 
 
-def _written_by(obj: Any, names: tuple[str, ...], args: tuple, given: dict) -> list[Any]:
+def _written_by(obj: Any, names: tuple[str, ...], args: tuple, given: dict) -> tuple[list[Any], bool]:
     """The values of this launch the kernel may write through (kernel/written_params.py: read once per kernel
-    from its source; every value where it cannot say, or where the arguments do not bind to its parameters)."""
-    from ttinspect.kernel.written_params import param_writes, written_values  # only when launches are recorded
+    from its source; every value where it cannot say, or where the arguments do not bind to its parameters),
+    and whether it may write anywhere else too (through an address given as a number, a table of pointers)."""
+    from ttinspect.kernel.written_params import may_write_anywhere, param_writes, written_values  # when recorded
 
     try:
         bound = inspect.signature(obj.fn).bind_partial(*args, **{k: v for k, v in given.items() if k in names})
     except (AttributeError, TypeError, ValueError):  # the interpreter's record refuses this launch already
-        return [*args, *given.values()]
+        return [*args, *given.values()], True
     unbound = [value for key, value in given.items() if key not in bound.arguments]  # num_warps, ...
-    return written_values(param_writes(obj, bound.arguments), dict(bound.arguments), unbound)
+    writes = param_writes(obj, bound.arguments)
+    return written_values(writes, dict(bound.arguments), unbound), may_write_anywhere(writes, bound.arguments)
 
 
 def _leaves(values: Any) -> list[Any]:

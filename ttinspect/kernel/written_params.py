@@ -145,10 +145,16 @@ def written_values(writes: ParamWrites, bound: dict[str, Any], unbound: Iterable
     and every value not bound to a parameter (nothing says what the kernel does with it); all of them where
     the analysis is unsure. A pointer type given for a parameter the kernel writes through (a constexpr the
     body casts to) may point anywhere: every value then."""
-    if writes.unknown is not None or any(effects.is_pointer_type(v) for n, v in bound.items() if n in
-                                         writes.written):
+    if may_write_anywhere(writes, bound):
         return [*bound.values(), *unbound]
     return [*(v for n, v in bound.items() if n in writes.written), *unbound]
+
+
+def may_write_anywhere(writes: ParamWrites, bound: Mapping[str, Any]) -> bool:
+    """Whether the kernel may write memory it was not given as a tensor: its source was not understood, or a
+    parameter it writes through is a pointer type (a constexpr the body casts an address to)."""
+    return writes.unknown is not None or any(effects.is_pointer_type(v) for n, v in bound.items()
+                                             if n in writes.written)
 
 
 def reset() -> None:

@@ -129,6 +129,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if func is wrap_triton_op:
                 return wrap_triton_launch(*args, **kwargs)
             if name == "data_ptr" and found and args and args[0] is found[0]:
+                unknown_values.address_taken(found[0])  # a kernel given the number may write there
                 return addresses.data_ptr(found[0]._meta)
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
                 why = unknown_values.why_unknown([t._meta for t in found]) if unknown_values.any_unknown() else None
@@ -220,6 +221,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if func is wrap_triton_op:
                 return wrap_triton_launch(*args, **kwargs)
             name = getattr(func, "__name__", "")
+            if name == "data_ptr" and args and isinstance(args[0], tensor):
+                unknown_values.address_taken(args[0])  # a kernel given the number may write there
             if name == "cuda" or name == "to" and _moves_to_cuda(args[1:], kwargs):
                 args, kwargs = _device_replaced(args, kwargs, None)
                 if name == "cuda" or _asks_nothing_more(args, kwargs):

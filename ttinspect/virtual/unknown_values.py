@@ -66,10 +66,27 @@ def _mark(storage: Any, why: str) -> None:
     _unknown[key] = (ref, why)
 
 
-def written_by_launch(values: Iterable[Any], launch: str) -> None:
+_escaped: dict[int, Any] = {}  # id(storage) -> a weak reference to a storage whose address the program took
+
+
+def address_taken(tensor: Any) -> None:
+    """The program asked this tensor's `data_ptr()`: a kernel may reach its memory through that address (a table
+    of pointers, an integer argument) without being given the tensor."""
+    storage = _storage(getattr(tensor, "_meta", tensor))
+    if storage is None or id(storage) in _escaped:
+        return
+    key = id(storage)
+    try:
+        _escaped[key] = weakref.ref(storage, lambda _: _escaped.pop(key, None))
+    except TypeError:
+        return
+
+
+def written_by_launch(values: Iterable[Any], launch: str, *, anywhere: bool = False) -> None:
     """A recorded launch (`launch`: "kernel K launched at FILE:LINE") may have written these values (the caller
     picks them: capture/as_target.py): each tensor's memory is unknown from now on, and a tensor descriptor's
-    base's."""
+    base's. `anywhere`: what the kernel writes could not be read from its source (a pointer cast, inline
+    assembly...): it may also write through any address the program took (`data_ptr()`), which is unknown too."""
     import torch  # loaded in a process that holds the device with values (torch is imported there)
 
     for value in values:
@@ -82,6 +99,10 @@ def written_by_launch(values: Iterable[Any], launch: str) -> None:
                 storage = _storage(tensor)
                 if storage is not None:
                     _mark(storage, launch)
+    for ref in list(_escaped.values()) if anywhere else ():
+        storage = ref()
+        if storage is not None:
+            _mark(storage, launch)
 
 
 def any_unknown() -> bool:
@@ -123,3 +144,4 @@ def refused(asked: str, why: str) -> Exception:
 def reset() -> None:
     """For tests."""
     _unknown.clear()
+    _escaped.clear()
