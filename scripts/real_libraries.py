@@ -321,7 +321,9 @@ def program_key(library: Library, program: str) -> str:
 
 def mine(entries: list[dict], kernel: Kernel) -> list[dict]:
     """A capture's compiles (or `check` rows) of the manifest's kernel: its name, in its file."""
-    return [c for c in entries if c["kernel"] == kernel.kernel and Path(c["file"]).name == kernel.file]
+    # `file` is the file's name, or a tail of its path where two files share a name (two dequant.py)
+    return [c for c in entries if c["kernel"] == kernel.kernel and
+            Path(c["file"]).as_posix().endswith(f"/{kernel.file.lstrip('/')}")]
 
 
 def recorded(runner: Runner, kernel: Kernel, row: Row, path: Path, compiles: list[dict],
