@@ -323,7 +323,7 @@ def mine(entries: list[dict], kernel: Kernel) -> list[dict]:
     """A capture's compiles (or `check` rows) of the manifest's kernel: its name, in its file."""
     # `file` is the file's name, or a tail of its path where two files share a name (two dequant.py)
     return [c for c in entries if c["kernel"] == kernel.kernel and
-            Path(c["file"]).as_posix().endswith(f"/{kernel.file.lstrip('/')}")]
+            f"/{Path(c['file']).as_posix()}".endswith(f"/{kernel.file.lstrip('/')}")]
 
 
 def recorded(runner: Runner, kernel: Kernel, row: Row, path: Path, compiles: list[dict],
