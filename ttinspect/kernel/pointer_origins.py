@@ -57,7 +57,7 @@ class Origins:
         self.untraced_at: str | None = None
         self.file = getattr(function, "file_name", None) or getattr(getattr(python, "__code__", None),
                                                                     "co_filename", "?")
-        self.first_line = int(getattr(function, "def_file_line_number", 1) or 1)
+        self.first_line = _def_line(function)
 
     def run(self) -> tuple[frozenset[str], frozenset[str]]:
         if self.definition.args.vararg or self.definition.args.kwarg:
@@ -346,3 +346,16 @@ def _keyword(node: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg == name), None)
 
 
+
+
+def _def_line(function: Any) -> int:
+    """The file line of the kernel's `def` (its source, as parsed here, starts there): Triton 3.9 keeps it
+    (`def_file_line_number`); before, the first decorator's line and the raw source give it, as 3.9 computes it."""
+    found = getattr(function, "def_file_line_number", None)
+    if isinstance(found, int):
+        return found
+    start, raw = getattr(function, "starting_line_number", None), getattr(function, "raw_src", None)
+    if not isinstance(start, int):
+        return 1
+    lines = raw.splitlines() if isinstance(raw, str) else list(raw or ())
+    return start + next((i for i, line in enumerate(lines) if line.strip().startswith("def ")), 0)
