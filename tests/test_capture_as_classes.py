@@ -271,3 +271,13 @@ def test_a_grid_that_refuses_a_config_is_the_programs_own_error(tmp_path, plain)
         assert done.returncode != 0 and "OutOfResources" in done.stderr
     else:
         assert done.returncode == 0, done.stderr
+
+
+def test_a_device_named_by_keyword_is_the_device(tmp_path):
+    """`torch.device(device="cuda")` and `Module.to(device="cuda")` named the meta device inside (the keyword was
+    taken for a factory's); found on flashinfer's and modelopt's own tests."""
+    done = capture(tmp_path, (DATA / "device_keywords.py").read_text())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "constructed cuda cuda:0 cuda", "kw device+dtype: cuda:0 torch.bfloat16", "kw device: cuda:0 torch.float32",
+        "positional: cuda:0 torch.float32", "cuda(): cuda:0 torch.float32"]

@@ -347,6 +347,10 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             kwargs = kwargs or {}
             if func is wrap_triton_op:
                 return wrap_triton_launch(*args, **kwargs)
+            if func is torch.device or getattr(func, "__name__", "") == "_parse_to":
+                # `torch.device(device="cuda")`, `Module.to(device="cuda")`'s parsing: a device named, not a
+                # tensor made on it (what is then moved there is made a tensor of the device by `.to`)
+                return func(*args, **kwargs)
             leaves = tree_leaves((args, kwargs))
             on_device = any(isinstance(a, VirtualTensor) for a in leaves)
             # --run-kernels: CPU tensors with values facing cuda, which a pass's code and an op's code make too
