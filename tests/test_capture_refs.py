@@ -173,10 +173,11 @@ def test_list_is_one_row_per_compile_the_most_launched_first():
 def test_check_of_a_capture_is_sorted_worst_first(run):
     data = run_cli_json("check", run)
     rows = data["compiles"]
-    assert rows[0]["ref"].endswith(":scale_add#1") and rows[0]["counts"]["warning"] == 3  # the narrow loads
+    # the narrow loads: the capture recorded n=1000 (not a multiple of 16), so no hint could widen them: info
+    assert rows[0]["ref"].endswith(":scale_add#1") and rows[0]["counts"]["info"] == 3
     assert [r["counts"]["warning"] for r in rows] == sorted((r["counts"]["warning"] for r in rows), reverse=True)
     assert all(r["spills"] == 0 and r["registers"] for r in rows) and data["unchecked"] == 0
-    assert run_cli("check", run, "--fail-on", "warning").exit_code == 1
+    assert run_cli("check", run, "--fail-on", "warning").exit_code == 0  # infos only: nothing a hint would fix
     assert run_cli("check", f"{run}:tiled_mm", "--fail-on", "warning").exit_code == 0  # both of its compiles
     table = run_cli_ok("check", run, "--width", "120")
     assert table.index("scale_add#1") < table.index("tiled_mm#2") and "TTI005 narrow-global-access ×3" in table

@@ -52,6 +52,10 @@ WARM_DUMP = START | {
     "ttinspect.kernel.specialize", "ttinspect.kernel.variants", "ttinspect.refs.captured",
     "ttinspect.refs.device_props", "ttinspect.refs.failed", "ttinspect.refs.kinds", "ttinspect.refs.loading",
     "ttinspect.refs.import_errors",  # where an import failed (loading.py reports it): a few regexes
+    "ttinspect.refs.release_suffix",  # the reference parser's `@triton=X` (resolver.py reads every reference)
+    # whether this process is a toolchain's worker, asked of the environment where a package is looked up: a few
+    # lines each, no third party (a worker imports the caller's packages first)
+    "ttinspect.refs.caller_packages", "ttinspect.toolchains", "ttinspect.toolchains.worker_env",
     "ttinspect.refs.memo", "ttinspect.refs.packages", "ttinspect.refs.reference", "ttinspect.refs.resolver",
     "ttinspect.refs.userfile", "ttinspect.render.highlight", "ttinspect.targets", "ttinspect.targets.amd",
     "ttinspect.targets.device_limits", "ttinspect.targets.lookup", "ttinspect.targets.nvidia",

@@ -79,7 +79,8 @@ def inspect(kernel: Any, arch: str | None = None, *, args: Mapping[str, Any] | N
     report = report_from_build(built)
     # the values given (args=, signature=) count in the findings as on the command line: check/'s one function,
     # given the arguments as the command line's `--arg` entries
-    values = launch_values(dataclasses.replace(options, args=_as_entries(options.args)), built)
+    values = launch_values(dataclasses.replace(options, args=_as_entries(options.args)), built,
+                           kernel if isinstance(kernel, str) else None)  # a capture reference: its recorded values
     if not values:
         return report
     return LaunchedReport(**{f.name: getattr(report, f.name) for f in fields(Report)}, launch_values=values)

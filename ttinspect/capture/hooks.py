@@ -13,7 +13,7 @@ What is wrapped (the places, release by release, are in triton_hooks.py):
   arguments, site); every other launch (an autotuner's, heuristics', a library wrapper's, a direct `.run`)
   is counted by a wrapper of `JITFunction.run`. Inductor launches its kernels itself (inductor.py).
 - Autotuner.run / _bench / prune_configs, Heuristics.run (tuning.py); the interpreter's launches
-  (interpreter.py).
+  (interpreter.py); where no GPU runs the kernels, triton.testing.do_bench (untimed_do_bench.py).
 Nothing is imported from Triton or torch here: what is not imported yet is patched the moment its import
 finishes (an import hook), so a captured process that never uses Triton pays nothing. A failure inside a
 hook is one warning line (at most a few) and that record is skipped; the program never sees it.
@@ -28,7 +28,8 @@ import types
 import weakref
 from typing import Any, Callable
 
-from ttinspect.capture import as_target, counting, inductor, interpreter, launches, triton_hooks, tuning
+from ttinspect.capture import (as_target, counting, inductor, interpreter, launches, triton_hooks, tuning,
+                               untimed_do_bench)
 from ttinspect.capture.after_import import AfterImport
 from ttinspect.capture.compile_record import compile_record
 from ttinspect.capture.hook_errors import guarded, reset, warn
@@ -111,6 +112,7 @@ def uninstall() -> None:
     reset()
     interpreter.reset()
     tuning.reset()
+    untimed_do_bench.reset()
     _device_named = False
 
 
@@ -148,6 +150,11 @@ def _hook_triton(module: types.ModuleType) -> None:
     untimed = as_target.recording_only() or triton_hooks.interpreter_on()
     instead = interpreter.untimed_bench(current) if untimed else None
     _patch(autotuner, triton_hooks.AUTOTUNER_BENCH[2], lambda original: tuning.bench(original, instead))
+    if untimed:  # a library's own tuner times its configs with do_bench: run once, not timed
+        why = f"under --as {os.environ.get(as_target.ENV_AS)}" if as_target.target() else "under Triton's interpreter"
+        for module_name, owner_name, attr in triton_hooks.BENCHMARKERS:
+            _patch(triton_hooks.owner(module_name, owner_name), attr,
+                   lambda original: untimed_do_bench.untimed(original, current, why))
     _patch(autotuner, triton_hooks.AUTOTUNER_PRUNE[2], tuning.prune_configs)
     _patch(heuristics, "run", lambda original: tuning.heuristics_run(original, current))
 

@@ -15,6 +15,9 @@ hooks meet lives here, read from each release's own source (python/triton/{compi
   config), `prune_configs(self, kwargs)`, `cache` (key tuple -> chosen Config), `configs_timings` (a new dict
   each time it benchmarks: Config -> [p50, p20, p80] ms, or a float), `keys`, `configs` — all in every
   release. `Heuristics.run(self, *args, **kwargs)` sets `kwargs[name] = heuristic(args)` before `fn.run`.
+- `triton.testing.do_bench(fn, warmup, rep, grad_to_none, quantiles, [fast_flush,] return_mode)` and
+  `do_bench_cudagraph(fn, rep, grad_to_none, quantiles, return_mode)`: a float, or a list for `quantiles`
+  (more than one) or `return_mode="all"`, in every release.
 - The interpreter (TRITON_INTERPRET=1): `InterpretedFunction.run(self, *args, grid, warmup, **kwargs)` from
   3.6 (a KernelInterface); before that `run` is set per instance in `__init__` and `__getitem__` returns a
   GridExecutor. The jit decorator's arguments (do_not_specialize, ...) are in `rewriter.kwargs` everywhere.
@@ -41,6 +44,8 @@ AUTOTUNER_RUN = ("triton.runtime.autotuner", "Autotuner", "run")
 AUTOTUNER_BENCH = ("triton.runtime.autotuner", "Autotuner", "_bench")
 AUTOTUNER_PRUNE = ("triton.runtime.autotuner", "Autotuner", "prune_configs")
 HEURISTICS_RUN = ("triton.runtime.autotuner", "Heuristics", "run")
+# what a library's own autotuner times its configs with (`fn` first in every release; imported by `import triton`)
+BENCHMARKERS = (("triton.testing", "", "do_bench"), ("triton.testing", "", "do_bench_cudagraph"))
 INTERPRETER_MODULE = "triton.runtime.interpreter"
 OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 # Options recorded even when they are the backend's default: their default comes from the environment

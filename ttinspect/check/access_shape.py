@@ -7,7 +7,10 @@ arguments — the cases where a narrow access is the data's shape, not a missing
   16-aligned;
 - a stride the kernel builds in: the index steps by a constant > 1 along the layout's fastest dimension
   (`X + 2 * i`, interleaved pairs), so a thread's elements are never contiguous — no hint widens it
-  (`constant_steps`).
+  (`constant_steps`);
+- a shift the kernel builds in: the index has a constant term that is not a multiple of the vector width
+  (`X + i - 1`, the previous element), so the vector's first element is never aligned — no hint widens it
+  (`constant_offset`).
 """
 
 from __future__ import annotations
@@ -67,7 +70,6 @@ def offset_arguments(chains: Chains, pointer: str) -> dict[str, int]:
             if argument is not None and added is not None and added % 16:
                 found[argument] = added
     return found
-
 
 
 # ops that carry an offset's per-element steps through unchanged (a cast, a broadcast of a size-1 dimension)
@@ -158,3 +160,59 @@ def _join(left, right, combine, rank: int | None) -> tuple[int | None, ...] | No
     if len(left) != len(right):
         return (None,) * rank if rank is not None else None
     return tuple(None if a is None or b is None else combine(a, b) for a, b in zip(left, right, strict=True))
+
+
+# ops that add their operands' constant terms, or subtract the second's
+_SUMS = {"arith.addi": 1, "tt.addptr": 1, "arith.subi": -1}
+_START_RE = re.compile(r"\bstart = (-?\d+)")
+
+
+def constant_offset(chains: Chains, pointer: str) -> int | None:
+    """The constant number of elements the index adds to the address — `X + i - 1` gives -1, `X + r * 64 + 3`
+    gives 3 — the sum of its constant terms (a tl.arange's start, constants added, subtracted, multiplied or
+    shifted by constants). A term with no constant part (a program id, an argument, a runtime product of such)
+    adds 0: Triton's divisibility of a sum is at most that of each term, so a constant term that is not a
+    multiple of the vector width keeps the address unaligned whatever the other terms are. None when a term's
+    constant part cannot be read (a runtime factor times a constant term, a loop-carried address)."""
+    return _Offsets(chains).of(pointer.split("#")[0])
+
+
+class _Offsets:
+    def __init__(self, chains: Chains):
+        self.chains = chains
+        self.known: dict[str, int | None] = {}
+
+    def of(self, name: str) -> int | None:
+        if name not in self.known:
+            self.known[name] = None  # a value met again through its own update: unreadable
+            self.known[name] = self._term(name)
+        return self.known[name]
+
+    def _term(self, name: str) -> int | None:
+        chains = self.chains
+        value = chains.values.get(name)
+        if value is None or value.op == "iter":
+            return None
+        op, operands = value.op, value.operands
+        if op == "arith.constant":
+            return chains.constant(name)  # None for a dense<[...]> list: no one constant term
+        if op == "tt.make_range":
+            start = _START_RE.search(chains.definition(value))
+            return int(start[1]) if start else None
+        if op in _SAME_STEPS or op in ("tt.splat", "tt.expand_dims"):
+            return self.of(operands[0]) if operands else None
+        if op in _SUMS and len(operands) == 2:
+            left, right = self.of(operands[0]), self.of(operands[1])
+            return None if left is None or right is None else left + _SUMS[op] * right
+        if op == "arith.muli" and len(operands) == 2:
+            left, right = self.of(operands[0]), self.of(operands[1])
+            factors = [chains.constant(operand) for operand in operands]
+            if factors[1] is not None and left is not None:
+                return left * factors[1]
+            if factors[0] is not None and right is not None:
+                return right * factors[0]
+            return 0 if left == right == 0 else None  # (i - 1) * stride: a runtime multiple of -1
+        if op == "arith.shli" and len(operands) == 2:
+            shift, left = chains.constant(operands[1]), self.of(operands[0])
+            return left << shift if shift is not None and left is not None and 0 <= shift < 32 else None
+        return 0  # an argument, a program id, anything else: a term with no constant part

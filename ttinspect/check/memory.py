@@ -9,7 +9,8 @@ A scalar load, a tile smaller than the CTA, and loads whose address comes from a
 are legitimately narrow and stay silent. Where no argument lacks a hint the finding says the
 responsible argument is unknown (or names the runtime strides that would have to be 1). An index
 that steps by a constant > 1 along the fastest dimension (`X + 2 * i`: interleaved pairs) is strided by
-the kernel's own indexing: said so at INFO, with the stride, and no argument blamed.
+the kernel's own indexing: said so at INFO, with the stride, and no argument blamed; so is an index with a
+constant term that is not a multiple of the vector width (`X + i - 1`): misaligned by construction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
-from ttinspect.check.access_shape import broadcast_along, constant_steps, offset_arguments
+from ttinspect.check.access_shape import broadcast_along, constant_offset, constant_steps, offset_arguments
 from ttinspect.check.ssa import Chains
 
 ID, SLUG = "TTI005", "narrow-global-access"
@@ -106,6 +107,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     fastest = _fastest_dim(stages.ttgir, ttgir_op)
     padded: dict[str, int] = {}  # argument -> the constant added to it on the way to the address (n + 1)
     steps: list[int | None] = []  # each access's constant step along the fastest dimension, when not 1
+    shifts: list[int | None] = []  # each access's constant term, in elements (`X + i - 1`: -1)
     for op in ops:
         operands = chains.load_operands(op)
         if not operands:
@@ -117,6 +119,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
             return None  # neighbouring elements read one address (`absmax[offs // 32]`): nothing to widen
         padded.update(offset_arguments(chains, operands[0]))
         steps.append(_stride_along(chains, operands[0], fastest))
+        shifts.append(constant_offset(chains, operands[0]))
         mask = operands[2] if kind == "store" and len(operands) > 2 else operands[1] if kind == "load" and \
             len(operands) > 1 else None
         mask_args, mask_ops = chains.sources(mask) if mask else (set(), set())
@@ -133,6 +136,9 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         return _strided(build, stages, kind, line, width, ptx_line, element, ttgir_op, min(known_steps, key=abs),
                         _other_dimension_strides(stride_shapes, fastest),
                         backend_for(build.target).narrow_blocks_pipelining(report, in_loop))
+    vector = bits // element  # the elements one widest access moves: the alignment it needs, in elements
+    if shifts and all(shift is not None and shift % vector for shift in shifts):
+        return _shifted(build, stages, kind, line, width, ptx_line, ttgir_op, shifts[0], vector, element)
     hints = _hints(stages, chains)
     missing = sorted(a for a in arguments if hints.get(a, (None, True))[1] is False)
     strides = sorted(a for a in strided_by if hints.get(a, ("", True))[0] == "int"
@@ -244,6 +250,25 @@ def _strided(build, stages, kind, line, width, ptx_line, element, ttgir_op, stri
     fix = (f"Nothing to declare. If the kernel reads the elements in between too (interleaved pairs, or groups of "
            f"{apart}), {group}; otherwise the stride is the data's layout, and only a layout that stores these "
            "elements next to each other widens the access (whether it can change is unknown to ttinspect).")
+    return Finding(ID, SLUG, "info", title, evidence, why, fix)
+
+
+def _shifted(build, stages, kind, line, width, ptx_line, ttgir_op, shift, vector, element):
+    """A narrow access whose index adds a constant that is not a multiple of the vector width: misaligned by
+    construction, said at INFO with the offset, no argument blamed (no hint aligns `X + i - 1`)."""
+    backend = backend_for(build.target)
+    unit = backend.thread_word
+    evidence = (stages.evidence(backend.assembly_stage, ptx_line), stages.mlir_evidence("ttgir", ttgir_op))
+    title = (f"{kind}s on line {line} are offset by {shift} element(s) ({shift * element // 8:+d} bytes), not a "
+             f"multiple of the {vector}-element vector: each {unit} moves {width // 8} bytes per access")
+    sign = "-" if shift < 0 else "+"
+    why = (f"The index adds the constant {shift} (the kernel's own indexing, as in `ptr + offs {sign} {abs(shift)}`), "
+           f"so the first element of every {vector}-element group sits {shift % vector} element(s) past a "
+           f"{vector * element // 8}-byte boundary whatever the base pointer's alignment: Triton cannot prove a "
+           f"wider access aligned. This is the address's construction, not a missing hint: no argument's alignment "
+           "or divisibility widens it.")
+    fix = (f"Nothing to declare. Only an index whose constant term is a multiple of {vector} lets this access widen; "
+           "whether the kernel can read these elements another way is unknown to ttinspect.")
     return Finding(ID, SLUG, "info", title, evidence, why, fix)
 
 

@@ -23,6 +23,7 @@ from ttinspect.backends import backend_for
 from ttinspect.check.context import fact_evidence, fact_value, stages_of
 from ttinspect.check.model import Evidence, Finding
 from ttinspect.check.ssa import Chains
+from ttinspect.check.recorded_values import UnequalValues
 from ttinspect.check.trip_count import TripCount, trip_count
 from ttinspect.dialects.mlir import LOOP_OPS, is_dot
 
@@ -120,7 +121,7 @@ def loop_not_pipelined(report, build) -> list[Finding]:
     history_text = " ".join(r.text for r in reasons if not r.cause)
     if history_text:
         why_found += ". " + history_text
-    why_found += _trips_text(trips)
+    why_found += _trips_text(trips, stages.launch_args)
     if by_loop:  # the loop's own stages, never the launch's it overrides
         said = f"its tl.range(..., num_stages={asked})"
         title = (f"main loop pipelined {depth} stages deep, fewer than {said} asks for" if shallow else
@@ -149,15 +150,19 @@ def loop_not_pipelined(report, build) -> list[Finding]:
                     matters + "Why: " + why_found, " ".join(fixes))]
 
 
-def _trips_text(trips: TripCount) -> str:
-    """What the trip count says about the finding: how often the loop runs, or that this build cannot tell."""
+def _trips_text(trips: TripCount, launch_args) -> str:
+    """What the trip count says about the finding: how often the loop runs, or that this build cannot tell
+    (an argument a capture recorded with several values is named with them: no one of them is the launch's)."""
     if trips.value is not None:
         return f". It runs {trips.value} times for the values given ({trips.formula})"
     if not trips.formula:
         return ""
-    names = ", ".join(trips.unknowns)
-    are = "is a runtime argument" if len(trips.unknowns) == 1 else "are runtime arguments"
-    unknown = f"unknown to this build ({names} {are} without a value)" if names else "unknown to this build"
+    unequal = [f"{name} took {launch_args[name]}" for name in trips.unknowns
+               if isinstance(launch_args.get(name), UnequalValues)]
+    plain = [name for name in trips.unknowns if not isinstance(launch_args.get(name), UnequalValues)]
+    are = "is a runtime argument" if len(plain) == 1 else "are runtime arguments"
+    parts = ([f"{', '.join(plain)} {are} without a value"] if plain else []) + unequal
+    unknown = f"unknown to this build ({'; '.join(parts)})" if parts else "unknown to this build"
     return (f". Whether it costs anything depends on how often the loop runs ({trips.formula} times), {unknown}: "
             "a loop that runs once (a pass over a row its block covers whole, say) has nothing to overlap and "
             "loses nothing")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ttinspect.check.model import Finding, severity_rank
+from ttinspect.check.recorded_values import captured_launch_values
 from ttinspect.errors import CompileError, TTInspectError
 from ttinspect.kernel.arguments import signature_values
 from ttinspect.refs.failed import Failed
@@ -122,14 +123,15 @@ def check_reference(ref: Any, options=None, passes: bool = False):
 
         history(built)
     report = report_from_build(built)
-    return report, check(report, launch_values(options, built))
+    return report, check(report, launch_values(options, built, ref))
 
 
-def launch_values(options, build) -> dict[str, Any]:
-    """Every argument value the command was given, by name: `--signature`'s values (`4096` in its place) and
-    `--arg`'s (which win, as they apply on top of the signature). A value given either way counts wherever a
-    rule reads one (TTI001's trip count, TTI005's sizes)."""
-    values: dict[str, Any] = {}
+def launch_values(options, build, ref: Any = None) -> dict[str, Any]:
+    """Every argument value known for the launch, by name: a capture reference's recorded ones (the rule is
+    recorded_values.py's), then `--signature`'s values (`4096` in its place) and `--arg`'s (which win, as they
+    apply on top of the signature). A value known any way counts wherever a rule reads one (TTI001's trip
+    count, TTI005's sizes)."""
+    values: dict[str, Any] = captured_launch_values(ref)
     text = getattr(options, "signature", None)
     try:
         recorded = (build.metadata.get("ttinspect") or {}).get("signature") or {}

@@ -103,6 +103,8 @@ def kernel_kind(obj) -> str | None:
         return "heuristics"
     if type(obj).__name__ == "InterpretedFunction":
         return "interpreted"
+    if tunes_itself(obj):
+        return "autotune"
     if _passes_through(obj):
         return kernel_kind(obj.fn)
     return None
@@ -168,9 +170,8 @@ def _gluon_descriptor_layouts(signature: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _passes_through(obj) -> bool:
-    """A library's own launch wrapper (flag-gems' `LibEntry`: a `triton.KernelInterface` holding the next
-    layer in `.fn`, as Autotuner and Heuristics do): a launch through it runs `.fn`, so compiling does too."""
+def _wraps_a_layer(obj) -> bool:
+    """A library's own launch wrapper: a `triton.KernelInterface`, not one of Triton's, holding `.fn`."""
     from triton.runtime.autotuner import Autotuner, Heuristics
 
     interface = getattr(triton.runtime, "KernelInterface", None)
@@ -179,10 +180,23 @@ def _passes_through(obj) -> bool:
             and getattr(obj, "fn", None) is not None and getattr(obj, "fn", None) is not obj)
 
 
+def tunes_itself(obj) -> bool:
+    """A library's own autotuner (GPTQ-style, vLLM's): a launch wrapper holding `.configs`, triton.Configs it
+    picks from at launch; read as Triton's Autotuner (configs listed, `--config N`). Told by shape, not name."""
+    configs = getattr(obj, "configs", None) if _wraps_a_layer(obj) else None
+    return isinstance(configs, (list, tuple)) and bool(configs) and all(isinstance(c, triton.Config) for c in configs)
+
+
+def _passes_through(obj) -> bool:
+    """A library's own launch wrapper that only passes the launch on (flag-gems' `LibEntry`): a launch through
+    it runs `.fn`, so compiling does too. One holding configs chooses among them (`tunes_itself`)."""
+    return _wraps_a_layer(obj) and not tunes_itself(obj)
+
+
 def unwrap(obj) -> tuple[Any, Any, list]:
-    """A kernel object -> (its JIT function, the Autotuner around it or None, the Heuristics from the
-    outside in). Heuristics may sit above or below the autotuner (flash-linear-attention stacks them
-    above); their values are computed after the config is chosen either way."""
+    """A kernel object -> (its JIT function, the autotuner around it — Triton's, or a library's own — or None,
+    the Heuristics from the outside in). Heuristics may sit above or below the autotuner (flash-linear-attention
+    stacks them above); their values are computed after the config is chosen either way."""
     autotuner: Any = None
     heuristics: list[Any] = []
     while True:

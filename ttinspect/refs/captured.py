@@ -92,12 +92,47 @@ def load(path: Path, quiet: bool = False) -> Capture:
     """The capture, its reader's warnings (a torn last line, what the run lost) said once each; `quiet`: not
     yet — the caller says them (`say_warnings`) once the capture holds what it asked for, and a refusal says
     them in its own line instead (one line, not a warning and an error about one cause)."""
-    from ttinspect.capture.format import read  # as in capture_path
-
-    capture = read(path)
+    capture = _read_once(Path(path))
     if not quiet:
         say_warnings(capture)
     return capture
+
+
+# the captures read in this process, by path and the file's identity: a command reads one capture for its
+# listing, each reference's translation and its recorded values, and a capture of many records is slow to parse
+_READ: dict[tuple[str, int, int, int], Capture] = {}
+
+
+def _read_once(path: Path) -> Capture:
+    from ttinspect.capture.format import read  # as in capture_path
+
+    try:
+        stat = path.stat()
+    except OSError:  # not there or not readable: `read` says so in its own line
+        return read(path)
+    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if key not in _READ:
+        if len(_READ) >= 4:  # a diff reads two captures; keep a few, never a whole session's
+            _READ.pop(next(iter(_READ)))
+        _READ[key] = read(path)
+    return _READ[key]
+
+
+def recorded_values(text: str) -> dict[str, tuple[int, ...]]:
+    """The integer arguments the recorded launches of the compile `text` names were given (`N`: (4096,)), each
+    name's distinct values over every launch site and argument set, in the order recorded; {} when the capture
+    recorded no launch of it (compiled only, or launched by a process it did not follow). The same launches
+    `predict CAP` times (perf/capture_profile.py); a bool is not an integer here."""
+    ref = parse_capture_ref(text)
+    capture = load(ref.path, quiet=True)
+    record = pick(capture, ref, text)
+    values: dict[str, tuple[int, ...]] = {}
+    for launch in capture.launches_of(record.id):
+        for args in launch.args:
+            for name, value in args.items():
+                if isinstance(value, int) and not isinstance(value, bool) and value not in values.get(name, ()):
+                    values[name] = (*values.get(name, ()), value)
+    return values
 
 
 def say_warnings(capture: Capture) -> None:

@@ -108,7 +108,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             inner_args, inner_kwargs = tree_map(unwrap, tuple(args)), tree_map(unwrap, kwargs or {})
             index = next(iter(held.values()))._index if held else state.selected()
             # what a recorded launch may have written, and what is computed from it: known to be the kernel's
-            why = unknown_values.why_unknown(held_meta(held)) if unknown_values.any_unknown() else None
+            why = unknown_values.why_unknown([t._meta for t in held.values()]) if unknown_values.any_unknown() \
+                else None
             try:
                 out = func(*inner_args, **inner_kwargs)
             except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
@@ -157,9 +158,6 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if not any(isinstance(v, torch.Tensor) for v in tree_leaves(out)):
                 return out  # `shape`, `size()`: a torch.Size stays one (pytree would rebuild it as a tuple)
             return tree_map(lambda v: wrap(v, index), out)
-
-    def held_meta(held: dict) -> list:
-        return [tensor._meta for tensor in held.values()]
 
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
         """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in
@@ -287,9 +285,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return tree_map(lambda v: v.as_subclass(torch.Tensor) if isinstance(v, ValuesOnCpu) else v, out)
             return super().__torch_function__(func, types, args, kwargs)
 
-    function_base: Any = torch.autograd.Function  # the installed torch's (typed Any: torch is a parameter here)
-
-    class UnknownHistory(function_base):
+    class UnknownHistory(torch.autograd.Function):  # type: ignore[name-defined]  # torch: a parameter here
         """The autograd history of a result computed by shape only (values a recorded launch made unknown):
         its backward gives each input that needs one a gradient of unknown values, so `.backward()` goes on
         to the program's own backward code (a Function's backward that launches kernels) as on the GPU."""
@@ -347,10 +343,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             kwargs = kwargs or {}
             if func is wrap_triton_op:
                 return wrap_triton_launch(*args, **kwargs)
-            if func is torch.device or getattr(func, "__name__", "") == "_parse_to":
-                # `torch.device(device="cuda")`, `Module.to(device="cuda")`'s parsing: a device named, not a
-                # tensor made on it (what is then moved there is made a tensor of the device by `.to`)
-                return func(*args, **kwargs)
+            if func is torch.device or getattr(func, "__name__", "") == "_parse_to":  # a device named by
+                return func(*args, **kwargs)  # keyword (Module.to parses it): no tensor made on it
             leaves = tree_leaves((args, kwargs))
             on_device = any(isinstance(a, VirtualTensor) for a in leaves)
             # --run-kernels: CPU tensors with values facing cuda, which a pass's code and an op's code make too
