@@ -281,3 +281,12 @@ def test_a_device_named_by_keyword_is_the_device(tmp_path):
     assert done.stdout.splitlines() == [
         "constructed cuda cuda:0 cuda", "kw device+dtype: cuda:0 torch.bfloat16", "kw device: cuda:0 torch.float32",
         "positional: cuda:0 torch.float32", "cuda(): cuda:0 torch.float32"]
+
+
+def test_a_parameter_named_like_a_launch_option_is_the_option_too(tmp_path):
+    """Triton's JIT parses every launch keyword as options as well as binding it: the record's num_stages is the
+    one given (2), not the default (3) — found on flashinfer's kernels."""
+    done = capture(tmp_path, (DATA / "param_named_like_option.py").read_text())
+    assert done.returncode == 0, done.stderr
+    [compile_] = [c for c in read(tmp_path / "run.ttcap").compiles if c.name == "fill_kernel"]
+    assert compile_.constexprs["num_stages"] == 2 and compile_.options["num_stages"] == 2

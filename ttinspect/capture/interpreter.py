@@ -136,8 +136,10 @@ def record_compile(session: Any, obj: Any, args: tuple, kwargs: dict,
                       const_pointers=frozenset(p.name for p in params if getattr(p, "is_const", False)))
     if target is None:
         target = gpu_target(session)
-    given = {k: v for k, v in kwargs.items() if k not in names}
     defaults = triton_hooks.option_defaults(target) or {}
+    # a launch keyword that is an option is the compile's option even where a parameter shares its name
+    # (`num_stages: tl.constexpr` launched with num_stages=2): Triton's JIT parses every keyword as options too
+    given = {k: v for k, v in kwargs.items() if k not in names or k in defaults}
     options = {**{k: v for k, v in defaults.items() if k in triton_hooks.ALWAYS_RECORDED}, **given}
     autotuned = tuning.autotuned()
     known = (id(obj), tuple(spec.signature.items()), repr(spec.constexprs), repr(sorted(options.items())),
