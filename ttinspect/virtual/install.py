@@ -45,6 +45,14 @@ class Installation:
         mode = allocations()
         mode.__enter__()
         self.undo.append(lambda: _leave_mode(torch, mode))
+        future: Any = getattr(torch, "__future__", None)
+        if state.values_on_cpu() and hasattr(future, "set_swap_module_params_on_conversion"):
+            # --values / --run-kernels: `Module.to("cuda")` would set each parameter's data to the CPU tensor
+            # facing cuda, dropping the face (the parameter said `cpu`); swapping keeps the parameter object (an
+            # optimizer holding it still does) and gives it the face, as the GPU's move gives it the device
+            was = future.get_swap_module_params_on_conversion()
+            future.set_swap_module_params_on_conversion(True)
+            self.undo.append(lambda: future.set_swap_module_params_on_conversion(was))
 
     def install_driver(self, module: types.ModuleType) -> None:
         config = getattr(module, "driver", None)
