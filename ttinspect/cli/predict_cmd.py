@@ -89,20 +89,7 @@ def _predict_capture(ref, arch, settings, args, signature, config, device, devic
     if as_json:
         emit_json(data)
         return
-    lines = capture_times_text(data).splitlines()
-    if data["total_high_ms"] is None:  # no kernel has a time: the first line says so instead of a total
-        lines[0] = nothing_predicted(data)
-    click.echo("\n".join(lines))
-
-
-def nothing_predicted(data) -> str:
-    """The first line of a capture's prediction where no compile has a time: unknown, never 0 ms."""
-    # loaded when the command runs: kept off start-up
-    from ttinspect.files.terminal_text import shown
-
-    kernels = data["kernels"]
-    return (f"{shown(data['capture'])} on {data['device']} ({data['figures']} figures): nothing predicted "
-            f"(unknown): none of its {len(kernels)} compile(s) has a time; why, for each:")
+    click.echo(capture_times_text(data))
 
 
 def render_prediction(ref: str, p) -> str:

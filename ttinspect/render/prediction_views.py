@@ -27,10 +27,14 @@ def capture_times_text(data: Mapping[str, Any]) -> str:
     kernels = data["kernels"]
     timed = [k for k in kernels if k["high_ms"] is not None]
     launches = sum(k["launches"] for k in kernels)
-    total = _span(data["total_low_ms"], data["total_high_ms"])
-    lines = [f"{shown(data['capture'])} on {data['device']} ({data['figures']} figures): {launches} launches of "
-             f"{len(kernels)} compiles, predicted {total} in all" + (" (the kernels below without a time not "
-                                                                      "counted)" if len(timed) < len(kernels) else "")]
+    head = f"{shown(data['capture'])} on {data['device']} ({data['figures']} figures): "
+    if data["total_high_ms"] is None:  # no kernel has a time: unknown, never 0 ms
+        lines = [f"{head}nothing predicted (unknown): none of its {len(kernels)} compile(s) has a time; why, for "
+                 "each:"]
+    else:
+        total = _span(data["total_low_ms"], data["total_high_ms"])
+        lines = [f"{head}{launches} launches of {len(kernels)} compiles, predicted {total} in all" +
+                 (" (the kernels below without a time not counted)" if len(timed) < len(kernels) else "")]
     if timed:
         measured = any(k["measured_ms_per_launch"] is not None for k in timed)
         rows = [("kernel", "launches", "per launch", "total", "share", *(("measured/launch",) if measured else ()))]

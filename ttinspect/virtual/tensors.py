@@ -108,8 +108,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             inner_args, inner_kwargs = tree_map(unwrap, tuple(args)), tree_map(unwrap, kwargs or {})
             index = next(iter(held.values()))._index if held else state.selected()
             # what a recorded launch may have written, and what is computed from it: known to be the kernel's
-            why = unknown_values.why_unknown([t._meta for t in held.values()]) if unknown_values.any_unknown() \
-                else None
+            why = unknown_values.why_unknown(held.values()) if unknown_values.any_unknown() else None
             try:
                 out = func(*inner_args, **inner_kwargs)
             except Exception as error:  # meta tensors refuse what needs values: said as the device's refusal
@@ -133,7 +132,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 unknown_values.address_taken(found[0])  # a kernel given the number may write there
                 return addresses.data_ptr(found[0]._meta)
             if name in _READS or name == "to" and _leaves(args[1:], kwargs):
-                why = unknown_values.why_unknown([t._meta for t in found]) if unknown_values.any_unknown() else None
+                why = unknown_values.why_unknown(found) if unknown_values.any_unknown() else None
                 if why is not None:  # a kernel's output: only running the kernel (--run-kernels) answers
                     raise unknown_values.refused(f"Tensor.{name}()", why)
                 raise refuse(f"Tensor.{name}() of a tensor on the virtual device", state.current().label,

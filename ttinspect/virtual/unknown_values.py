@@ -42,9 +42,12 @@ METADATA = frozenset({
 
 
 def _storage(tensor: Any) -> Any:
-    """The tensor's storage, asked of torch itself (a subclass's __torch_function__ would answer it)."""
+    """The tensor's storage, asked of torch itself (a subclass's __torch_function__ would answer it); for a
+    tensor on the virtual device (no --values), the storage of the metadata tensor it wraps, which its views
+    share and torch's ops on it read."""
     import torch  # as below
 
+    tensor = getattr(tensor, "_meta", tensor)
     try:
         with torch._C.DisableTorchFunctionSubclass():
             return tensor.untyped_storage()
@@ -52,34 +55,31 @@ def _storage(tensor: Any) -> Any:
         return None
 
 
-def _mark(storage: Any, why: str) -> None:
+def _hold(table: dict[int, Any], storage: Any, value: Any) -> None:
+    """`table[id(storage)] = (a weak reference to it, value)`, the first time; the entry goes with the storage."""
     key = id(storage)
-    if key in _unknown:
+    if key in table:
         return
-    def forget(_: Any) -> None:
-        _unknown.pop(key, None)
-
     try:
-        ref = weakref.ref(storage, forget)
+        ref = weakref.ref(storage, lambda _: table.pop(key, None))
     except TypeError:
         return
-    _unknown[key] = (ref, why)
+    table[key] = (ref, value)
 
 
-_escaped: dict[int, Any] = {}  # id(storage) -> a weak reference to a storage whose address the program took
+def _mark(storage: Any, why: str) -> None:
+    _hold(_unknown, storage, why)
+
+
+_escaped: dict[int, tuple[Any, None]] = {}  # id(storage) -> (a weak reference to it, None): its address was taken
 
 
 def address_taken(tensor: Any) -> None:
     """The program asked this tensor's `data_ptr()`: a kernel may reach its memory through that address (a table
     of pointers, an integer argument) without being given the tensor."""
-    storage = _storage(getattr(tensor, "_meta", tensor))
-    if storage is None or id(storage) in _escaped:
-        return
-    key = id(storage)
-    try:
-        _escaped[key] = weakref.ref(storage, lambda _: _escaped.pop(key, None))
-    except TypeError:
-        return
+    storage = _storage(tensor)
+    if storage is not None:
+        _hold(_escaped, storage, None)
 
 
 def written_by_launch(values: Iterable[Any], launch: str, *, anywhere: bool = False) -> None:
@@ -92,14 +92,11 @@ def written_by_launch(values: Iterable[Any], launch: str, *, anywhere: bool = Fa
     for value in values:
         base = getattr(value, "base", None)
         for tensor in (value, base):
-            # a tensor on the virtual device (no --values): the storage of the metadata tensor it wraps, which
-            # its views share and torch's ops on it read
-            tensor = getattr(tensor, "_meta", tensor)
             if isinstance(tensor, torch.Tensor):
                 storage = _storage(tensor)
                 if storage is not None:
                     _mark(storage, launch)
-    for ref in list(_escaped.values()) if anywhere else ():
+    for ref, _ in list(_escaped.values()) if anywhere else ():
         storage = ref()
         if storage is not None:
             _mark(storage, launch)
