@@ -14,7 +14,7 @@ from typing import Any
 _ANY = "BaseException"  # what a bare `except:` catches
 
 
-def _names(node: ast.expr | None) -> set[str]:
+def exception_names(node: ast.expr | None) -> set[str]:
     """`except (OSError, subprocess.CalledProcessError)` -> {"OSError", "CalledProcessError"}."""
     if node is None:
         return {_ANY}
@@ -22,13 +22,14 @@ def _names(node: ast.expr | None) -> set[str]:
     return {kind.id if isinstance(kind, ast.Name) else getattr(kind, "attr", "") for kind in kinds} - {""}
 
 
-def _suppressed(node: ast.With | ast.AsyncWith) -> set[str]:
+def suppressed_names(node: ast.With | ast.AsyncWith) -> set[str]:
+    """`with contextlib.suppress(OSError, KeyError):` -> {"OSError", "KeyError"}."""
     caught: set[str] = set()
     for item in node.items:
         call = item.context_expr
         if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "suppress":
             for arg in call.args:
-                caught |= _names(arg)
+                caught |= exception_names(arg)
     return caught
 
 
@@ -51,10 +52,10 @@ def _caught(nodes: Sequence[Any], line: int) -> frozenset[str] | None:
         if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             tried: Any = node  # ast.Try or (3.11+) ast.TryStar: the same fields
             if any(_holds(stmt, line) for stmt in tried.body):
-                handled = set().union(*(_names(h.type) for h in tried.handlers))
+                handled = set().union(*(exception_names(h.type) for h in tried.handlers))
                 return frozenset(handled) | (_caught(tried.body, line) or frozenset())
             return _caught([*tried.handlers, *tried.orelse, *tried.finalbody], line) or frozenset()
-        inner = _suppressed(node) if isinstance(node, (ast.With, ast.AsyncWith)) else set()
+        inner = suppressed_names(node) if isinstance(node, (ast.With, ast.AsyncWith)) else set()
         children = [child for field in ("body", "orelse", "finalbody", "handlers", "cases")
                     for child in getattr(node, field, None) or ()]
         return frozenset(inner) | (_caught(children, line) or frozenset())

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ttinspect.virtual import runtime_extension
+from ttinspect.virtual.caught_around import exception_names, suppressed_names
 from ttinspect.virtual.installed_files import distribution_of, within
 from ttinspect.virtual.stand_in_module import stand_in
 
@@ -62,22 +63,6 @@ def _importer() -> tuple[str, int] | None:
     return None
 
 
-def _catches_import_errors(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((k.id if isinstance(k, ast.Name) else getattr(k, "attr", "")) in _IMPORT_ERRORS for k in kinds)
-
-
-def _suppresses_import_errors(node: ast.With) -> bool:
-    for item in node.items:
-        call = item.context_expr
-        if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "suppress":
-            if any((a.id if isinstance(a, ast.Name) else getattr(a, "attr", "")) in _IMPORT_ERRORS for a in call.args):
-                return True
-    return False
-
-
 @lru_cache(maxsize=1024)
 def _statement(path: str, line: int) -> tuple[bool, bool]:
     """(whether `path:line` is an import statement, whether it sits in a try that catches ImportError or a
@@ -96,12 +81,12 @@ def _statement(path: str, line: int) -> tuple[bool, bool]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             return True, guarded
         if isinstance(node, ast.Try):
-            catching = guarded or any(_catches_import_errors(h) for h in node.handlers)
+            catching = guarded or any(exception_names(h.type) & _IMPORT_ERRORS for h in node.handlers)
             parts: list[tuple[list[Any], bool]] = [(node.body, catching), (node.handlers, guarded),
                                                    (node.orelse, guarded), (node.finalbody, guarded)]
             return next((found for children, flag in parts for child in children
                          if (found := visit(child, flag)) is not None), None)
-        if isinstance(node, ast.With) and _suppresses_import_errors(node):
+        if isinstance(node, ast.With) and suppressed_names(node) & _IMPORT_ERRORS:
             guarded = True
         if isinstance(node, ast.stmt) and not hasattr(node, "body"):
             return False, guarded
