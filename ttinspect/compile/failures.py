@@ -20,6 +20,7 @@ from triton.compiler.errors import CompilationError
 from ttinspect.compile.installed import VERSION
 from ttinspect.errors import CompileError, cause_chain
 from ttinspect.kernel.helpers import roles
+from ttinspect.kernel.pointer_origins import capture_scope
 from ttinspect.kernel.specialize import Specialization
 from ttinspect.targets.nvidia import Target
 
@@ -179,11 +180,7 @@ def _call_frames(fn, exc: CompilationError) -> list[_Frame]:
 def _reachable_jit_function(caller, src: str):
     """The jit function with source `src` that `caller` can call: a name of its module, a name of a module it
     imported (`tl.sum`, `helpers.f`), or a variable it closes over. None when none has that source."""
-    function = getattr(caller, "fn", None)
-    scope = dict(getattr(function, "__globals__", {}) or {})
-    for cell in getattr(function, "__closure__", None) or ():
-        with contextlib.suppress(ValueError):  # an empty cell
-            scope[id(cell)] = cell.cell_contents
+    scope = capture_scope(getattr(caller, "fn", None))  # the names its body sees, as Triton looks them up
     candidates = list(scope.values())
     candidates += [value for module in scope.values() if inspect.ismodule(module)
                    for value in list(vars(module).values())]

@@ -48,7 +48,7 @@ class Origins:
         self.function, self.definition, self.summarize = function, definition, summarize  # a helper's summary
         self.functions = dict(functions or {})  # parameters called as functions: what the launch gave them
         python = getattr(function, "fn", None)
-        self.globals = _scope(python)
+        self.globals = capture_scope(python)
         self.params = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args,
                                        *definition.args.kwonlyargs)]
         self.env: dict[str, frozenset[str]] = {name: frozenset({name}) for name in self.params}
@@ -328,7 +328,7 @@ class Origins:
         return mapped(summary.returns)
 
 
-def _scope(python: Any) -> dict[str, Any]:
+def capture_scope(python: Any) -> dict[str, Any]:
     """The names a function's body sees beyond its own, as Triton looks them up (JITFunction.get_capture_scope):
     its module's globals, and over them the variables its closure captured (a kernel made inside a factory
     function may call a helper the factory was given, under a name the module also defines)."""
@@ -344,8 +344,6 @@ def _scope(python: Any) -> dict[str, Any]:
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg == name), None)
-
-
 
 
 def _def_line(function: Any) -> int:
