@@ -20,7 +20,7 @@ from triton.compiler.errors import CompilationError
 from ttinspect.compile.installed import VERSION
 from ttinspect.errors import CompileError, cause_chain
 from ttinspect.kernel.helpers import roles
-from ttinspect.kernel.pointer_origins import capture_scope
+from ttinspect.kernel.jit_source import capture_scope, def_location
 from ttinspect.kernel.specialize import Specialization
 from ttinspect.targets.nvidia import Target
 
@@ -38,7 +38,7 @@ def check_supported(fn, spec: Specialization) -> None:
             continue
         uses = [f"{name}: {ty}" for name, ty in spec.signature.items() if str(ty).startswith(prefix)]
         if uses:
-            file, line = _kernel_location(fn)
+            file, line = def_location(fn)
             raise CompileError(f"{fn.__name__} takes {what} ({uses[0]}), which Triton {triton.__version__} "
                                f"cannot compile; Triton >= {first[0]}.{first[1]} can", file=file, line=line)
 
@@ -53,7 +53,7 @@ def refuse_device_function(fn) -> None:
     role = roles(sources)[name]
     if role.launchable:
         return
-    file, line = _kernel_location(fn)
+    file, line = def_location(fn)
     callers = role.called_by
     called = f"called by {', '.join(callers)}" if callers else "called by no kernel of its file"
     instead = (f": inspect a kernel that calls it, e.g. {os.path.basename(file)}:{callers[0]}" if callers
@@ -112,16 +112,6 @@ def _diagnostic(text: str) -> str | None:
     return None
 
 
-def _kernel_location(fn) -> tuple[str, int]:
-    """The kernel's file and the line of its `def` (Triton's AST line 1: decorators are not in it)."""
-    try:
-        lines, start = inspect.getsourcelines(fn.fn)
-    except (OSError, TypeError):
-        return "<unknown>", 1
-    offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))), 0)
-    return inspect.getsourcefile(fn.fn) or "<unknown>", start + offset
-
-
 def compile_error(fn, exc: CompilationError) -> CompileError:
     """Triton's reason (the innermost message) at the innermost line it points at: inside a `@triton.jit`
     helper that is the helper's line, and the call sites that led there are named after the reason."""
@@ -129,7 +119,7 @@ def compile_error(fn, exc: CompilationError) -> CompileError:
     reason = _innermost_reason(exc)
     reason += _known_meaning(reason, None)
     if not frames:
-        file, _ = _kernel_location(fn)
+        file, _ = def_location(fn)
         return CompileError(reason, file=file)
     # Triton's own library (tl.sum's body in triton/language/) is not the user's to change: the user's innermost
     # line is where the error is named, and the library frames below it are said after the reason
@@ -170,7 +160,7 @@ def _call_frames(fn, exc: CompilationError) -> list[_Frame]:
             current = _reachable_jit_function(current, link.src)
             if current is None:
                 break
-        file, first_line = _kernel_location(current)
+        file, first_line = def_location(current)
         lines = link.src.split("\n")
         source_line = lines[node_line - 1] if 0 < node_line <= len(lines) else None
         frames.append(_Frame(current.__name__, file, first_line + node_line - 1, source_line))
@@ -270,7 +260,7 @@ def _known_meaning(message: str, target: Target | None) -> str:
 
 def backend_error(fn, exc: Exception, options: Mapping[str, Any], target: Target,
                    native: str = "") -> CompileError:
-    file, first_line = _kernel_location(fn)
+    file, first_line = def_location(fn)
     settings = ", ".join(f"{k}={v}" for k, v in options.items())
     inner = _innermost_reason(exc)
     diagnostic = _diagnostic(native)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from ttinspect.kernel import triton_effects as effects
+from ttinspect.kernel.jit_source import capture_scope, def_location
 
 UNTRACED = "<untraced>"  # an origin: a pointer not derived from any parameter
 EMPTY: frozenset[str] = frozenset()
@@ -55,9 +56,7 @@ class Origins:
         self.written: set[str] = set()
         self.returns: set[str] = set()
         self.untraced_at: str | None = None
-        self.file = getattr(function, "file_name", None) or getattr(getattr(python, "__code__", None),
-                                                                    "co_filename", "?")
-        self.first_line = _def_line(function)
+        self.file, self.first_line = def_location(function)
 
     def run(self) -> tuple[frozenset[str], frozenset[str]]:
         if self.definition.args.vararg or self.definition.args.kwarg:
@@ -328,32 +327,6 @@ class Origins:
         return mapped(summary.returns)
 
 
-def capture_scope(python: Any) -> dict[str, Any]:
-    """The names a function's body sees beyond its own, as Triton looks them up (JITFunction.get_capture_scope):
-    its module's globals, and over them the variables its closure captured (a kernel made inside a factory
-    function may call a helper the factory was given, under a name the module also defines)."""
-    scope = dict(getattr(python, "__globals__", None) or {})
-    cells = getattr(python, "__closure__", None) or ()
-    for name, cell in zip(getattr(getattr(python, "__code__", None), "co_freevars", ()), cells, strict=False):
-        try:
-            scope[name] = cell.cell_contents
-        except ValueError:  # a cell not yet filled: the name is nothing this analysis can look up
-            scope.pop(name, None)
-    return scope
-
-
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg == name), None)
 
-
-def _def_line(function: Any) -> int:
-    """The file line of the kernel's `def` (its source, as parsed here, starts there): Triton 3.9 keeps it
-    (`def_file_line_number`); before, the first decorator's line and the raw source give it, as 3.9 computes it."""
-    found = getattr(function, "def_file_line_number", None)
-    if isinstance(found, int):
-        return found
-    start, raw = getattr(function, "starting_line_number", None), getattr(function, "raw_src", None)
-    if not isinstance(start, int):
-        return 1
-    lines = raw.splitlines() if isinstance(raw, str) else list(raw or ())
-    return start + next((i for i, line in enumerate(lines) if line.strip().startswith("def ")), 0)
