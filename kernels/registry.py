@@ -134,9 +134,45 @@ def _next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
+# Each launcher's grid, over the launch's values by name and the device's SM count (Variant.grid): the same
+# expressions as the launchers in this package, so a prediction launches what a run would.
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _tiles_grid(block_m: str, block_n: str):
+    """One program per output tile, in one dimension (the grouped and row-major matmuls)."""
+    return lambda v, sms: (_cdiv(v["M"], v[block_m]) * _cdiv(v["N"], v[block_n]),)
+
+
+def _naive_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return _cdiv(v["N"], v["BLOCK_SIZE_N"]), _cdiv(v["M"], v["BLOCK_SIZE_M"])
+
+
+def _square_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return _cdiv(v["M"], v["BLOCK_SIZE"]), _cdiv(v["N"], v["BLOCK_SIZE"])
+
+
+def _add_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return (_cdiv(v["n_elems"], v["BLOCK_SIZE"]),)
+
+
+def _softmax_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return (max(1, min(v["n_rows"], 4 * sms)),)  # persistent over rows: 4 programs per SM (launch_softmax)
+
+
+def _attention_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return v["N_CTX"] // v["BLOCK_M"], v["Z"]
+
+
+def _persistent_tiles_grid(v: Mapping[str, Any], sms: int) -> tuple[int, ...]:
+    return (min(v["NUM_SMS"], _cdiv(v["M"], v["BLOCK_SIZE_M"]) * _cdiv(v["N"], v["BLOCK_SIZE_N"])),)
+
+
 VARIANTS: tuple[Variant, ...] = (
     Variant(
         name="naive", aliases=("matmul_naive",), seed="003",
+        grid=_naive_grid,
         kernel=f"{PKG}.doc003:matmul_naive_kernel", launcher=f"{PKG}.doc003:launch_naive",
         description="doc 003's triton_matmul.py: 64x64x32 tiles, 2-D grid, full 2-D masks, 3 stages",
         config={"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 4, "num_stages": 3},
@@ -144,6 +180,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="opt", aliases=("matmul_opt",), seed="003",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.doc003:matmul_opt_kernel", launcher=f"{PKG}.doc003:launch_opt",
         description="doc 003's triton_matmul_opt.py: 128x32x32, GROUP_SIZE_M=8 swizzle, modulo "
                     "addressing, K-only mask, 4 stages",
@@ -153,6 +190,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="square", seed="000",
+        grid=_square_grid,
         kernel=f"{PKG}.square:matmul_square_kernel", launcher=f"{PKG}.square:launch_square",
         description="seed 000's minimal matmul, one square BLOCK_SIZE=32, fixed (K arange, 2-D grid)",
         config={"BLOCK_SIZE": 32, "num_warps": 4, "num_stages": 3},
@@ -161,6 +199,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="tutorial", seed="001",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.tutorial:matmul_grouped_kernel", launcher=f"{PKG}.tutorial:launch_tutorial",
         description="seed 001's grouped matmul (Triton tutorial), swizzle and K mask fixed, 2 stages",
         config=TUTORIAL_AUTOTUNE_CONFIGS[0], problem=MATMUL_PROBLEM, make_args=matmul_args,
@@ -168,6 +207,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="add", seed="001",
+        grid=_add_grid,
         kernel=f"{PKG}.elementwise:add_kernel", launcher=f"{PKG}.elementwise:launch_add",
         description="seed 001's vector add, BLOCK_SIZE=1024",
         config={"BLOCK_SIZE": 1024, "num_warps": 4, "num_stages": 3},
@@ -176,6 +216,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="softmax", seed="001",
+        grid=_softmax_grid,
         kernel=f"{PKG}.elementwise:softmax_kernel", launcher=f"{PKG}.elementwise:launch_softmax",
         description="seed 001's fused row softmax, persistent over rows, BLOCK_SIZE=next_pow2(n_cols)",
         # num_stages is both a compile option and the kernel's constexpr of that name.
@@ -185,6 +226,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="attn", aliases=("attn_fwd",), seed="—",
+        grid=_attention_grid,
         kernel=f"{PKG}.attention:attn_fwd_kernel", launcher=f"{PKG}.attention:launch_attn",
         description="FlashAttention forward (tutorial 06's core): two dots per K/V step, online softmax",
         config={"HEAD_DIM": ATTENTION_PROBLEM["HEAD_DIM"], "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
@@ -195,6 +237,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="tileon", seed="002",
+        grid=_tiles_grid("BLOCK_M", "BLOCK_N"),
         kernel=f"{PKG}.tileon:matmul_tileon_kernel", launcher=f"{PKG}.tileon:launch_tileon",
         description="seed 002's Tileon GEMM ported to Triton: 128x256x64, column-major order, fp32 C",
         config={"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 4, "num_stages": 3},
@@ -203,24 +246,28 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="ladder_g8", seed="003",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
         description="doc 003 §7.1 step 1: naive's 64x64x32 tile + the GROUP_SIZE_M=8 swizzle",
         config=_ladder_config(3, False), problem=MATMUL_PROBLEM, make_args=matmul_args,
     ),
     Variant(
         name="ladder_g8_s4", seed="003",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
         description="doc 003 §7.1 step 2: + num_stages=4",
         config=_ladder_config(4, False), problem=MATMUL_PROBLEM, make_args=matmul_args,
     ),
     Variant(
         name="ladder_g8_s4_mod", seed="003",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.ladder:matmul_ladder_kernel", launcher=f"{PKG}.ladder:launch_ladder",
         description="doc 003 §7.1 step 3: + modulo addressing with K-only masks",
         config=_ladder_config(4, True), problem=MATMUL_PROBLEM, make_args=matmul_args,
     ),
     Variant(
         name="opt_tma", seed="—",
+        grid=_persistent_tiles_grid,
         kernel=f"{PKG}.hopper:matmul_tma_persistent_kernel", launcher=f"{PKG}.hopper:launch_tma",
         description="not from the seeds: opt for Hopper — TMA descriptors, persistent grid, 128x256x64, "
                     "8 warps, grouped order",
@@ -235,6 +282,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="l2_g0", seed="004",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.l2:kernel_matmul", launcher=f"{PKG}.l2:launch_l2",
         description="seed 004's kernel_matmul, GROUP_SIZE_M=0 (row-major order), no masks, 128x128x32",
         config=_l2_config(0), problem=MATMUL_PROBLEM, make_args=matmul_args,
@@ -242,6 +290,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         name="l2_g8", seed="004",
+        grid=_tiles_grid("BLOCK_SIZE_M", "BLOCK_SIZE_N"),
         kernel=f"{PKG}.l2:kernel_matmul", launcher=f"{PKG}.l2:launch_l2",
         description="seed 004's kernel_matmul, GROUP_SIZE_M=8 (grouped order), no masks, 128x128x32",
         config=_l2_config(8), problem=MATMUL_PROBLEM, make_args=matmul_args,

@@ -166,3 +166,39 @@ def test_predict_command():
                       "cdiv(n_elems, BLOCK_SIZE)")
     assert "add on H200:" in text and "where the time goes:" in text
     assert_one_line_error(run_cli("predict", "add", "--arch", "sm_90", "--device", "H300"), 2, "unknown device")
+
+
+AUTOTUNED = """\
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 256}, num_warps=2), triton.Config({"BLOCK_SIZE": 2048},
+                          num_warps=8, num_stages=2)], key=["n_elems"])
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elems, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elems
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+"""
+
+
+def test_rank_takes_an_autotune_list_s_configs_and_says_each_one(tmp_path, monkeypatch):
+    from ttinspect import Pointer, rank
+
+    source = tmp_path / "autotuned_add.py"
+    source.write_text(AUTOTUNED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    kernel = importlib.import_module("autotuned_add").add_kernel
+    args = {"x_ptr": Pointer("fp32"), "y_ptr": Pointer("fp32"), "output_ptr": Pointer("fp32"), "n_elems": 1 << 22}
+    grid = lambda meta: (-(-meta["n_elems"] // meta["BLOCK_SIZE"]),)  # noqa: E731
+    # its own list (configs omitted): each result says which config it is, its constexprs and options
+    own = rank(kernel, args=args, grid=grid, arch="sm_90")
+    assert sorted(r.config["BLOCK_SIZE"] for r in own) == [256, 2048]
+    assert all(r.time_ms is not None and r.config["num_warps"] in (2, 8) for r in own)
+    # the list's triton.Config objects given: each result carries the object as given
+    given = rank(kernel, kernel.configs, args=args, grid=grid, arch="sm_90")
+    assert {id(r.config) for r in given} == {id(c) for c in kernel.configs}
+    assert [r.time_ms for r in given] == [r.time_ms for r in own]

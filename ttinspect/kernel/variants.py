@@ -33,6 +33,9 @@ class Variant:
     aliases: tuple[str, ...] = ()
     autotune_configs: tuple[Mapping[str, Any], ...] = ()
     notes: str = ""
+    # the launcher's grid, as data: (the launch's values by name — problem, arguments, config — and the
+    # device's SM count) -> the grid; what predict() uses when no grid is given (a launcher's own is code)
+    grid: Callable[[Mapping[str, Any], int], tuple[int, ...]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "config", MappingProxyType(dict(self.config)))

@@ -11,7 +11,7 @@ from ttinspect.errors import UsageError
 from ttinspect.kernel.arguments import parse_arg_items
 from ttinspect.perf.grid_text import grid_from_text
 from ttinspect.perf.model import Prediction
-from ttinspect.perf.report_prediction import Grid, device_for_profile, launch_values, predict_report, resolve_grid
+from ttinspect.perf.report_prediction import Grid, device_for_profile, launch_values, predict_report, launch_grid
 from ttinspect.perf.profile import DeviceProfile
 
 
@@ -24,7 +24,7 @@ def diff_times(refs: Sequence[str], reports: Sequence[Report], *, device: str | 
     sides = []
     for ref, report, grid in zip(refs, reports, grids, strict=True):
         values = launch_values(ref, args, report)
-        sides.append(predict_report(report, dev, values, resolve_grid(grid, values), device_profile))
+        sides.append(predict_report(report, dev, values, launch_grid(grid, ref, values, report, dev), device_profile))
     a, b = sides
     speedup = a.time_ms / b.time_ms if a.time_ms and b.time_ms else None
     return {"device": dev.name, "figures": a.details.get("figures", "datasheet"),

@@ -42,7 +42,7 @@ class Prediction:
     assumptions: tuple[str, ...]
     runs: bool = True  # False: the config cannot launch on this device (shared memory), `reason` says why
     reason: str | None = None
-    config: Mapping[str, Any] | None = None  # rank(): the config as given
+    config: Any = None  # rank(): the config as given (a dict, or a triton.Config)
     details: Mapping[str, Any] = field(default_factory=dict)  # programs, waves, bytes, FLOPs (JSON output)
 
     def as_dict(self) -> dict[str, Any]:

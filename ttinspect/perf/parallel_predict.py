@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from ttinspect.api import Report, inspect
 from ttinspect.errors import TTInspectError
 from ttinspect.perf.report_prediction import (Grid, device_for_profile, is_kept, launch_values, predict_report,
-                                              resolve_grid)
+                                              launch_grid)
 from ttinspect.perf.profile import DeviceProfile, profile_from_dict
 from ttinspect.sweep.executors import LocalPool, default_jobs
 
@@ -32,7 +32,7 @@ def predict_in_parallel(kernel: str, configs: Sequence[Any], warm: Mapping[int, 
                                                                  signature=signature)
             dev = device_for_profile(report.target, device, device_profile)
             values = launch_values(kernel, args, report)
-            launch = resolve_grid(grid, values)
+            launch = launch_grid(grid, kernel, values, report, dev)
             if is_kept(report, dev, values, launch):
                 continue
         except TTInspectError:

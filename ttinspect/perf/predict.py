@@ -15,10 +15,9 @@ from ttinspect.errors import TTInspectError
 from ttinspect.kernel.argument_types import Pointer, TensorDesc
 from ttinspect.perf.model import Prediction, not_predicted
 from ttinspect.perf.profile import DeviceProfile, with_profile
-from ttinspect.perf.report_prediction import (Grid, device_for_profile, launch_values, predict_report,
-                                              resolve_grid)
+from ttinspect.perf.report_prediction import Grid, device_for_profile, launch_grid, launch_values, predict_report
 
-__all__ = ["Grid", "device_for_profile", "launch_values", "predict", "predict_report", "rank", "resolve_grid"]
+__all__ = ["Grid", "device_for_profile", "launch_grid", "launch_values", "predict", "predict_report", "rank"]
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
@@ -28,25 +27,27 @@ def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, 
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
     the same kernel and config (rank passes it, to skip the resolver). `device_profile`: figures measured by
     `ttinspect calibrate` (perf/profile.py's read_profile), laid over the device's datasheet row."""
-    report = report or inspect(kernel, arch, args=args, config=config, signature=signature)
+    report = report or inspect(kernel, arch, args=args, config=config_mapping(config), signature=signature)
     dev = device_for_profile(report.target, device, device_profile)
     values = launch_values(kernel, args, report)
-    return predict_report(report, dev, values, resolve_grid(grid, values), device_profile)
+    return predict_report(report, dev, values, launch_grid(grid, kernel, values, report, dev), device_profile)
 
 
-def rank(kernel: Any, configs: Sequence[Mapping[str, Any]] | None = None, *, args: Mapping[str, Any] | None = None,
+def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str, Any] | None = None,
          grid: Grid = None, arch: str | None = None, device: str | None = None, signature: str | None = None,
          jobs: int | None = None, device_profile: DeviceProfile | None = None) -> list[Prediction]:
     """Each config's prediction, fastest first; configs that cannot run or be predicted last, with the
-    reason. `configs`: dicts of constexprs plus num_warps/num_stages, or None for an autotuned kernel's own
-    list. A cold list is compiled in parallel (sweep's workers) when the kernel is a reference; a warm one
-    is read from the cache (the builds, and each prediction made before: memo.py)."""
+    reason. `configs`: dicts of constexprs plus num_warps/num_stages (or `triton.Config`s), or None for an
+    autotuned kernel's own list. A cold list is compiled in parallel (sweep's workers) when the kernel is a
+    reference; a warm one is read from the cache (the builds, and each prediction made before: memo.py)."""
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
         count = _autotune_count(kernel, arch, args, signature)
         chosen = list(range(1, count + 1))
+        given: list[Any] = [None] * count
     else:
-        chosen = list(configs)
+        given = list(configs)
+        chosen = [config_mapping(config) for config in given]
     warm: dict[int, Report] = {}
     parallel = isinstance(kernel, str) and len(chosen) > 1
     if parallel:
@@ -58,6 +59,7 @@ def rank(kernel: Any, configs: Sequence[Mapping[str, Any]] | None = None, *, arg
                             grid=grid, device_profile=device_profile, jobs=jobs)
     results = []
     for index, config in enumerate(chosen):
+        report = None
         try:
             report = warm.get(index) or inspect(kernel, arch, args=args, config=config, signature=signature)
             p = predict(kernel, arch, device, args=args, config=config, grid=grid, report=report,
@@ -66,12 +68,29 @@ def rank(kernel: Any, configs: Sequence[Mapping[str, Any]] | None = None, *, arg
             fallback = device_for_profile(arch or "sm_90", device, device_profile)
             said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
             p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
-        given = dict(config) if isinstance(config, Mapping) else {"config": config}
-        results.append(_with_config(p, given))
+        results.append(_with_config(p, _as_given(given[index], config, report)))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
 
 
-def _with_config(p: Prediction, config: Mapping[str, Any]) -> Prediction:
+def config_mapping(config: Any) -> Any:
+    """A config as predict() takes it: a `triton.Config` (as an autotune list holds them) becomes the dict of
+    its constexprs and options; a dict, an autotune index or None stays as it is."""
+    kwargs = getattr(config, "kwargs", None)
+    if isinstance(kwargs, Mapping) and hasattr(config, "num_warps"):
+        options = {name: getattr(config, name, None) for name in OPTIONS}
+        return {**kwargs, **{name: value for name, value in options.items() if value is not None}}
+    return config
+
+
+def _as_given(given: Any, config: Any, report: Report | None) -> Any:
+    """What a result's `.config` holds: the config as the caller gave it (dict or triton.Config); for an
+    autotuned kernel's own list, the N-th config's constexprs and options as compiled."""
+    if given is not None:
+        return given
+    return dict(report.config) if report is not None else {"config": config}
+
+
+def _with_config(p: Prediction, config: Any) -> Prediction:
     from dataclasses import replace
 
     return replace(p, config=config)

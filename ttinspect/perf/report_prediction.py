@@ -25,8 +25,8 @@ def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[s
     """The launch's values by name: the given args' ints (a variant's own when none are given) and the
     compiled config's constexprs and options."""
     values: dict[str, Any] = {}
-    if args is None and isinstance(kernel, str) and kind_of(kernel) == "variant":
-        resolved = parse_ref(kernel.partition("@")[0], dict(report.config)).resolved
+    resolved = _variant_as_built(kernel, report)
+    if args is None and resolved is not None:
         args = resolved.variant.make_args(resolved.problem, resolved.config)
     for name, value in (args or {}).items():
         if isinstance(value, (Pointer, Scalar, TensorDesc)) or (isinstance(value, str) and not _int_text(value)):
@@ -34,6 +34,17 @@ def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[s
         values[name] = int(value) if isinstance(value, str) else value
     values.update({k: v for k, v in report.config.items()})
     return values
+
+
+def _variant_as_built(kernel: Any, report):
+    """A shipped variant with the problem and config its build was made for (`--size` / `--set M=...` are in
+    the build's record, not in the reference's name), or None for any other kind of kernel."""
+    if not (isinstance(kernel, str) and kind_of(kernel) == "variant"):
+        return None
+    built = report.build.metadata.get("ttinspect", {}) if report.build is not None else {}
+    problem = built.get("problem")
+    settings = {**(problem if isinstance(problem, Mapping) else {}), **report.config}
+    return parse_ref(kernel.partition("@")[0], settings).resolved
 
 
 def _int_text(text: str) -> bool:
@@ -57,6 +68,17 @@ def resolve_grid(grid: Grid, meta: Mapping[str, Any]) -> tuple[int, ...] | None:
         raise UsageError(f"grid must give 1-3 ints, got {value!r}") from None
 
 
+def launch_grid(grid: Grid, kernel: Any, values: Mapping[str, Any], report, dev: Device) -> tuple[int, ...] | None:
+    """The grid given; else a shipped variant's own (its launcher's, kept as data: Variant.grid) over the
+    launch's values, its problem and the device's SMs; else None (the prediction says a grid is needed)."""
+    resolved = _variant_as_built(kernel, report) if grid is None else None
+    if resolved is not None:
+        own = resolved.variant.grid
+        if own is not None:
+            return resolve_grid(own({**resolved.problem, **resolved.config, **values}, dev.sms), values)
+    return resolve_grid(grid, values)
+
+
 def device_for_profile(arch: str, name: str | None, profile: DeviceProfile | None) -> Device:
     """The device a prediction is for: `name` (or the profile's, or the target's default), with the
     profile's measured figures over its datasheet row."""
@@ -68,12 +90,12 @@ def predict_report(report: Report, dev: Device, values: Mapping[str, Any], grid:
                    profile: DeviceProfile | None = None) -> Prediction:
     """The model over a report's facts, its build's TTIR and PTX, kept beside the build (memo.py)."""
     build = report.build
-    ttir = build.artifacts.text("ttir") if build is not None else None
+    ttir = _text_if_made(build.artifacts, "ttir") if build is not None else None
     if build is None or ttir is None:
         return with_profile(not_predicted(dev, "the build has no TTIR"), profile)
     facts = {f.key: f.value for f in report.facts}
-    ptx = build.artifacts.text("ptx")
-    ttgir = build.artifacts.text("ttgir")
+    ptx = _text_if_made(build.artifacts, "ptx")  # NVIDIA's only: an AMD build has AMDGCN instead
+    ttgir = _text_if_made(build.artifacts, "ttgir")
     key = _key(report, dev, values, grid)
 
     def compute() -> Prediction:
@@ -92,8 +114,13 @@ def _key(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int
     assert report.build is not None  # a prediction is asked of a built report only
     artifacts = report.build.artifacts
     facts = {f.key: f.value for f in report.facts}
-    return prediction_key(facts, (artifacts.text("ttir") or "") + (artifacts.text("ptx") or "")
-                          + (artifacts.text("ttgir") or ""), dev, values, grid)
+    texts = (_text_if_made(artifacts, stage) or "" for stage in ("ttir", "ptx", "ttgir"))
+    return prediction_key(facts, "".join(texts), dev, values, grid)
+
+
+def _text_if_made(artifacts, stage: str) -> str | None:
+    """A stage's text, or None where this build has no such stage (PTX on an AMD target)."""
+    return artifacts.text(stage) if artifacts.has(stage) else None
 
 
 def is_kept(report: Report, dev: Device, values: Mapping[str, Any], grid: tuple[int, ...] | None) -> bool:

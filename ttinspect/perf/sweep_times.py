@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ttinspect.errors import TTInspectError
-from ttinspect.perf.report_prediction import device_for_profile, launch_values, predict_report, resolve_grid
+from ttinspect.perf.report_prediction import device_for_profile, launch_values, predict_report, launch_grid
 from ttinspect.perf.profile import DeviceProfile
 from ttinspect.report.collect import report_from_build
 from ttinspect.sweep.task import resolve_point
@@ -37,7 +37,7 @@ def add_predicted_times(ref: str, rows: list[dict], options: Mapping[str, Any], 
             report = report_from_build(resolve_point(ref, row.get("point") or {}, row.get("arch"), options))
             dev = device_for_profile(report.target, device, device_profile)
             values = launch_values(ref, _args(options), report)
-            p = predict_report(report, dev, values, resolve_grid(grid, values), device_profile)
+            p = predict_report(report, dev, values, launch_grid(grid, ref, values, report, dev), device_profile)
         except TTInspectError as error:
             facts[TIME_COLUMN] = facts[BOUND_COLUMN] = None
             reasons[TIME_COLUMN] = reasons[BOUND_COLUMN] = f"not predicted: {error}"
