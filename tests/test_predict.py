@@ -202,3 +202,10 @@ def test_rank_takes_an_autotune_list_s_configs_and_says_each_one(tmp_path, monke
     given = rank(kernel, kernel.configs, args=args, grid=grid, arch="sm_90")
     assert {id(r.config) for r in given} == {id(c) for c in kernel.configs}
     assert [r.time_ms for r in given] == [r.time_ms for r in own]
+
+
+def test_a_named_device_is_its_own_target_in_the_api():
+    from ttinspect import predict
+
+    p = predict("add", device="H200")  # no arch: the H200's (sm_90), the variant's own grid
+    assert p.device == "H200" and p.time_ms > 0 and p.details["programs"] == (1 << 24) // 1024

@@ -228,3 +228,23 @@ def test_a_damaged_kept_prediction_is_predicted_again():
     assert predict("add", arch="sm_90", config={"BLOCK_SIZE": 512}, grid=(7,)) == first
 
 
+
+
+def test_values_in_a_signature_and_a_named_device_are_all_a_prediction_needs(tmp_path):
+    # the issue's `predict my.py:matmul --signature "..." --launch-grid ... --device h200`: the signature's values
+    # are the launch's (as --arg's), and the device names the target (no --arch), in predict, sweep and diff alike
+    source = tmp_path / "add_kernel.py"
+    source.write_text(ADD_FILE)
+    ref, signature = f"{source}:add_kernel", "*fp32, *fp32, *fp32, 1048576"
+    data = json.loads(run_cli_ok("predict", ref, "--signature", signature, "--set", "BLOCK_SIZE=1024",
+                                 "--launch-grid", ADD_GRID, "--device", "h200", "--json"))
+    assert data["device"] == "H200" and data["details"]["programs"] == 1024, data
+    rows = json.loads(run_cli_ok("sweep", ref, "--signature", signature, "--grid", "BLOCK_SIZE=256,1024",
+                                 "--launch-grid", ADD_GRID, "--device", "h200", "--sort", "time", "--json"))["rows"]
+    assert len(rows) == 2 and all(row["facts"]["time"] > 0 for row in rows), [row["reasons"] for row in rows]
+    diff = json.loads(run_cli_ok("diff", f"{ref}:BLOCK_SIZE=1024", f"{ref}:BLOCK_SIZE=256", "--signature", signature,
+                                 "--launch-grid", ADD_GRID, "--device", "h200", "--json"))["predicted"]
+    assert diff["device"] == "H200"
+    assert (diff["a"]["details"]["programs"], diff["b"]["details"]["programs"]) == (1024, 4096)
+    assert_one_line_error(run_cli("predict", ref, "--signature", signature, "--device", "h300"), 2,
+                          "unknown device 'h300'")

@@ -29,6 +29,17 @@ def device_profile(path: str | None) -> Any:
     return read_profile(path)
 
 
+def arch_of_device(arch: str | None, device: str | None) -> str | None:
+    """--arch as given; without it, the target of the GPU --device names (`--device h200` compiles for sm_90,
+    as a prediction on it needs): a misspelt device is refused here, in one line, before anything compiles."""
+    if arch is not None or device is None:
+        return arch
+    # loaded when a device is named: the device table stays off the start-up path
+    from ttinspect.perf.devices import find_device
+
+    return find_device(device).arch
+
+
 def device_option(f: Callable) -> Callable:
     return click.option("--device", "device", default=None, metavar="NAME", help=DEVICE_HELP)(f)
 
@@ -57,11 +68,11 @@ def wants_prediction(fmt: str, ci_format: bool, device, profile_path, size, laun
     return predicting, device_profile(profile_path)
 
 
-def diff_times(refs, reports, device, device_profile, launch_grids, args) -> dict:
+def diff_times(refs, reports, device, device_profile, launch_grids, args, signature=None) -> dict:
     # loaded when diff predicts: the model stays off the plain diff's warm path
     from ttinspect.perf.diff_times import diff_times_of_texts
 
-    return diff_times_of_texts(refs, reports, device, device_profile, launch_grids, args)
+    return diff_times_of_texts(refs, reports, device, device_profile, launch_grids, args, signature)
 
 
 def echo_diff_times(predicted: dict) -> None:

@@ -10,7 +10,8 @@ from ttinspect.ci.model import FORMATS
 from ttinspect.errors import UsageError
 from ttinspect.files.terminal_text import shown_block
 from ttinspect.cli.app import cli
-from ttinspect.cli.device_options import diff_prediction_options, diff_times, echo_diff_times, wants_prediction
+from ttinspect.cli.device_options import (arch_of_device, diff_prediction_options, diff_times, echo_diff_times,
+                                          wants_prediction)
 from ttinspect.cli.common import (REF_HELP, STAGE, STAGE_NAMES, VALUE, arch_option, args_options, check_stage,
                                   device_props_option, emit_json, kernel_source, options_from, ref_options,
                                   settings_option, source_option, stage_for)
@@ -270,6 +271,7 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
     if fmt in CI_FORMATS and (stage or passes or show_all):
         raise UsageError(f"--format {fmt} lists the changed facts; --stage, --passes and --all go with text or json")
     predicting, device_profile = wants_prediction(fmt, fmt in CI_FORMATS, device, device_profile, size, launch_grids)
+    arch = arch_of_device(arch, device)
     settings = (*settings, *(f"{n}={size}" for n in "MNK" if size is not None))
     if stage is not None:
         check_stage(stage)
@@ -304,7 +306,7 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
 
     reports = [report_from_build(x) for x in builds]
     result = diff_reports(*reports)
-    predicted = diff_times([r for r, _ in sides], reports, device, device_profile, launch_grids, args) \
+    predicted = diff_times([r for r, _ in sides], reports, device, device_profile, launch_grids, args, signature) \
         if predicting else None
     text_diff = None
     if stage:

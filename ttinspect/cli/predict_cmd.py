@@ -6,7 +6,7 @@ import click
 
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import emit_json, options_from, ref_options
-from ttinspect.cli.device_options import device_option, device_profile_option
+from ttinspect.cli.device_options import arch_of_device, device_option, device_profile_option
 from ttinspect.cli.device_options import device_profile as read_device_profile
 from ttinspect.errors import UsageError
 
@@ -58,6 +58,7 @@ def predict_command(ref, arch, settings, args, signature, config, device, device
 
     if size is not None:
         settings = (*settings, f"M={size}", f"N={size}", f"K={size}")
+    arch = arch_of_device(arch, device)
     grid = grid_from_text(launch_grid) if launch_grid else None
     # compiled as `report` compiles it (its --config, --device-props, --source): the facts the model reads
     report = report_from_build(resolve_one(ref, options_from(arch, settings, args, signature, config)))

@@ -11,7 +11,7 @@ from ttinspect.files.terminal_text import shown
 from ttinspect.cli.app import cli
 from ttinspect.cli.common import (REF_HELP, VALUE, args_options, config_option, emit_json, options_from,
                                   settings_option, source_option)
-from ttinspect.cli.device_options import device_option, device_profile_option
+from ttinspect.cli.device_options import arch_of_device, device_option, device_profile_option
 from ttinspect.cli.device_options import device_profile as read_device_profile
 
 SWEEP_HELP = REF_HELP + """
@@ -124,6 +124,7 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     if size is not None:
         settings = (*settings, f"M={size}", f"N={size}", f"K={size}")
     timed = _wants_time(sort, columns, filt, launch_grid, device, device_profile)
+    arch = arch_of_device(arch, device)
     grid_of = None
     if timed:
         # loaded when the command runs: the model, only for a sweep that asks for predicted times

@@ -17,13 +17,13 @@ from ttinspect.perf.profile import DeviceProfile
 
 def diff_times(refs: Sequence[str], reports: Sequence[Report], *, device: str | None = None,
                grids: Sequence[Grid] = (None, None), args: Mapping[str, Any] | None = None,
-               device_profile: DeviceProfile | None = None) -> dict[str, Any]:
+               device_profile: DeviceProfile | None = None, signature: str | None = None) -> dict[str, Any]:
     """Both sides predicted on the same device (the named one, else A's target's default): a plain dict,
     as `diff --json` writes it under "predicted"."""
     dev = device_for_profile(reports[0].target, device, device_profile)
     sides = []
     for ref, report, grid in zip(refs, reports, grids, strict=True):
-        values = launch_values(ref, args, report)
+        values = launch_values(ref, args, report, signature)
         sides.append(predict_report(report, dev, values, launch_grid(grid, ref, values, report, dev), device_profile))
     a, b = sides
     speedup = a.time_ms / b.time_ms if a.time_ms and b.time_ms else None
@@ -34,14 +34,16 @@ def diff_times(refs: Sequence[str], reports: Sequence[Report], *, device: str | 
 
 def diff_times_of_texts(refs: Sequence[str], reports: Sequence[Report], device: str | None,
                         device_profile: DeviceProfile | None, grid_texts: Sequence[str],
-                        arg_texts: Sequence[str]) -> dict[str, Any]:
-    """`diff --device`'s options as typed: --launch-grid once (both sides) or twice (A's, then B's), --arg."""
+                        arg_texts: Sequence[str], signature: str | None = None) -> dict[str, Any]:
+    """`diff --device`'s options as typed: --launch-grid once (both sides) or twice (A's, then B's), --arg,
+    --signature (its values count as --arg's)."""
     if len(grid_texts) > 2:
         raise UsageError(f"diff takes --launch-grid once (both sides) or twice (A's, then B's), not "
                          f"{len(grid_texts)} times")
     grids: list[Any] = [grid_from_text(text) for text in grid_texts] or [None]
     return diff_times(refs, reports, device=device, grids=(grids[0], grids[-1]),
-                      args=parse_arg_items(arg_texts) if arg_texts else None, device_profile=device_profile)
+                      args=parse_arg_items(arg_texts) if arg_texts else None, device_profile=device_profile,
+                      signature=signature)
 
 
 def _terms(p: Prediction) -> dict[str, float]:

@@ -31,7 +31,7 @@ def predict_in_parallel(kernel: str, configs: Sequence[Any], warm: Mapping[int, 
             report = reports[index] = warm.get(index) or inspect(kernel, arch, args=args, config=config,
                                                                  signature=signature)
             dev = device_for_profile(report.target, device, device_profile)
-            values = launch_values(kernel, args, report)
+            values = launch_values(kernel, args, report, signature)
             launch = launch_grid(grid, kernel, values, report, dev)
             if is_kept(report, dev, values, launch):
                 continue
@@ -57,7 +57,7 @@ def predict_point(ref: str, overrides: Mapping[str, Any], arch: str | None, opti
         report = inspect(ref, arch, args=args, config=options["config"], signature=options["signature"])
         dev = device_for_profile(report.target, options["device"], profile)
         launch = tuple(options["grid"]) if options["grid"] is not None else None
-        predict_report(report, dev, launch_values(ref, args, report), launch, profile)
+        predict_report(report, dev, launch_values(ref, args, report, options["signature"]), launch, profile)
     except TTInspectError as error:
         return {"error": str(error)}
     return {}

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ttinspect.api import Report, inspect
 from ttinspect.errors import TTInspectError
 from ttinspect.kernel.argument_types import Pointer, TensorDesc
+from ttinspect.perf.devices import find_device
 from ttinspect.perf.model import Prediction, not_predicted
 from ttinspect.perf.profile import DeviceProfile, with_profile
 from ttinspect.perf.report_prediction import Grid, device_for_profile, launch_grid, launch_values, predict_report
@@ -27,9 +28,10 @@ def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, 
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
     the same kernel and config (rank passes it, to skip the resolver). `device_profile`: figures measured by
     `ttinspect calibrate` (perf/profile.py's read_profile), laid over the device's datasheet row."""
+    arch = arch if arch is not None or device is None else find_device(device).arch  # the named GPU's target
     report = report or inspect(kernel, arch, args=args, config=config_mapping(config), signature=signature)
     dev = device_for_profile(report.target, device, device_profile)
-    values = launch_values(kernel, args, report)
+    values = launch_values(kernel, args, report, signature)
     return predict_report(report, dev, values, launch_grid(grid, kernel, values, report, dev), device_profile)
 
 
@@ -40,6 +42,7 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
     reason. `configs`: dicts of constexprs plus num_warps/num_stages (or `triton.Config`s), or None for an
     autotuned kernel's own list. A cold list is compiled in parallel (sweep's workers) when the kernel is a
     reference; a warm one is read from the cache (the builds, and each prediction made before: memo.py)."""
+    arch = arch if arch is not None or device is None else find_device(device).arch  # the named GPU's target
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
         count = _autotune_count(kernel, arch, args, signature)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Mapping
 from ttinspect.api import Report
 from ttinspect.errors import UsageError
 from ttinspect.kernel.argument_types import Pointer, Scalar, TensorDesc
+from ttinspect.kernel.arguments import signature_values
 from ttinspect.perf.devices import Device, device_for
 from ttinspect.perf.memo import is_remembered, prediction_key, remembered
 from ttinspect.perf.mma_operands import dot_operand_factors
@@ -21,9 +22,10 @@ from ttinspect.refs.reference import parse_ref
 Grid = tuple[int, ...] | Callable[[Mapping[str, Any]], tuple[int, ...]] | None
 
 
-def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[str, Any]:
-    """The launch's values by name: the given args' ints (a variant's own when none are given) and the
-    compiled config's constexprs and options."""
+def launch_values(kernel: Any, args: Mapping[str, Any] | None, report, signature: str | None = None) -> dict[str, Any]:
+    """The launch's values by name: the given args' ints (a variant's own when none are given), the values a
+    `--signature` gives (`"*fp16, 4096, ..."`: the same as `--arg M=4096`), and the compiled config's
+    constexprs and options."""
     values: dict[str, Any] = {}
     resolved = _variant_as_built(kernel, report)
     if args is None and resolved is not None:
@@ -32,8 +34,18 @@ def launch_values(kernel: Any, args: Mapping[str, Any] | None, report) -> dict[s
         if isinstance(value, (Pointer, Scalar, TensorDesc)) or (isinstance(value, str) and not _int_text(value)):
             continue
         values[name] = int(value) if isinstance(value, str) else value
+    if signature:
+        for name, value in signature_values(signature, _parameter_names(report)).items():
+            values.setdefault(name, value)
     values.update({k: v for k, v in report.config.items()})
     return values
+
+
+def _parameter_names(report) -> list[str]:
+    """The kernel's parameters in order, as its build recorded its signature (constexprs included)."""
+    built = report.build.metadata.get("ttinspect", {}) if report.build is not None else {}
+    recorded = built.get("signature")
+    return list(recorded) if isinstance(recorded, Mapping) else []
 
 
 def _variant_as_built(kernel: Any, report):

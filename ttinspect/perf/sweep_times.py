@@ -36,7 +36,7 @@ def add_predicted_times(ref: str, rows: list[dict], options: Mapping[str, Any], 
         try:
             report = report_from_build(resolve_point(ref, row.get("point") or {}, row.get("arch"), options))
             dev = device_for_profile(report.target, device, device_profile)
-            values = launch_values(ref, _args(options), report)
+            values = launch_values(ref, _args(options), report, options.get("signature"))
             p = predict_report(report, dev, values, launch_grid(grid, ref, values, report, dev), device_profile)
         except TTInspectError as error:
             facts[TIME_COLUMN] = facts[BOUND_COLUMN] = None

@@ -152,8 +152,8 @@ def _chosen(name: str, listed: list[tuple[int, dict[str, Any]]], kept: list[tupl
         return [(None, same)]
     kept_text = f", {count} of them kept by its early_config_prune" if count != total else ""
     raise UsageError(f"{name} is @triton.autotune'd over {total} configs{kept_text} (a launch times them on a GPU): "
-                     f"choose one with --config N (1-{total}), every one with --config all (report), "
-                     f"or set {', '.join(tuned)} with --set")
+                     f"choose one with --config N (1-{total}), every one with --config all (report) or ranked "
+                     f"by predicted time (sweep --grid config=all --sort time), or set {', '.join(tuned)} with --set")
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,8 @@ def resolve_one(ref: Any, options: RefOptions | None = None):
     """Exactly one build (`dump`, `diff`, `--by-line`): `--config all` belongs to `report`."""
     options = options or RefOptions()
     if str(options.config).strip().lower() == "all":
-        raise UsageError("--config all gives one build per autotune config: use `ttinspect report REF --config all`")
+        raise UsageError("--config all gives one build per autotune config: use `ttinspect report REF --config all`, "
+                         "or rank them by predicted time with `ttinspect sweep REF --grid config=all --sort time`")
     return resolve(ref, options)[0]
 
 
