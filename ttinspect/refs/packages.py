@@ -71,19 +71,34 @@ def split_module_ref(text: str) -> re.Match | None:
 
 def package_of(path: Path) -> PackageModule | None:
     """The package module a file is, when its folder holds `__init__.py` (walking up while the parents
-    do); None for a loose file (loaded on its own, its folder on sys.path, as before)."""
+    do) or is a namespace portion below a folder that does; None for a loose file (loaded on its own, its
+    folder on sys.path, as before)."""
     use_caller_packages()  # in a toolchain's worker, an installed package is the caller's copy (caller_packages.py)
     path = Path(os.path.realpath(path))
-    if path.suffix != ".py" or not (path.parent / "__init__.py").is_file():
+    if path.suffix != ".py" or _regular_package_above(path.parent) is None:
         return None
     parts = [] if path.name == "__init__.py" else [path.stem]
     folder = path.parent
+    # folders without __init__.py below a regular package are namespace portions of it (`pkg/kernels/x.py`,
+    # kernels/ without one): `import pkg.kernels.x` finds the file, and its relative imports need that name
+    while not (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
     while (folder / "__init__.py").is_file() and folder.parent != folder:
         parts.insert(0, folder.name)
         folder = folder.parent
     if not all(part.isidentifier() for part in parts):  # `my-pkg/`: not importable by name
         return None
     return PackageModule(".".join(parts), folder)
+
+
+def _regular_package_above(folder: Path, depth: int = 4) -> Path | None:
+    """The nearest of `folder` and its few parents that holds `__init__.py` (a regular package), or None: a
+    loose file's folder and its parents have none."""
+    for candidate in (folder, *list(folder.parents)[:depth]):
+        if (candidate / "__init__.py").is_file():
+            return candidate
+    return None
 
 
 def locate(module: str) -> Path:

@@ -11,7 +11,9 @@ torch.cuda's public face does for the same question:
   `_cuda_getDefaultStream`: torch's (id, device index, device type) triple, `_cuda_setStream`),
   `_cuda_synchronize`, `_cuda_emptyCache`: answered only when no kernel runs (the whole-run mode), refused
   inside an ordinary block — importing them always works;
-- `_cuda_getArchFlags`, `_cuda_getCompiledVersion` (facts of a torch build, not of the GPU): refused.
+- `_cuda_getArchFlags`, `_cuda_getCompiledVersion` (facts of a torch build, not of the GPU): refused;
+- `_cuda_CUDAAllocator_AllocatorState` (a type Inductor's CUDA-graph trees only name, imported with
+  `_set_cached_tensors_enabled` when torch says it is built for CUDA: `torch._dynamo.reset()` does): an empty type.
 Nothing here imports torch: installed on the torch the code imported.
 """
 
@@ -98,6 +100,9 @@ def entries() -> dict[str, Callable[..., Any]]:
         "_cuda_emptyCache": lambda: None,
     }
     found.update({name: when_nothing_runs(name, answer) for name, answer in answered_when_nothing_runs.items()})
+    # torch._inductor.cudagraph_trees imports these two when torch.backends.cuda.is_built() (it is, for the
+    # target): a type it only names, and a switch of cached tensors for CUDA graphs, which never replay here
+    found["_cuda_CUDAAllocator_AllocatorState"] = type("_cuda_CUDAAllocator_AllocatorState", (), {})
     build = "cannot answer (a fact of the torch build, not of the GPU: the wheel installed on the GPU machine says)"
     found.update({name: _refused(name, build) for name in ("_cuda_getArchFlags", "_cuda_getCompiledVersion")})
     return found
@@ -107,3 +112,5 @@ def install(torch_c: Any, patch: Patch) -> None:
     """Each entry on torch._C, where it is missing or is the CUDA build's own (which would ask a real GPU)."""
     for name, entry in entries().items():
         patch(torch_c, name, entry)
+    if not hasattr(torch_c, "_set_cached_tensors_enabled"):  # a CPU build has it; cudagraph_trees imports it
+        patch(torch_c, "_set_cached_tensors_enabled", lambda enabled: None)

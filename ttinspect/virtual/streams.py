@@ -69,6 +69,9 @@ class VirtualStream:
     def query(self) -> bool:
         return True  # nothing was ever queued on it
 
+    def is_capturing(self) -> bool:
+        return False  # no CUDA graph is captured where nothing runs (torch.optim asks it before each step)
+
     def synchronize(self) -> None:
         return None
 

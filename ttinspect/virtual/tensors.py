@@ -13,6 +13,8 @@ gradients.py) and are computed on the meta tensors inside (`__torch_dispatch__`)
 
 from __future__ import annotations
 
+import contextlib
+
 import types
 from typing import Any
 
@@ -59,9 +61,13 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
         @staticmethod
         def __new__(cls, meta: Any, index: int, requires_grad: bool = False) -> "VirtualTensor":
-            made = torch.Tensor._make_wrapper_subclass(
-                cls, meta.shape, strides=meta.stride(), storage_offset=meta.storage_offset(), dtype=meta.dtype,
-                device=torch.device("meta"), requires_grad=requires_grad)
+            # torch's rule: a view made in inference mode of a normal tensor is a normal tensor (autograd shares
+            # its base's version counter): the wrapper is an inference tensor only where the tensor inside is
+            normal = torch.is_inference_mode_enabled() and not meta.is_inference()
+            with torch.inference_mode(False) if normal else contextlib.nullcontext():
+                made = torch.Tensor._make_wrapper_subclass(
+                    cls, meta.shape, strides=meta.stride(), storage_offset=meta.storage_offset(), dtype=meta.dtype,
+                    device=torch.device("meta"), requires_grad=requires_grad)
             made._meta, made._index = meta, index
             return made
 
@@ -118,6 +124,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                              f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
             if why is not None:
                 unknown_values.carry(out, why)
+            for given in held.values():
+                _follow_metadata(given)
             return tree_map(lambda v: held[id(v)] if id(v) in held else wrap(v, index), out)
 
         @classmethod
@@ -157,6 +165,20 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if not any(isinstance(v, torch.Tensor) for v in tree_leaves(out)):
                 return out  # `shape`, `size()`: a torch.Size stays one (pytree would rebuild it as a tuple)
             return tree_map(lambda v: wrap(v, index), out)
+
+    def _follow_metadata(given: "VirtualTensor") -> None:
+        """An in-place op that changes shape or strides (`as_strided_`, `resize_`, `unsqueeze_`, `t_`: torch's
+        `clone_input`, as `torch.library.opcheck` runs it) changed the tensor inside: the tensor the program
+        holds takes its sizes, strides and offset (set below Python dispatch, on the wrapper alone)."""
+        meta = given._meta
+        if (given.shape, given.stride(), given.storage_offset()) == \
+                (meta.shape, meta.stride(), meta.storage_offset()):
+            return
+        with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.Python)):
+            needed = meta.untyped_storage().nbytes()
+            if given.untyped_storage().nbytes() < needed:  # `resize_` grew it: the wrapper's (meta) storage too
+                given.untyped_storage().resize_(needed)
+            torch.ops.aten.as_strided_.default(given, meta.shape, meta.stride(), meta.storage_offset())
 
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
         """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in

@@ -1,0 +1,63 @@
+"""Round 7 (issue 39): what libraries ttinspect had never used (axolotl, fastvideo, xfuser, trifast) met when their
+own tests ran under `capture --as` — each class with a program of our own under tests/data/capture_as/round7/."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from cli_helpers import run_cli_ok, run_process
+
+from ttinspect.capture import read
+
+DATA = Path(__file__).parent / "data" / "capture_as" / "round7"
+
+
+def captured_run(tmp_path: Path, *command: str, cwd: Path | None = None):
+    return run_process("capture", "--as", "sm_90", "-o", str(tmp_path / "run.ttcap"), "--", *command,
+                       cwd=cwd or tmp_path)
+
+
+def launch_count(path: Path, name: str) -> int:
+    captured = read(path)
+    ids = {c.id for c in captured.compiles if c.name == name}
+    return sum(e.count for e in captured.launches if e.compile in ids)
+
+
+def test_host_code_of_inference_optimizers_opcheck_and_guards_runs_as_on_the_target(tmp_path):
+    shutil.copy(DATA / "host_answers.py", tmp_path / "prog.py")
+    done = captured_run(tmp_path, sys.executable, "prog.py")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    # a view in inference mode of a tensor made outside it (torch: a normal tensor), then launched
+    assert "inference view (1, 11, 96)" in out
+    # in-place shape changes show through (resize_ growing the tensor too)
+    for name in ("as_strided_", "resize_", "unsqueeze_", "t_"):
+        assert any(line.startswith(f"{name} ") and line.endswith("True") for line in out.splitlines()), out
+    assert "optimizer stepped" in out and "dynamo reset" in out
+    # free memory as a fresh H100 80GB answers: the guard skips the 80 GiB case there, as on the GPU
+    assert "free 84480622592 total 85017493504" in out and "skips the 80 GiB case" in out
+    assert "mem_get_info() answered as NVIDIA H100 80GB HBM3, for sm_90 alone with this program" in done.stderr
+    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 2
+
+
+def test_a_skip_guard_asking_free_memory_at_collection_leaves_the_session_whole(tmp_path):
+    shutil.copy(DATA / "own_tests_guarded" / "guarded_tests.py", tmp_path / "guarded_tests.py")
+    done = captured_run(tmp_path, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "guarded_tests.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 1 skipped" in done.stdout
+    assert launch_count(tmp_path / "run.ttcap", "add_one") == 1
+
+
+def test_a_kernel_in_a_namespace_folder_of_a_package_keeps_its_relative_imports(tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(DATA / "namespace_site", site)
+    done = captured_run(tmp_path, sys.executable, "prog.py", cwd=site)
+    assert done.returncode == 0, done.stderr
+    # the capture's kernel, and the file itself, are imported as mylib.kernels.scale (its `from .helpers`)
+    report = run_cli_ok("report", f"{tmp_path / 'run.ttcap'}:scale", "--json")
+    assert '"registers"' in report
+    by_file = run_cli_ok("report", f"{site / 'mylib' / 'kernels' / 'scale.py'}:scale", "--signature",
+                         "*fp32, 4096, 1024", "--arch", "sm_90", "--json")
+    assert '"registers"' in by_file
