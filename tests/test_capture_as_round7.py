@@ -39,7 +39,8 @@ def test_host_code_of_inference_optimizers_opcheck_and_guards_runs_as_on_the_tar
     # free memory as a fresh H100 80GB answers: the guard skips the 80 GiB case there, as on the GPU
     assert "free 84480622592 total 85017493504" in out and "skips the 80 GiB case" in out
     assert "mem_get_info() answered as NVIDIA H100 80GB HBM3, for sm_90 alone with this program" in done.stderr
-    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 2
+    assert "opcheck's way (4096,)" in out
+    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 3
 
 
 def test_a_skip_guard_asking_free_memory_at_collection_leaves_the_session_whole(tmp_path):
@@ -61,3 +62,16 @@ def test_a_kernel_in_a_namespace_folder_of_a_package_keeps_its_relative_imports(
     by_file = run_cli_ok("report", f"{site / 'mylib' / 'kernels' / 'scale.py'}:scale", "--signature",
                          "*fp32, 4096, 1024", "--arch", "sm_90", "--json")
     assert '"registers"' in by_file
+
+
+def test_a_stride_the_launches_gave_says_what_the_access_is(tmp_path):
+    # TTI005 on a runtime stride: the capture's recorded value (0: a broadcast; 4096: a strided view) is the cause,
+    # said as such, where without a value it asks whether the stride is 1 at launch
+    shutil.copy(DATA / "broadcast_gradient.py", tmp_path / "prog.py")
+    done = captured_run(tmp_path, sys.executable, "prog.py")
+    assert done.returncode == 0, done.stderr
+    broadcast = run_cli_ok("check", f"{tmp_path / 'run.ttcap'}:scale#1", "--width", "200")
+    assert "stride_x = 0 at launch: every element of the access is one address" in broadcast, broadcast
+    strided = run_cli_ok("check", f"{tmp_path / 'run.ttcap'}:scale#2", "--width", "200")
+    assert "stride_x = 4096 at launch: the elements are that far apart" in strided, strided
+    assert "pass the unit stride as 1" not in (broadcast + strided).lower()

@@ -13,7 +13,10 @@ stream it would never have): `answered_when_nothing_runs` wraps it so.
   takes the branch a fresh GPU gives. The program's own tensors are not taken off (the caching allocator's
   segments are not modelled).
 
-Still refused with the line: Event.elapsed_time (a measured time), graphs, RNG state, get_arch_list (a fact of a
+- get_rng_state(_all) / set_rng_state(_all): a state of 16 zero bytes, and putting one back passes — what
+  `torch.random.fork_rng` (opcheck, tests) does around a block; no kernel draws from the generator here.
+
+Still refused with the line: Event.elapsed_time (a measured time), graphs, get_arch_list (a fact of a
 torch build), and every answer inside a `virtual_device` block (a kernel file imported for a report).
 """
 
@@ -70,6 +73,19 @@ def _mem_get_info(device: Any = None) -> tuple[int, int]:
     return free, total
 
 
+def _rng_state(device: Any = None) -> Any:
+    """The generator's state as torch gives it (16 bytes: Philox's seed and offset) — kept and put back around a
+    block (`torch.random.fork_rng`, opcheck): no kernel draws from it here, so any state is the state."""
+    import torch  # only called from torch.cuda, so torch is imported already
+
+    state.initialize()
+    return torch.zeros(16, dtype=torch.uint8)
+
+
+def _rng_states() -> list[Any]:
+    return [_rng_state(index) for index in range(max(1, state.current().values.get("device_count") or 1))]
+
+
 def _current_stream(device: Any = None) -> streams.VirtualStream:
     return streams.current(device)
 
@@ -93,6 +109,8 @@ def answers() -> dict[str, Callable[..., Any]]:
         "synchronize": _done, "ipc_collect": _done, "empty_cache": _done,
         "current_stream": _current_stream, "default_stream": _default_stream, "set_stream": _set_stream,
         "stream": _stream, "mem_get_info": _mem_get_info,
+        "get_rng_state": _rng_state, "get_rng_state_all": _rng_states, "set_rng_state": _done,
+        "set_rng_state_all": _done,
     }
     found.update({name: _counter(name) for name in _COUNTERS})
     found.update({name: _done for name in _RESETS})

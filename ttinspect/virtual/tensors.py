@@ -209,8 +209,16 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         torch sets it)."""
         if isinstance(value, torch.Tensor) and not isinstance(value, VirtualTensor) and value.is_meta:
             state.allocate()  # (or a view of what was): CUDA is initialised, the allocator's counters leave 0
-            return VirtualTensor(value.detach(), index, requires_grad and value.requires_grad)
+            with _outside_program_modes():  # the detach is the device's own work, not the program's op
+                inner = value.detach()
+            return VirtualTensor(inner, index, requires_grad and value.requires_grad)
         return value
+
+    def _outside_program_modes() -> Any:
+        """The program's own TorchDispatchModes off the stack (torch's helper; absent: nothing to take off)."""
+        python_dispatch = getattr(torch.utils, "_python_dispatch", None)
+        disable = getattr(python_dispatch, "_disable_current_modes", None)
+        return disable() if disable is not None else contextlib.nullcontext()
 
     class ValuesOnCpu(tensor):
         """`--run-kernels`: a tensor made on "cuda" is the CPU's, with values (Triton's interpreter reads and
@@ -386,7 +394,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return _on_cpu(func, name, args, kwargs)
             if device is not None and _is_cuda(torch, device):
                 on_meta = {k: v for k, v in kwargs.items() if k != "pin_memory"}
-                with torch._C.DisableTorchFunctionSubclass():
+                # made on meta out of sight of the program's own dispatch modes (opcheck's SchemaCheckMode would
+                # compare the meta tensor's values): they see the device's tensors' ops, as on the GPU
+                with torch._C.DisableTorchFunctionSubclass(), _outside_program_modes():
                     made = func(*args, **{**on_meta, "device": "meta"})
                 return tree_map(lambda v: wrap(v, _index(torch, device), requires_grad=True), made)
             if name == "cuda" and args and isinstance(args[0], torch.Tensor):

@@ -2,8 +2,10 @@
 launch that followed: a view made in `torch.inference_mode()` of a tensor made outside it (an inference pipeline's
 eager reference), in-place ops that change a tensor's shape (`as_strided_`, `resize_`, `unsqueeze_`, `t_`: torch's
 `clone_input` as `torch.library.opcheck` runs it), an optimizer's step (it asks the stream whether a CUDA graph
-is being captured), `torch._dynamo.reset()` (Inductor's CUDA-graph module imports CUDA-build names) and
-`torch.cuda.mem_get_info()` as a guard."""
+is being captured), `torch._dynamo.reset()` (Inductor's CUDA-graph module imports CUDA-build names),
+`torch.cuda.mem_get_info()` as a guard, and what `torch.library.opcheck` does around an op: `fork_rng` (the CUDA
+generator's state kept and put back) and its own dispatch mode, which must see the device's tensors, not the
+meta tensors inside them."""
 import torch
 import triton
 import triton.language as tl
@@ -48,3 +50,11 @@ if free >= 80 * 2**30:  # the guard a test puts on an 80 GiB case: a fresh H100 
     print("would run the 80 GiB case")
 else:
     print("skips the 80 GiB case")
+
+from torch._subclasses.schema_check_mode import SchemaCheckMode  # noqa: E402
+
+with torch.random.fork_rng(devices=[0]):
+    with SchemaCheckMode():
+        z = torch.zeros(4096, device="cuda") + 1
+    launch(z)
+print("opcheck's way", tuple(z.shape))
