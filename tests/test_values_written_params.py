@@ -50,6 +50,7 @@ def fresh_cache():
     ("scatter", {"out_ptr"}, {"x_ptr", "idx_ptr"}),  # an index loaded and cast to a scalar type: still out_ptr
     ("histogram", {"counts_ptr"}, {"x_ptr"}),  # atomic_add
     ("block_pointer", {"out_ptr"}, {"x_ptr"}),
+    ("advanced_block_pointer", {"out_ptr"}, {"x_ptr"}),  # read through tl.advance
     ("device_descriptor", {"out_ptr"}, {"x_ptr"}),  # tl.make_tensor_descriptor(...).store
     ("host_descriptor", {"out_desc"}, {"x_desc"}),  # a TensorDescriptor given by the host
     ("through_helpers", {"out_ptr"}, {"x_ptr"}),  # a @jit helper that stores, one that only loads: followed

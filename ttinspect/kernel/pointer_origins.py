@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
@@ -225,7 +226,7 @@ class Origins:
         if isinstance(node.func, ast.Attribute) and self.is_local(node.func.value):
             return self.method(node, node.func.attr, self.value(node.func.value), args, keywords, everything)
         callee = self.resolve(node.func)
-        builtin = effects.builtin_name(callee) if callee is not None else None
+        builtin = effects.builtin_name(callee) if callee is not None else self.spelled_builtin(node.func)
         if builtin is None and callee is not None and getattr(callee, "__module__", None) == "builtins" and \
                 getattr(callee, "__name__", None) in effects.PYTHON_BUILTINS:
             return everything
@@ -247,6 +248,16 @@ class Origins:
             self.combined(node, builtin)
             return everything
         raise self.not_understood(node, f"calls {shown}, which is not understood")
+
+    def spelled_builtin(self, func: ast.expr) -> str | None:
+        """`tl.advance` where this Triton's language has no such name (3.9 removed block pointers): the name as
+        spelled on the language module, so the tables of every release's builtins still read it; None else."""
+        if not isinstance(func, ast.Attribute):
+            return None
+        owner = self.resolve(func.value)
+        module = getattr(owner, "__name__", None) if isinstance(owner, types.ModuleType) else None
+        is_language = module == effects.LANGUAGE or (module or "").startswith(effects.LANGUAGE + ".")
+        return func.attr if is_language else None
 
     def method(self, node: ast.Call, name: str, receiver: frozenset[str], args: list[frozenset[str]],
                keywords: dict[str | None, frozenset[str]], everything: frozenset[str]) -> frozenset[str]:

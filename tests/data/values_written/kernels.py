@@ -40,6 +40,14 @@ def block_pointer(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def advanced_block_pointer(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # `tl.advance`: in the releases with block pointers a builtin, in 3.9 a name the language no longer has —
+    # read by its spelling either way (fastvideo's LongCat attention walks K/V so)
+    src = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BLOCK,), (0,))
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(tl.advance(src, (BLOCK,))))
+
+
+@triton.jit
 def device_descriptor(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
     x = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK, BLOCK])
     out = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK, BLOCK])
