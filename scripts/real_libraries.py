@@ -138,6 +138,10 @@ def one_line(text: str) -> str:
     raised = exception_line(text)
     if raised is not None:
         return raised[:400]
+    # pytest's own report: the last `E   SomeError: ...` line says why, its summary ("1 failed in 4s") does not
+    chosen = [line for line in lines if line.startswith("E ") and "Error" in line]
+    if chosen:
+        return chosen[-1][:400]
     chosen = [line for line in lines if line.startswith("what():")]
     if chosen:
         return chosen[-1][:400]

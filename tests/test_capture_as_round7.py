@@ -75,3 +75,16 @@ def test_a_stride_the_launches_gave_says_what_the_access_is(tmp_path):
     strided = run_cli_ok("check", f"{tmp_path / 'run.ttcap'}:scale#2", "--width", "200")
     assert "stride_x = 4096 at launch: the elements are that far apart" in strided, strided
     assert "pass the unit stride as 1" not in (broadcast + strided).lower()
+
+
+def test_an_import_made_by_another_modules_compiled_code_is_not_blamed_on_the_statement(tmp_path):
+    # pyarrow's `import pyarrow.lib` (compiled: no Python frame) tries `import cloudpickle` under its own guard;
+    # the nearest Python line is the statement importing pyarrow.lib, which does not name cloudpickle
+    from ttinspect.virtual.extension_stand_in import _names
+
+    source = tmp_path / "init.py"
+    source.write_text("import os\nimport pkg.lib as _lib\nfrom pkg import sub\nfrom . import _C\n")
+    assert _names(str(source), 2, "pkg.lib") and _names(str(source), 2, "pkg")
+    assert not _names(str(source), 2, "cloudpickle")
+    assert _names(str(source), 3, "pkg.sub") and not _names(str(source), 3, "cloudpickle")
+    assert _names(str(source), 4, "anything")  # a relative import: its package is not resolved, so it may

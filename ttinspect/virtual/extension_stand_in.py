@@ -95,6 +95,26 @@ def _statement(path: str, line: int) -> tuple[bool, bool]:
     return visit(tree, False) or (False, False)
 
 
+@lru_cache(maxsize=1024)
+def _names(path: str, line: int, fullname: str) -> bool:
+    """Whether the import statement at `path:line` names `fullname` (or a package of it, or a module in it);
+    a relative import is taken to (its package is not resolved here)."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return True
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or not node.lineno <= line <= (node.end_lineno or 0):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level:
+            return True
+        bases = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [f"{node.module}.{a.name}" for a in node.names] + [node.module or ""]
+        return any(base == fullname or fullname.startswith(base + ".") or base.startswith(fullname + ".")
+                   for base in bases if base)
+    return True
+
+
 def _handled_above(dist: Any) -> bool:
     """Whether a frame further out in the library itself (the import of its module that imports it, a call of
     its own) catches ImportError: the library then has a way on without the module, which a stand-in would
@@ -162,6 +182,10 @@ class StandInFinder(importlib.abc.MetaPathFinder):
         if where is None:
             return None
         if _statement(*where) != (True, False):  # first: a probe costs an AST read, not a RECORD's
+            return None
+        if not _names(*where, fullname):
+            # the statement imports another module, whose compiled code (Cython: no Python frame of its own)
+            # asked for this one: its guard, if any, cannot be read, so nothing is stood in nor said
             return None
         dist = distribution_of(where[0])
         if dist is None or _handled_above(dist) or _declared_requirement(dist, fullname.partition(".")[0]):
