@@ -40,7 +40,8 @@ def test_host_code_of_inference_optimizers_opcheck_and_guards_runs_as_on_the_tar
     assert "free 84480622592 total 85017493504" in out and "skips the 80 GiB case" in out
     assert "mem_get_info() answered as NVIDIA H100 80GB HBM3, for sm_90 alone with this program" in done.stderr
     assert "opcheck's way (4096,)" in out
-    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 3
+    assert "generator cuda:0 True True" in out  # a CUDA generator, and torch's own still a Generator
+    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 4
 
 
 def test_a_skip_guard_asking_free_memory_at_collection_leaves_the_session_whole(tmp_path):

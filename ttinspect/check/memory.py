@@ -18,6 +18,7 @@ from __future__ import annotations
 from ttinspect.backends import backend_for
 from ttinspect.check.context import element_bits, stages_of, tensor_types
 from ttinspect.check.model import Evidence, Finding
+from ttinspect.check.launch_strides import launch_stride_cause
 from ttinspect.check.access_shape import broadcast_along, constant_offset, constant_steps, offset_arguments
 from ttinspect.check.ssa import Chains
 
@@ -192,21 +193,10 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         return Finding(ID, SLUG, "info", title, tuple(evidence), why,
                        "Nothing to declare. Widening this access takes a data layout whose rows start 16-aligned; "
                        "whether the layout can change is unknown to ttinspect.")
-    known = _launch_strides(stages, strides)
-    if strides and len(known) == len(strides):
-        # every runtime stride has the value the launches gave: what the access is, not what to declare
-        told = ", ".join(f"{name} = {value}" for name, value in known.items())
-        if all(value == 0 for value in known.values()):
-            why += (f"Responsible: the launch, not a hint — {told} at launch: every element of the access is one "
-                    "address (a broadcast: an expanded tensor, the gradient of a sum), so nothing is moved twice "
-                    "over the bus and no hint would widen it.")
-            fix = "Nothing to declare: a broadcast read is served from one address."
-        else:
-            why += (f"Responsible: the launch, not a hint — {told} at launch: the elements are that far apart in "
-                    "memory, so a wider access would not be contiguous.")
-            fix = ("Nothing to declare: the tensor the launch gives is strided (a transposed or sliced view). A "
-                   "contiguous copy (`.contiguous()`) before the launch widens the access, at the copy's cost.")
-        return Finding(ID, SLUG, "info", title, tuple(evidence), why, fix)
+    given = launch_stride_cause(stages, strides)
+    if given is not None:  # every runtime stride has the value the launches gave: what the access is
+        cause, fix = given
+        return Finding(ID, SLUG, "info", title, tuple(evidence), why + cause, fix)
     if strides:
         names = ", ".join(a.lstrip("%") for a in strides)
         why += (f"Responsible argument unknown: every argument has its hints; the address uses the runtime "
@@ -219,18 +209,6 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
     return Finding(ID, SLUG, "info", title, tuple(evidence), why,
                    "Check the access pattern with `ttinspect dump REF --stage ttgir` (the load's #blocked "
                    "sizePerThread along `order[0]` is the vector the compiler chose).")
-
-
-def _launch_strides(stages, strides) -> dict[str, int]:
-    """The runtime strides whose value the launch gave (`--arg`, `--signature`, or every recorded launch of a
-    capture agreeing), by name; one given as several values is left out (unknown)."""
-    given = {}
-    for name in strides:
-        plain = name.lstrip("%")
-        value = stages.launch_args.get(plain)
-        if isinstance(value, int) and not isinstance(value, bool):
-            given[plain] = value
-    return given
 
 
 def _stride_along(chains, pointer: str, fastest: int | None) -> int | None:

@@ -18,7 +18,7 @@ import contextlib
 import types
 from typing import Any
 
-from ttinspect.virtual import addresses, custom_ops, gradients, state, unknown_values
+from ttinspect.virtual import addresses, custom_ops, gradients, state, unknown_values, wrapper_sync
 from ttinspect.virtual.refusal import refuse
 
 # Tensor methods that hand out a tensor's memory or values: a meta tensor would answer them with nothing, so
@@ -51,7 +51,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
 
     tensor: Any = torch.Tensor  # the installed torch's class (typed Any: torch is a parameter here)
 
-    wrap_triton_op, wrap_triton_launch = _wrap_triton_eager()
+    wrap_triton_op, wrap_triton_launch = wrapper_sync.wrap_triton_eager()
 
     class VirtualTensor(tensor):
         """A tensor on the virtual device: metadata only."""
@@ -125,7 +125,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if why is not None:
                 unknown_values.carry(out, why)
             for given in held.values():
-                _follow_metadata(given)
+                wrapper_sync.follow_metadata(torch, given)
             return tree_map(lambda v: held[id(v)] if id(v) in held else wrap(v, index), out)
 
         @classmethod
@@ -166,20 +166,6 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 return out  # `shape`, `size()`: a torch.Size stays one (pytree would rebuild it as a tuple)
             return tree_map(lambda v: wrap(v, index), out)
 
-    def _follow_metadata(given: "VirtualTensor") -> None:
-        """An in-place op that changes shape or strides (`as_strided_`, `resize_`, `unsqueeze_`, `t_`: torch's
-        `clone_input`, as `torch.library.opcheck` runs it) changed the tensor inside: the tensor the program
-        holds takes its sizes, strides and offset (set below Python dispatch, on the wrapper alone)."""
-        meta = given._meta
-        if (given.shape, given.stride(), given.storage_offset()) == \
-                (meta.shape, meta.stride(), meta.storage_offset()):
-            return
-        with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.Python)):
-            needed = meta.untyped_storage().nbytes()
-            if given.untyped_storage().nbytes() < needed:  # `resize_` grew it: the wrapper's (meta) storage too
-                given.untyped_storage().resize_(needed)
-            torch.ops.aten.as_strided_.default(given, meta.shape, meta.stride(), meta.storage_offset())
-
     def _device_replaced(args: Any, kwargs: Any, device: Any) -> tuple[tuple, dict]:
         """`.to(...)` / `.cuda(...)`'s arguments with the CUDA device given as `device` (None: "no move"), in
         the place it was given: positionally (`t.to(device, dtype, non_blocking)`, as nn.Module.to calls it)
@@ -209,16 +195,10 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
         torch sets it)."""
         if isinstance(value, torch.Tensor) and not isinstance(value, VirtualTensor) and value.is_meta:
             state.allocate()  # (or a view of what was): CUDA is initialised, the allocator's counters leave 0
-            with _outside_program_modes():  # the detach is the device's own work, not the program's op
+            with wrapper_sync.outside_program_modes(torch):  # the detach is the device's own work, not the program's op
                 inner = value.detach()
             return VirtualTensor(inner, index, requires_grad and value.requires_grad)
         return value
-
-    def _outside_program_modes() -> Any:
-        """The program's own TorchDispatchModes off the stack (torch's helper; absent: nothing to take off)."""
-        python_dispatch = getattr(torch.utils, "_python_dispatch", None)
-        disable = getattr(python_dispatch, "_disable_current_modes", None)
-        return disable() if disable is not None else contextlib.nullcontext()
 
     class ValuesOnCpu(tensor):
         """`--run-kernels`: a tensor made on "cuda" is the CPU's, with values (Triton's interpreter reads and
@@ -396,7 +376,7 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                 on_meta = {k: v for k, v in kwargs.items() if k != "pin_memory"}
                 # made on meta out of sight of the program's own dispatch modes (opcheck's SchemaCheckMode would
                 # compare the meta tensor's values): they see the device's tensors' ops, as on the GPU
-                with torch._C.DisableTorchFunctionSubclass(), _outside_program_modes():
+                with torch._C.DisableTorchFunctionSubclass(), wrapper_sync.outside_program_modes(torch):
                     made = func(*args, **{**on_meta, "device": "meta"})
                 return tree_map(lambda v: wrap(v, _index(torch, device), requires_grad=True), made)
             if name == "cuda" and args and isinstance(args[0], torch.Tensor):
@@ -410,20 +390,3 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             return func(*args, **kwargs)
 
     return VirtualTensor, Allocations
-
-
-def _wrap_triton_eager() -> Any:
-    """`torch.library.wrap_triton(kernel)[grid](...)` outside a `triton_op` (flash-attn's rotary): torch routes
-    the launch through its higher-order op `triton_kernel_wrapper_mutation`, with the tensors nested in its
-    `kwargs=` dict. Torch 2.11's dispatch looks for tensor subclasses only among the top-level arguments, finds
-    none and refuses ("not supported for the given input types"); 2.13's asks the subclass for a rule. Either
-    way the answer is torch's own eager rule: the kernel launched as written, so the launch reaches the
-    capture's hooks like any other. Gives (the op, its eager rule), or (None, None) where torch has no
-    wrap_triton (before 2.6)."""
-    try:
-        from torch._higher_order_ops import triton_kernel_wrap as wrap
-    except ImportError:
-        return None, None
-    hop = getattr(wrap, "triton_kernel_wrapper_mutation", None)
-    dense = getattr(wrap, "triton_kernel_wrapper_mutation_dense", None)
-    return (hop, dense) if hop is not None and dense is not None else (None, None)

@@ -10,7 +10,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from ttinspect.virtual import accelerator_face, compile_eager, nothing_runs, private_entries, state, streams
+from ttinspect.virtual import accelerator_face, compile_eager, generators, nothing_runs, private_entries, state, streams
 from ttinspect.virtual.indices import device_index
 from ttinspect.virtual.numbers import DeviceNumbers
 from ttinspect.virtual.refusal import refuse
@@ -201,6 +201,7 @@ def install(torch: types.ModuleType, patch: Patch) -> TorchFace:
     private_entries.install(torch._C, patch)
     accelerator_face.install(torch, patch)
     compile_eager.install(torch, patch)
+    generators.install(torch, patch)
     for name in ("cuda", "hip"):
         patch(torch.version, name, getattr(torch.version, name, None))  # recorded; set_versions sets them
     set_versions(torch)

@@ -58,3 +58,8 @@ with torch.random.fork_rng(devices=[0]):
         z = torch.zeros(4096, device="cuda") + 1
     launch(z)
 print("opcheck's way", tuple(z.shape))
+
+g = torch.Generator(device="cuda").manual_seed(0)  # seeded test inputs (axolotl's)
+seeded = torch.randn(4096, device="cuda", generator=g)
+launch(seeded)
+print("generator", g.device, isinstance(g, torch.Generator), isinstance(torch.default_generator, torch.Generator))
