@@ -89,3 +89,16 @@ def test_an_import_made_by_another_modules_compiled_code_is_not_blamed_on_the_st
     assert not _names(str(source), 2, "cloudpickle")
     assert _names(str(source), 3, "pkg.sub") and not _names(str(source), 3, "cloudpickle")
     assert _names(str(source), 4, "anything")  # a relative import: its package is not resolved, so it may
+
+
+def test_a_custom_op_whose_code_needs_values_is_answered_by_its_fake(tmp_path):
+    shutil.copy(DATA / "custom_op_routing.py", tmp_path / "prog.py")
+    done = captured_run(tmp_path, sys.executable, "prog.py")
+    assert done.returncode == 0, done.stderr
+    assert "launched (64,)" in done.stdout and launch_count(tmp_path / "run.ttcap", "per_expert") == 1
+    assert "note: custom op round7::bincount's code needs values (prog.py:12 asks aten.bincount" in done.stderr
+    assert "its registered fake gave its outputs" in done.stderr and "caught" not in done.stderr
+    # an op that mutates its argument: the fake writes nothing, so the refusal stands, naming the line
+    (tmp_path / "run.ttcap").unlink()
+    mutating = captured_run(tmp_path, sys.executable, "prog.py", "--mutating")
+    assert mutating.returncode == 1 and "prog.py:22 asks aten.bincount" in mutating.stderr, mutating.stderr

@@ -17,10 +17,13 @@ import sys
 import types
 from typing import Any
 
+from ttinspect.virtual.refusal import VirtualDeviceError, answered_after_all
+
 # Operator namespaces that are torch's own: never a user's custom op.
 TORCH_NAMESPACES = ("aten", "prims", "_c10d_functional", "c10d", "profiler", "_quantized", "quantized",
                     "inductor", "higher_order")
 _SAID: set[str] = set()  # operators without Python code, already said once
+_FAKED: set[str] = set()  # Python custom ops answered by their fake (their code read values), already said once
 
 
 def definition(func: Any) -> Any:
@@ -53,7 +56,7 @@ def call(torch: types.ModuleType, opdef: Any, args: tuple, kwargs: dict, mode: A
     tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
     if backward is None or not torch.is_grad_enabled() or not any(t.requires_grad for t in tensors):
         with on_stack:
-            return code(*args, **kwargs)
+            return _own_code_or_fake(opdef, code, args, kwargs, tensors)
     inputs, keyword_only = _as_the_dispatcher_gives(opdef, args, kwargs)
     setup = getattr(opdef, "_setup_context_fn", None)
 
@@ -72,6 +75,29 @@ def call(torch: types.ModuleType, opdef: Any, args: tuple, kwargs: dict, mode: A
     function: Any = type(f"Autograd_{opdef._name.replace('::', '_')}", (torch.autograd.Function,),
                     {"forward": staticmethod(forward), "backward": staticmethod(backward_of)})
     return function.apply(*inputs)
+
+
+def _own_code_or_fake(opdef: Any, code: Any, args: tuple, kwargs: dict, tensors: list) -> Any:
+    """The op's own code; where it reads values the device does not hold (a routing op's `bincount`) and the op
+    registered a fake and mutates nothing, the fake's outputs — their shapes are all a launch after it needs —
+    said once per op: what its code would launch after that read is not recorded. Tensors with values
+    (`--values`, `--run-kernels`) never take the fake: its outputs hold no values a later read could trust."""
+    try:
+        return code(*args, **kwargs)
+    except VirtualDeviceError as error:
+        fake = getattr(opdef, "_abstract_fn", None)
+        schema = getattr(getattr(opdef, "_opoverload", None), "_schema", None)
+        without_values = tensors and all(getattr(t, "_meta", None) is not None for t in tensors)
+        if fake is None or schema is None or schema.is_mutable or not without_values:
+            raise
+        answered_after_all(error)
+        name = f"{getattr(opdef, '_namespace', '?')}::{opdef._name}"
+        if name not in _FAKED:
+            _FAKED.add(name)
+            asked = str(error).split(", which the virtual device")[0]  # "FILE:LINE asks OP of a tensor on ..."
+            print(f"ttinspect: note: custom op {name}'s code needs values ({asked}): its registered fake gave its "
+                  "outputs; what its code launches after that line is not recorded", file=sys.stderr)
+        return fake(*args, **kwargs)
 
 
 def _as_the_dispatcher_gives(opdef: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
