@@ -84,11 +84,12 @@ def test_an_import_made_by_another_modules_compiled_code_is_not_blamed_on_the_st
     from ttinspect.virtual.extension_stand_in import _names
 
     source = tmp_path / "init.py"
-    source.write_text("import os\nimport pkg.lib as _lib\nfrom pkg import sub\nfrom . import _C\n")
+    source.write_text("import os\nimport pkg.lib as _lib\nfrom pkg import sub\nfrom . import _C\nimport a; import b\n")
     assert _names(str(source), 2, "pkg.lib") and _names(str(source), 2, "pkg")
     assert not _names(str(source), 2, "cloudpickle")
     assert _names(str(source), 3, "pkg.sub") and not _names(str(source), 3, "cloudpickle")
     assert _names(str(source), 4, "anything")  # a relative import: its package is not resolved, so it may
+    assert _names(str(source), 5, "b") and _names(str(source), 5, "a") and not _names(str(source), 5, "c")
 
 
 def test_a_custom_op_whose_code_needs_values_is_answered_by_its_fake(tmp_path):
@@ -102,3 +103,18 @@ def test_a_custom_op_whose_code_needs_values_is_answered_by_its_fake(tmp_path):
     (tmp_path / "run.ttcap").unlink()
     mutating = captured_run(tmp_path, sys.executable, "prog.py", "--mutating")
     assert mutating.returncode == 1 and "prog.py:22 asks aten.bincount" in mutating.stderr, mutating.stderr
+
+
+def test_a_script_beside_its_helpers_in_a_repository_that_is_a_package_stays_a_loose_file(tmp_path):
+    # repo/__init__.py above repo/scripts/k.py, which imports its helper by plain name (as `python k.py` runs it):
+    # only a file with a relative import is taken for a module of the package above its namespace folder
+    scripts = tmp_path / "repo" / "scripts"
+    scripts.mkdir(parents=True)
+    (tmp_path / "repo" / "__init__.py").write_text("raise RuntimeError('the package is not imported')\n")
+    (scripts / "helper.py").write_text("BLOCK = 128\n")
+    kernel = (DATA / "namespace_site" / "mylib" / "kernels" / "scale.py").read_text()
+    (scripts / "k.py").write_text(kernel.replace("from .helpers import BLOCK_DEFAULT",
+                                                 "from helper import BLOCK as BLOCK_DEFAULT"))
+    report = run_cli_ok("report", f"{scripts / 'k.py'}:scale", "--signature", "*fp32, 4096, 128", "--arch", "sm_90",
+                        "--json")
+    assert '"registers"' in report

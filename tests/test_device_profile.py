@@ -122,3 +122,13 @@ def test_calibrate_without_a_gpu_is_one_line(tmp_path):
     result = run_cli("calibrate", "-o", str(tmp_path / "x.json"))
     assert_one_line_error(result, 5, "needs a CUDA GPU")
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_profile_names_the_target_when_no_arch_or_device_is_given(tmp_path):
+    # a profile of an A100 SXM: `predict naive --device-profile a100.json` compiles for sm_80 (it said "runs sm_80,
+    # not sm_89" before), as `--device "A100 SXM"` does
+    path = write(tmp_path, {**GOOD, "device": "A100 SXM", "gpu": "NVIDIA A100-SXM4-80GB", "arch": "sm_80"})
+    result = run_cli("predict", "naive", "--size", "1024", "--device-profile", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["device"] == "A100 SXM" and data["details"]["tensor_core_path"] == "mma.sync"

@@ -209,3 +209,17 @@ def test_a_named_device_is_its_own_target_in_the_api():
 
     p = predict("add", device="H200")  # no arch: the H200's (sm_90), the variant's own grid
     assert p.device == "H200" and p.time_ms > 0 and p.details["programs"] == (1 << 24) // 1024
+
+
+def test_ranked_configs_given_as_triton_configs_or_indices_serialize():
+    import triton
+
+    from ttinspect import rank
+
+    given = triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=3)
+    ranked = rank("naive", [given], device="H100")
+    assert ranked[0].config is given and ranked[0].time_ms is not None
+    assert ranked[0].as_dict()["config"] == {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32,
+                                             "num_warps": 4, "num_stages": 3, "num_ctas": 1}
+    by_index = rank("opt", [1, 2], arch="sm_90")
+    assert {r.as_dict()["config"]["config"] for r in by_index} == {1, 2}

@@ -248,3 +248,11 @@ def test_values_in_a_signature_and_a_named_device_are_all_a_prediction_needs(tmp
     assert (diff["a"]["details"]["programs"], diff["b"]["details"]["programs"]) == (1024, 4096)
     assert_one_line_error(run_cli("predict", ref, "--signature", signature, "--device", "h300"), 2,
                           "unknown device 'h300'")
+
+
+def test_a_problem_size_that_is_no_argument_sets_the_grid_too():
+    # attention's Z (batch × heads) is no kernel argument, so builds at every Z are one cached build: the grid is
+    # the build's own request (its label), not the problem the cached entry was first made for
+    programs = [json.loads(run_cli_ok("predict", "attn", "--set", f"Z={z}", "--set", "N_CTX=2048", "--arch", "sm_90",
+                                      "--json"))["details"]["programs"] for z in (1, 64, 32)]
+    assert programs == [2048 // 128 * 1, 2048 // 128 * 64, 2048 // 128 * 32]

@@ -26,8 +26,10 @@ def save(variant: Variant, data: Mapping[str, Any]) -> Path:
     return path
 
 
-def config_overrides(variant: Variant, which: str) -> dict[str, Any]:
-    """`best`: the last `ttinspect autotune` winner; `N` (1-based): the variant's N-th autotune config."""
+def config_overrides(variant: Variant, which: str | int) -> dict[str, Any]:
+    """`best`: the last `ttinspect autotune` winner; `N` (1-based, text or an int from the API): the variant's
+    N-th autotune config."""
+    which = str(which)
     if which.isdigit():
         index = int(which)
         if not 1 <= index <= len(variant.autotune_configs):

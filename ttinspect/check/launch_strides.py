@@ -4,13 +4,17 @@ broadcast (an expanded tensor, the gradient of a sum); any other, a strided view
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 
-def launch_stride_cause(stages: Any, strides: Iterable[str]) -> tuple[str, str] | None:
-    """(the `why` sentence, the fix) when every stride in `strides` has the value the launches gave; None when
-    one of them has none (or several: unknown) — the rule then names them as candidates."""
-    names = [name.lstrip("%") for name in strides]
+def launch_stride_cause(stages: Any, strides: Iterable[str], stride_shapes: Mapping[str, set[tuple[int, ...]]],
+                        fastest: int | None) -> tuple[str, str] | None:
+    """(the `why` sentence, the fix) when the strides that scale the layout's fastest (contiguous) dimension all
+    have the value the launches gave — a row's or a batch's stride says nothing of how wide one access is; None
+    when there is none, or one has no value (or several: unknown) — the rule then names them as candidates."""
+    along = [name for name in strides if fastest is not None and
+             {i for shape in stride_shapes.get(name, ()) for i, n in enumerate(shape) if n != 1} == {fastest}]
+    names = [name.lstrip("%") for name in along]
     known = {name: stages.launch_args.get(name) for name in names}
     if not names or not all(isinstance(v, int) and not isinstance(v, bool) for v in known.values()):
         return None

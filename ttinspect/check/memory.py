@@ -193,7 +193,7 @@ def _finding(report, build, stages, ttir, line, kind, width, ptx_line, bits, ele
         return Finding(ID, SLUG, "info", title, tuple(evidence), why,
                        "Nothing to declare. Widening this access takes a data layout whose rows start 16-aligned; "
                        "whether the layout can change is unknown to ttinspect.")
-    given = launch_stride_cause(stages, strides)
+    given = launch_stride_cause(stages, strides, stride_shapes, fastest)
     if given is not None:  # every runtime stride has the value the launches gave: what the access is
         cause, fix = given
         return Finding(ID, SLUG, "info", title, tuple(evidence), why + cause, fix)

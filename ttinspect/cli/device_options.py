@@ -29,11 +29,14 @@ def device_profile(path: str | None) -> Any:
     return read_profile(path)
 
 
-def arch_of_device(arch: str | None, device: str | None) -> str | None:
+def arch_of_device(arch: str | None, device: str | None, profile: Any = None) -> str | None:
     """--arch as given; without it, the target of the GPU --device names (`--device h200` compiles for sm_90,
-    as a prediction on it needs): a misspelt device is refused here, in one line, before anything compiles."""
-    if arch is not None or device is None:
+    as a prediction on it needs), else of the GPU a --device-profile measured: a misspelt device is refused
+    here, in one line, before anything compiles."""
+    if arch is not None:
         return arch
+    if device is None:
+        return getattr(profile, "arch", None)
     # loaded when a device is named: the device table stays off the start-up path
     from ttinspect.perf.devices import find_device
 

@@ -271,7 +271,7 @@ def diff_command(a: str, b: str | None, arch: str | None, settings: tuple[str, .
     if fmt in CI_FORMATS and (stage or passes or show_all):
         raise UsageError(f"--format {fmt} lists the changed facts; --stage, --passes and --all go with text or json")
     predicting, device_profile = wants_prediction(fmt, fmt in CI_FORMATS, device, device_profile, size, launch_grids)
-    arch = arch_of_device(arch, device)
+    arch = arch_of_device(arch, device, device_profile)
     settings = (*settings, *(f"{n}={size}" for n in "MNK" if size is not None))
     if stage is not None:
         check_stage(stage)

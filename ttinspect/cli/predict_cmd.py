@@ -58,7 +58,7 @@ def predict_command(ref, arch, settings, args, signature, config, device, device
 
     if size is not None:
         settings = (*settings, f"M={size}", f"N={size}", f"K={size}")
-    arch = arch_of_device(arch, device)
+    arch = arch_of_device(arch, device, device_profile)
     grid = grid_from_text(launch_grid) if launch_grid else None
     # compiled as `report` compiles it (its --config, --device-props, --source): the facts the model reads
     report = report_from_build(resolve_one(ref, options_from(arch, settings, args, signature, config)))

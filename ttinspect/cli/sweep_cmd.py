@@ -124,7 +124,7 @@ def sweep_command(ref: str, grid: tuple[str, ...], arch: str | None, settings: t
     if size is not None:
         settings = (*settings, f"M={size}", f"N={size}", f"K={size}")
     timed = _wants_time(sort, columns, filt, launch_grid, device, device_profile)
-    arch = arch_of_device(arch, device)
+    arch = arch_of_device(arch, device, device_profile)
     grid_of = None
     if timed:
         # loaded when the command runs: the model, only for a sweep that asks for predicted times

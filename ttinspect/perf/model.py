@@ -49,7 +49,20 @@ class Prediction:
         return {"time_ms": self.time_ms, "bound": self.bound, "breakdown": dict(self.breakdown),
                 "hidden": dict(self.hidden), "tflops": self.tflops, "gbps": self.gbps, "device": self.device,
                 "runs": self.runs, "reason": self.reason, "assumptions": list(self.assumptions),
-                **({"config": dict(self.config)} if self.config is not None else {}), "details": dict(self.details)}
+                **({"config": _config_dict(self.config)} if self.config is not None else {}),
+                "details": dict(self.details)}
+
+
+def _config_dict(config: Any) -> dict[str, Any]:
+    """A result's config as JSON takes it: a dict as it is, a `triton.Config` as its constexprs and options, an
+    autotune index as {"config": N}."""
+    if isinstance(config, Mapping):
+        return dict(config)
+    kwargs = getattr(config, "kwargs", None)
+    if isinstance(kwargs, Mapping):
+        options = {name: getattr(config, name, None) for name in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+        return {**kwargs, **{name: value for name, value in options.items() if value is not None}}
+    return {"config": config}
 
 
 def not_predicted(device: Device, reason: str, *, runs: bool = True) -> Prediction:

@@ -28,7 +28,7 @@ def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, 
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
     the same kernel and config (rank passes it, to skip the resolver). `device_profile`: figures measured by
     `ttinspect calibrate` (perf/profile.py's read_profile), laid over the device's datasheet row."""
-    arch = arch if arch is not None or device is None else find_device(device).arch  # the named GPU's target
+    arch = _arch_of(arch, device, device_profile)
     report = report or inspect(kernel, arch, args=args, config=config_mapping(config), signature=signature)
     dev = device_for_profile(report.target, device, device_profile)
     values = launch_values(kernel, args, report, signature)
@@ -42,7 +42,7 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
     reason. `configs`: dicts of constexprs plus num_warps/num_stages (or `triton.Config`s), or None for an
     autotuned kernel's own list. A cold list is compiled in parallel (sweep's workers) when the kernel is a
     reference; a warm one is read from the cache (the builds, and each prediction made before: memo.py)."""
-    arch = arch if arch is not None or device is None else find_device(device).arch  # the named GPU's target
+    arch = _arch_of(arch, device, device_profile)
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
         count = _autotune_count(kernel, arch, args, signature)
@@ -73,6 +73,13 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
             p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
         results.append(_with_config(p, _as_given(given[index], config, report)))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
+
+
+def _arch_of(arch: str | None, device: str | None, profile: DeviceProfile | None) -> str | None:
+    """The target: as given; else the named GPU's (device="H200": sm_90); else the measured profile's."""
+    if arch is not None:
+        return arch
+    return find_device(device).arch if device is not None else (profile.arch if profile is not None else None)
 
 
 def config_mapping(config: Any) -> Any:

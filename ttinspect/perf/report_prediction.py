@@ -49,14 +49,15 @@ def _parameter_names(report) -> list[str]:
 
 
 def _variant_as_built(kernel: Any, report):
-    """A shipped variant with the problem and config its build was made for (`--size` / `--set M=...` are in
-    the build's record, not in the reference's name), or None for any other kind of kernel."""
+    """A shipped variant with the problem and config this build was made for — read from the build's label
+    (`attn:Z=1,N_CTX=2048`: `--size` / `--set M=...` are there, not in the reference's name; the cached entry's
+    own record may be another problem's, as builds whose arguments agree share it) — or None for any other
+    kind of kernel."""
     if not (isinstance(kernel, str) and kind_of(kernel) == "variant"):
         return None
-    built = report.build.metadata.get("ttinspect", {}) if report.build is not None else {}
-    problem = built.get("problem")
-    settings = {**(problem if isinstance(problem, Mapping) else {}), **report.config}
-    return parse_ref(kernel.partition("@")[0], settings).resolved
+    label = report.build.label if report.build is not None else kernel
+    text = label if isinstance(label, str) and kind_of(label) == "variant" else kernel
+    return parse_ref(text.partition("@")[0], dict(report.config)).resolved
 
 
 def _int_text(text: str) -> bool:

@@ -9,6 +9,8 @@ imports work when it is loaded, and so that the warm path can key the file witho
 
 from __future__ import annotations
 
+import ast
+
 import importlib.machinery
 import importlib.util
 import os
@@ -75,8 +77,11 @@ def package_of(path: Path) -> PackageModule | None:
     folder on sys.path, as before)."""
     use_caller_packages()  # in a toolchain's worker, an installed package is the caller's copy (caller_packages.py)
     path = Path(os.path.realpath(path))
-    if path.suffix != ".py" or _regular_package_above(path.parent) is None:
+    if path.suffix != ".py":
         return None
+    if not (path.parent / "__init__.py").is_file() and \
+            (_regular_package_above(path.parent) is None or not _imports_relatively(path)):
+        return None  # a loose file (a script beside its helpers imports them by plain name, from its folder)
     parts = [] if path.name == "__init__.py" else [path.stem]
     folder = path.parent
     # folders without __init__.py below a regular package are namespace portions of it (`pkg/kernels/x.py`,
@@ -90,6 +95,16 @@ def package_of(path: Path) -> PackageModule | None:
     if not all(part.isidentifier() for part in parts):  # `my-pkg/`: not importable by name
         return None
     return PackageModule(".".join(parts), folder)
+
+
+def _imports_relatively(path: Path) -> bool:
+    """Whether the file has a relative import (`from .x import y`): only a module of a package can run it, so a
+    file in a namespace folder of a package that has one is that package's module, not a loose file."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
 
 
 def _regular_package_above(folder: Path, depth: int = 4) -> Path | None:

@@ -103,16 +103,19 @@ def _names(path: str, line: int, fullname: str) -> bool:
         tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return True
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)) or not node.lineno <= line <= (node.end_lineno or 0):
-            continue
+    statements = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                  and node.lineno <= line <= (node.end_lineno or 0)]  # `import a; import b`: both on the line
+    if not statements:
+        return True
+    for node in statements:
         if isinstance(node, ast.ImportFrom) and node.level:
             return True
         bases = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [f"{node.module}.{a.name}" for a in node.names] + [node.module or ""]
-        return any(base == fullname or fullname.startswith(base + ".") or base.startswith(fullname + ".")
-                   for base in bases if base)
-    return True
+        if any(base == fullname or fullname.startswith(base + ".") or base.startswith(fullname + ".")
+               for base in bases if base):
+            return True
+    return False
 
 
 def _handled_above(dist: Any) -> bool:

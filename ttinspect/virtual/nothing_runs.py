@@ -79,7 +79,8 @@ def _rng_state(device: Any = None) -> Any:
     import torch  # only called from torch.cuda, so torch is imported already
 
     state.initialize()
-    return torch.zeros(16, dtype=torch.uint8)
+    return torch.zeros(16, dtype=torch.uint8, device="cpu")  # a CPU tensor, as torch gives it (even under a
+    # `with torch.device("cuda"):` block)
 
 
 def _rng_states() -> list[Any]:
