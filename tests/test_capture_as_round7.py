@@ -41,7 +41,8 @@ def test_host_code_of_inference_optimizers_opcheck_and_guards_runs_as_on_the_tar
     assert "mem_get_info() answered as NVIDIA H100 80GB HBM3, for sm_90 alone with this program" in done.stderr
     assert "opcheck's way (4096,)" in out
     assert "generator cuda:0 True True" in out  # a CUDA generator, and torch's own still a Generator
-    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 4
+    assert "default device cuda:0" in out  # torch.set_default_device("cuda"): factories without device=
+    assert launch_count(tmp_path / "run.ttcap", "scale_kernel") == 5
 
 
 def test_a_skip_guard_asking_free_memory_at_collection_leaves_the_session_whole(tmp_path):

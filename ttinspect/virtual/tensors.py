@@ -369,7 +369,8 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
             if any(isinstance(a, VirtualTensor) for a in (*args, *kwargs.values())):
                 return func(*args, **kwargs)  # the tensor's own __torch_function__ answers
             name = getattr(func, "__name__", "")
-            device = kwargs.get("device")
+            device = kwargs.get("device") or wrapper_sync.default_cuda_device(torch, func)
+            kwargs = {**kwargs, "device": device} if device is not None else kwargs
             if state.values_on_cpu():  # --run-kernels: "cuda" is the CPU, values and all
                 return _on_cpu(func, name, args, kwargs)
             if device is not None and _is_cuda(torch, device):

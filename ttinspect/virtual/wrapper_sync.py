@@ -1,7 +1,8 @@
 """Keeping a virtual-device tensor (the wrapper the program holds, tensors.py) true to the meta tensor inside it,
 against torch's own mechanisms: an in-place op that changes the inner tensor's shape or strides, the program's
-own dispatch modes (which must see the device's tensors' ops, never the device's work on meta tensors), and
-`wrap_triton`'s higher-order op (answered by torch's eager rule).
+own dispatch modes (which must see the device's tensors' ops, never the device's work on meta tensors), the
+default device (`torch.set_default_device("cuda")`), and `wrap_triton`'s higher-order op (answered by torch's
+eager rule).
 Only built with torch already imported: nothing here imports it."""
 
 from __future__ import annotations
@@ -31,6 +32,23 @@ def outside_program_modes(torch: types.ModuleType) -> Any:
     python_dispatch = getattr(torch.utils, "_python_dispatch", None)
     disable = getattr(python_dispatch, "_disable_current_modes", None)
     return disable() if disable is not None else contextlib.nullcontext()
+
+
+def default_cuda_device(torch: types.ModuleType, func: Any) -> Any:
+    """The device a factory called without `device=` makes its tensor on, where the program made "cuda" the
+    default (`torch.set_default_device("cuda")`, model code's): torch's own default-device mode sits at the
+    bottom of the mode stack, below the allocation mode, so the factory would reach the CPU build's CUDA backend.
+    Read from the mode's own record (torch.get_default_device() makes a tensor to find the index). None for any
+    other call or device."""
+    try:
+        # torch's default-device module: the factories it gives a device, and the device it gives them
+        from torch.utils import _device as default_device
+    except ImportError:
+        return None
+    device = getattr(default_device, "CURRENT_DEVICE", None)
+    if getattr(device, "type", None) != "cuda" or func not in default_device._device_constructors():
+        return None
+    return device
 
 
 def wrap_triton_eager() -> Any:

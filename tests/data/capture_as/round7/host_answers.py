@@ -63,3 +63,8 @@ g = torch.Generator(device="cuda").manual_seed(0)  # seeded test inputs (axolotl
 seeded = torch.randn(4096, device="cuda", generator=g)
 launch(seeded)
 print("generator", g.device, isinstance(g, torch.Generator), isinstance(torch.default_generator, torch.Generator))
+
+torch.set_default_device("cuda")  # model code's way: every factory without device= makes its tensor on the GPU
+made = torch.zeros(4096)
+launch(made)
+print("default device", made.device)
