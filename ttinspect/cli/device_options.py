@@ -33,14 +33,12 @@ def arch_of_device(arch: str | None, device: str | None, profile: Any = None) ->
     """--arch as given; without it, the target of the GPU --device names (`--device h200` compiles for sm_90,
     as a prediction on it needs), else of the GPU a --device-profile measured: a misspelt device is refused
     here, in one line, before anything compiles."""
-    if arch is not None:
+    if arch is not None or device is None and profile is None:
         return arch
-    if device is None:
-        return getattr(profile, "arch", None)
     # loaded when a device is named: the device table stays off the start-up path
-    from ttinspect.perf.devices import find_device
+    from ttinspect.perf.devices import target_of
 
-    return find_device(device).arch
+    return target_of(arch, device, profile)
 
 
 def device_option(f: Callable) -> Callable:

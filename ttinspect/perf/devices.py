@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from ttinspect.errors import UsageError
 
@@ -130,6 +130,14 @@ def find_device(name: str) -> Device:
     if found is None:
         raise UsageError(f"unknown device {name!r}; known: {', '.join(device_names())}")
     return found
+
+
+def target_of(arch: str | None, device: str | None, profile: Any = None) -> str | None:
+    """The target to compile for: `arch` as given; else the named GPU's (`h200`: sm_90, a misspelt name refused
+    in one line); else the GPU a measured profile (perf/profile.py) was taken on; else None (the default)."""
+    if arch is not None:
+        return arch
+    return find_device(device).arch if device is not None else getattr(profile, "arch", None)
 
 
 def device_for(arch: str, name: str | None = None) -> Device:

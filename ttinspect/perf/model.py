@@ -53,16 +53,24 @@ class Prediction:
                 "details": dict(self.details)}
 
 
-def _config_dict(config: Any) -> dict[str, Any]:
-    """A result's config as JSON takes it: a dict as it is, a `triton.Config` as its constexprs and options, an
-    autotune index as {"config": N}."""
-    if isinstance(config, Mapping):
-        return dict(config)
+OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # a config's launch options beside its constexprs
+
+
+def config_mapping(config: Any) -> Any:
+    """A config as predict() takes it: a `triton.Config` (as an autotune list holds them) becomes the dict of
+    its constexprs and options; a dict, an autotune index or None stays as it is."""
     kwargs = getattr(config, "kwargs", None)
-    if isinstance(kwargs, Mapping):
-        options = {name: getattr(config, name, None) for name in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+    if isinstance(kwargs, Mapping) and hasattr(config, "num_warps"):
+        options = {name: getattr(config, name, None) for name in OPTIONS}
         return {**kwargs, **{name: value for name, value in options.items() if value is not None}}
-    return {"config": config}
+    return config
+
+
+def _config_dict(config: Any) -> dict[str, Any]:
+    """A result's config as JSON takes it: a dict (or a `triton.Config`'s constexprs and options) as it is, an
+    autotune index as {"config": N}."""
+    mapped = config_mapping(config)
+    return dict(mapped) if isinstance(mapped, Mapping) else {"config": config}
 
 
 def not_predicted(device: Device, reason: str, *, runs: bool = True) -> Prediction:

@@ -13,13 +13,12 @@ from typing import Any, Mapping, Sequence
 from ttinspect.api import Report, inspect
 from ttinspect.errors import TTInspectError
 from ttinspect.kernel.argument_types import Pointer, TensorDesc
-from ttinspect.perf.devices import find_device
-from ttinspect.perf.model import Prediction, not_predicted
+from ttinspect.perf.devices import target_of
+from ttinspect.perf.model import Prediction, config_mapping, not_predicted
 from ttinspect.perf.profile import DeviceProfile, with_profile
 from ttinspect.perf.report_prediction import Grid, device_for_profile, launch_grid, launch_values, predict_report
 
 __all__ = ["Grid", "device_for_profile", "launch_grid", "launch_values", "predict", "predict_report", "rank"]
-OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
 def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, args: Mapping[str, Any] | None = None,
@@ -28,7 +27,7 @@ def predict(kernel: Any, arch: str | None = None, device: str | None = None, *, 
     """The predicted time of one launch (see the module docstring). `report`: an already made report of
     the same kernel and config (rank passes it, to skip the resolver). `device_profile`: figures measured by
     `ttinspect calibrate` (perf/profile.py's read_profile), laid over the device's datasheet row."""
-    arch = _arch_of(arch, device, device_profile)
+    arch = target_of(arch, device, device_profile)
     report = report or inspect(kernel, arch, args=args, config=config_mapping(config), signature=signature)
     dev = device_for_profile(report.target, device, device_profile)
     values = launch_values(kernel, args, report, signature)
@@ -42,7 +41,7 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
     reason. `configs`: dicts of constexprs plus num_warps/num_stages (or `triton.Config`s), or None for an
     autotuned kernel's own list. A cold list is compiled in parallel (sweep's workers) when the kernel is a
     reference; a warm one is read from the cache (the builds, and each prediction made before: memo.py)."""
-    arch = _arch_of(arch, device, device_profile)
+    arch = target_of(arch, device, device_profile)
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
         count = _autotune_count(kernel, arch, args, signature)
@@ -73,23 +72,6 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
             p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
         results.append(_with_config(p, _as_given(given[index], config, report)))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
-
-
-def _arch_of(arch: str | None, device: str | None, profile: DeviceProfile | None) -> str | None:
-    """The target: as given; else the named GPU's (device="H200": sm_90); else the measured profile's."""
-    if arch is not None:
-        return arch
-    return find_device(device).arch if device is not None else (profile.arch if profile is not None else None)
-
-
-def config_mapping(config: Any) -> Any:
-    """A config as predict() takes it: a `triton.Config` (as an autotune list holds them) becomes the dict of
-    its constexprs and options; a dict, an autotune index or None stays as it is."""
-    kwargs = getattr(config, "kwargs", None)
-    if isinstance(kwargs, Mapping) and hasattr(config, "num_warps"):
-        options = {name: getattr(config, name, None) for name in OPTIONS}
-        return {**kwargs, **{name: value for name, value in options.items() if value is not None}}
-    return config
 
 
 def _as_given(given: Any, config: Any, report: Report | None) -> Any:

@@ -10,7 +10,6 @@ imports work when it is loaded, and so that the warm path can key the file witho
 from __future__ import annotations
 
 import ast
-
 import importlib.machinery
 import importlib.util
 import os

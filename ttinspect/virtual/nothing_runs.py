@@ -11,8 +11,7 @@ stream it would never have): `answered_when_nothing_runs` wraps it so.
   before the program's own tensors — total less the CUDA context (CONTEXT_BYTES) — said once on stderr: free
   memory is the driver's measurement, so a guard (`skipif(free < 80 GiB)`, a size picked from what is free)
   takes the branch a fresh GPU gives. The program's own tensors are not taken off (the caching allocator's
-  segments are not modelled).
-
+  segments are not modelled);
 - get_rng_state(_all) / set_rng_state(_all): a state of 16 zero bytes, and putting one back passes — what
   `torch.random.fork_rng` (opcheck, tests) does around a block; no kernel draws from the generator here.
 

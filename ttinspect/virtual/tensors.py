@@ -14,7 +14,6 @@ gradients.py) and are computed on the meta tensors inside (`__torch_dispatch__`)
 from __future__ import annotations
 
 import contextlib
-
 import types
 from typing import Any
 
@@ -124,8 +123,9 @@ def build(torch: types.ModuleType) -> tuple[type, Any]:
                              f"cannot run ({type(error).__name__}: {str(error).splitlines()[0]})") from error
             if why is not None:
                 unknown_values.carry(out, why)
-            for given in held.values():
-                wrapper_sync.follow_metadata(torch, given)
+            if getattr(getattr(func, "_schema", None), "is_mutable", True):  # only an in-place op changes shape
+                for given in held.values():
+                    wrapper_sync.follow_metadata(torch, given)
             return tree_map(lambda v: held[id(v)] if id(v) in held else wrap(v, index), out)
 
         @classmethod
