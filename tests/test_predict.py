@@ -4,6 +4,7 @@ hand-written kernel, predict()/rank() and `ttinspect predict`."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -128,17 +129,7 @@ def test_grid_text():
         grid_from_text("__import__('os')")({})
 
 
-ADD_KERNEL = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elems, BLOCK_SIZE: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elems
-    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-"""
+ADD_KERNEL = (Path(__file__).parent / "data" / "add_kernel_file.py").read_text()
 
 
 def test_predict_and_rank_a_variant(tmp_path):

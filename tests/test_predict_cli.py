@@ -4,6 +4,7 @@ sweep's `time` column, `diff --device` (doc 003 §5), and predictions kept besid
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 
 import pytest
@@ -139,17 +140,7 @@ def test_diff_with_a_device_gives_doc_003_section_5():
     assert_one_line_error(run_cli(*args, "--device", "h200", "--format", "sarif"), 2, "go with text or json")
 
 
-ADD_FILE = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elems, BLOCK_SIZE: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elems
-    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-"""
+ADD_FILE = (Path(__file__).parent / "data" / "add_kernel_file.py").read_text()
 
 
 def test_diff_without_a_grid_says_why_there_is_no_time(tmp_path):
