@@ -202,7 +202,8 @@ def test_a_prediction_is_kept_beside_its_build_and_read_back():
     assert kept, "no prediction kept in the entry"
     again = predict("add", arch="sm_90", config={"BLOCK_SIZE": 1024}, grid=grid)
     assert again == first
-    assert from_dict(json.loads(kept[0].read_text())).device == "H100 SXM"
+    # the entry may hold other tests' predictions of the same build too (the H200 has the same sm_90 build)
+    assert "H100 SXM" in {from_dict(json.loads(path.read_text())).device for path in kept}
     other = predict("add", arch="sm_90", config={"BLOCK_SIZE": 1024}, grid=(2048,))
     assert other.time_ms != first.time_ms and len(list(entry.glob(f"{PREFIX}*.json"))) == len(kept) + 1
 
