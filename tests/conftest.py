@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -43,6 +44,12 @@ os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_SESSION / "torchinductor")
 os.environ["TORCH_HOME"] = str(_SESSION / "torch")
 os.environ["TORCH_EXTENSIONS_DIR"] = str(_SESSION / "torch-extensions")
 os.environ["CUDA_CACHE_PATH"] = str(_SESSION / "nv-compute-cache")
+
+# The tests' Ctrl-C (their own SIGINT, in this process or to the commands they start) works as from a terminal:
+# a suite started in the background of a non-interactive shell (CI's lanes) inherits SIGINT ignored, which
+# ttinspect rightly keeps ignored (nohup), and which a command started from here would inherit too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _HOME = Path.home()
 _WATCHED = (_HOME / ".cache" / "ttinspect", _HOME / ".triton")

@@ -150,16 +150,12 @@ def test_a_real_ctrl_c_during_an_import_still_interrupts(tmp_path):
             done.wait(0.05)
 
     sender = threading.Thread(target=ctrl_c, daemon=True)
-    # Python's own Ctrl-C handler, as a terminal's process has it: a suite started in the background by a
-    # non-interactive shell (CI's lanes) inherits SIGINT ignored, which ttinspect rightly keeps (nohup)
-    kept = signal.signal(signal.SIGINT, signal.default_int_handler)
-    sender.start()
+    sender.start()  # (conftest.py gives this process Python's own SIGINT handler, as from a terminal)
     try:
         result = run_cli("list", path)
     finally:
         done.set()
         sender.join()
-        signal.signal(signal.SIGINT, kept)
     assert result.exit_code == 130 and result.output.strip() == "ttinspect: interrupted", result.output
 
 
