@@ -120,6 +120,10 @@ DAMAGES = [
     ('{"format":1,"type":"header"}\n', "a second header"),
     ('{"no":"type"}\n', 'a record without a "type"'),
     ('{"type":"launches","compile":"k1","site":"a.py:1","count":1}\n\xff\xfe\n', "not UTF-8"),
+    ('{"type":"launches","compile":"k1","site":"a.py:1","count":1,"grids":[[1,1,1]],"args":[],"pairs":[[0,0]]}\n',
+     "'pairs' holds [0, 0], not [an index of 'grids', an index of 'args'] (the record has 1 grids and 0 argument"),
+    ('{"type":"launches","compile":"k1","site":"a.py:1","count":1,"pairs":[[0,99]]}\n',
+     "'pairs[0][1]' of the launches record is 99"),
 ]
 
 
@@ -165,20 +169,39 @@ def test_session_records_each_compile_once_and_bounds_summaries(tmp_path):
     assert session.add_compile(compile_record()) == first and session.add_compile(compile_record("other")) == "k2"
     asked = []
 
+    grids, summaries = capture_session.MAX_GRIDS, capture_session.MAX_ARGS
+
     def summary(i: int):
         asked.append(i)
-        return {"n": i % 6}
+        return {"n": i % (summaries + 3)}
 
     for i in range(1000):
-        session.add_launch(first, "a.py:1", (i % 10, 1, 1), lambda i=i: summary(i))
+        session.add_launch(first, "a.py:1", (i % (grids + 5), 1, 1), lambda i=i: summary(i))
     session.close(exit_code=0)
     capture = read(tmp_path / "1-1.ttcap")
     entry = capture.launches_of(first)[0]
-    assert entry.count == 1000 and len(entry.grids) == 8 and len(entry.args) == 4
-    assert len(asked) < 64  # summaries stop once four distinct ones are kept
+    assert entry.count == 1000 and len(entry.grids) == grids and len(entry.args) == summaries
+    assert len(asked) <= 64 + grids + 10  # the first 64 launches', each new grid's, then at the powers of two
+    # which kept grid went with which kept summary: launch i had grid i % (grids + 5) and n = i % (summaries + 3)
+    summarized = [*range(64), 127, 255, 511]  # the launches whose count was ≤ 64 or a power of two
+    assert set(entry.pairs) == {(i % (grids + 5), i % (summaries + 3)) for i in summarized
+                                if i % (grids + 5) < grids and i % (summaries + 3) < summaries}
     assert capture.end.launches == 1000 and capture.end.compiles == 2
     # the count line is re-written as it doubles, not per launch
     assert sum(1 for r in lines_of(tmp_path / "1-1.ttcap") if r["type"] == "launches") <= 12
+
+
+def test_session_records_which_grid_went_with_which_arguments(tmp_path):
+    """A site launched at several shapes (a test suite's) keeps each grid with its own arguments, a grid first
+    seen after the 64th launch too."""
+    session = Session(tmp_path / "1-1.ttcap", HEADER)
+    compile_id = session.add_compile(compile_record())
+    for n in [1, 2, 3] * 30 + [9]:
+        session.add_launch(compile_id, "a.py:1", (n, 1, 1), {"n": n * 64})
+    session.close()
+    entry = read(tmp_path / "1-1.ttcap").launches[0]
+    assert entry.grids == ((1, 1, 1), (2, 1, 1), (3, 1, 1), (9, 1, 1)) and entry.count == 91
+    assert [entry.args[a]["n"] // 64 == entry.grids[g][0] for g, a in entry.pairs] == [True] * 4
 
 
 def test_source_recorded_once_per_content(tmp_path):
@@ -282,6 +305,32 @@ def test_merge_joins_processes(tmp_path, child_ended):
     assert capture.end.exit_code == 0 and capture.header.argv == ("python", "x.py")
     assert capture.complete == child_ended  # a child that never closed its part lost its last counts (issue 38)
     assert capture.header.extra["processes"] == 2
+
+
+def test_merge_keeps_which_grid_went_with_which_arguments(tmp_path):
+    """Two processes launching one kernel from one line at different shapes: the joined pairs use the joined
+    file's indices; a part written without pairs makes them unknown for the site."""
+    parts = tmp_path / ".run.parts"
+    parts.mkdir()
+    for pid, sizes in ((100, (2, 3)), (101, (5, 3))):
+        session = Session(parts / f"{pid}-1.ttcap", {**HEADER, "created": f"2025-01-01T00:00:0{pid % 10}+00:00"})
+        compile_id = session.add_compile(compile_record())
+        for n in sizes:
+            session.add_launch(compile_id, "a.py:1", (n, 1, 1), {"n": n})
+        session.close()
+    out = tmp_path / "run.ttcap"
+    merge(parts, out, base_header={}, exit_code=0, compress=False, force=False)
+    (entry,) = read(out).launches
+    assert {(entry.grids[g][0], entry.args[a]["n"]) for g, a in entry.pairs} == {(2, 2), (3, 3), (5, 5)}
+    # a part from before pairs were recorded
+    parts.mkdir()
+    _part(parts, "100-1.ttcap", 100, 1, 2, ended=True)
+    lines = [json.loads(line) for line in (parts / "100-1.ttcap").read_text().splitlines()]
+    (parts / "100-1.ttcap").write_text("".join(capture_format.encode({k: v for k, v in r.items() if k != "pairs"})
+                                               for r in lines))
+    _part(parts, "101-1.ttcap", 101, 100, 2, ended=True)
+    merge(parts, out, base_header={}, exit_code=0, compress=False, force=True)
+    assert read(out).launches[0].pairs is None
 
 
 def test_merge_without_an_ended_root_has_no_end(tmp_path):

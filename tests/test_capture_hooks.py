@@ -29,6 +29,7 @@ torch = pytest.importorskip("torch")
 from capture_programs import Recorder  # noqa: E402
 from ttinspect.capture import format as capture_format  # noqa: E402
 from ttinspect.capture import hooks, recording, triton_hooks  # noqa: E402
+from ttinspect.capture import session as capture_session  # noqa: E402
 from ttinspect.capture.signature_text import constexpr_json, literal, signature_text  # noqa: E402
 from ttinspect.kernel.arguments import parse_signature  # noqa: E402
 from ttinspect.kernel.overrides import parse_settings  # noqa: E402
@@ -274,8 +275,10 @@ def test_launches_are_counted_per_site_with_bounded_summaries(fake_gpu, tmp_path
     grids = {grid for entry in copies for grid in entry.grids}
     assert grids == {(2, 2, 1), (3, 2, 1), (4, 2, 1), (5, 2, 1)}
     for entry in copies:
-        assert 1 <= len(entry.args) <= 4 and len(entry.grids) <= 8
+        assert 1 <= len(entry.args) <= capture_session.MAX_ARGS and len(entry.grids) <= capture_session.MAX_GRIDS
         assert all(set(a["src"]) == {"dtype", "shape", "strides"} for a in entry.args)
+        # which grid went with which arguments: the grid is cdiv(n_rows, 32) of the launch's own n_rows
+        assert entry.pairs and all(entry.grids[g][0] == -(-entry.args[a]["n_rows"] // 32) for g, a in entry.pairs)
     assert len(capture.named("fill")) == 2  # the warmup's compile (BLOCK=32) is recorded, never launched
 
 

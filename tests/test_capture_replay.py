@@ -85,7 +85,7 @@ def test_what_the_capture_lacks_is_said_before_looking_for_a_gpu(tmp_path, comma
     lines = [json.loads(line) for line in example.read_text().splitlines()]
     for record in lines:
         if record.get("type") == "launches":
-            record["grids"] = []
+            record["grids"], record["pairs"] = [], []  # (no grid, so no grid went with any arguments)
     example.write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert_one_line_error(run_cli(command, f"{example}:scale_add#1"), 2, "no grid", "scale_add#1")
 

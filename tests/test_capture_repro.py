@@ -92,8 +92,8 @@ def edit_launches(capture: Path, change) -> None:
 
 @pytest.mark.parametrize("change, missing", [
     (lambda r: None, "no launch record"),
-    (lambda r: {**r, "grids": []}, "no grid"),
-    (lambda r: {**r, "args": []}, "no argument summary in its launch record"),
+    (lambda r: {**r, "grids": [], "pairs": []}, "no grid"),
+    (lambda r: {**r, "args": [], "pairs": []}, "no argument summary in its launch record"),
     (lambda r: {**r, "args": [{k: v for k, v in r["args"][0].items() if k != "y_ptr"}]},
      "no argument summary for 'y_ptr'"),
     (lambda r: {**r, "args": [{**r["args"][0], "x_ptr": {"type": "Buffer"}}]}, "no tensor summary for x_ptr"),

@@ -82,6 +82,28 @@ def test_what_a_capture_does_not_record_is_a_range_or_unknown_never_a_guess(tmp_
     assert "no time (unknown):" in text and "a range:" in text
 
 
+@pytest.mark.parametrize("pairs, predicted", [([[0, 0], [1, 1]], True), ([[0, 0], [0, 1]], False)])
+def test_which_grid_went_with_which_arguments_predicts_each_shape(tmp_path, pairs, predicted):
+    """A site launched at two shapes (a test suite's): with each grid's arguments recorded (`pairs`), each shape
+    is predicted and the site is a range between them; pairs that leave a grid without its arguments are not
+    enough (unknown, said)."""
+    def edit(record):
+        if record["compile"] == "k3":
+            record["grids"] = [[1, 1, 1], [2, 1, 1]]
+            record["args"] = [record["args"][0], {**record["args"][0], "n": 2000}]
+            record["pairs"] = pairs
+
+    (kernel,) = [k for k in capture_json(_edited(tmp_path, edit))["kernels"] if k["kernel"] == "scale_add#1"]
+    (site,) = kernel["sites"]
+    if predicted:
+        assert len(site["launches"]) == 2 and site["reason"] is None
+        times = [p["time_ms"] for p in site["launches"]]
+        assert site["low_ms"] == pytest.approx(site["count"] * min(times))
+        assert site["high_ms"] == pytest.approx(site["count"] * max(times))
+    else:
+        assert kernel["high_ms"] is None and "without which went together for every one" in site["reason"]
+
+
 def test_a_kernel_that_cannot_be_built_is_listed_with_the_reason(tmp_path):
     data = json.loads(run_cli_ok("predict", EXAMPLE, "--json"))  # its file is not on this machine
     assert all(k["high_ms"] is None and "changed since the capture" in k["reason"] for k in data["kernels"])

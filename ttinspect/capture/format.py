@@ -15,7 +15,7 @@ import json
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ttinspect.capture.file_bytes import GZIP_MAGIC, MAX_BYTES, CaptureError, is_regular
 from ttinspect.capture.record_lines import records
@@ -89,6 +89,9 @@ class Launches:
     grids: tuple[tuple[int, ...], ...]
     args: tuple[dict[str, Any], ...]
     line: int
+    # (grid index, args index): which grid went with which arguments; None in a capture written before they
+    # were recorded
+    pairs: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,8 +241,7 @@ def read(path: str | Path) -> Capture:
             per_name[record["name"]] = per_name.get(record["name"], 0) + 1
             compiles.append(_compile(record, number, per_name[record["name"]]))
         elif kind == "launches":
-            entry = Launches(record["compile"], record["site"], record["count"],
-                             tuple(tuple(g) for g in record.get("grids", ())), tuple(record.get("args", ())), number)
+            entry = _launches(record, number, at)
             launches[(entry.compile, entry.site)] = entry
         elif kind == "autotune":
             autotune.append(_autotune(record, number, at))
@@ -308,6 +310,16 @@ def _compile(record: dict[str, Any], line: int, number: int) -> Compile:
         target=record.get("target"), triton_cache_key=record.get("triton_cache_key"),
         triton_cache_dir=record.get("triton_cache_dir"), autotuned=record.get("autotuned"), line=line,
         number=number)
+
+
+def _launches(record: Mapping[str, Any], number: int, at: str) -> Launches:
+    grids, args, pairs = record.get("grids", ()), record.get("args", ()), record.get("pairs")
+    for pair in pairs or ():
+        if len(pair) != 2 or pair[0] >= len(grids) or pair[1] >= len(args):
+            raise CaptureError(f"{at}: 'pairs' holds {pair}, not [an index of 'grids', an index of 'args'] "
+                               f"(the record has {len(grids)} grids and {len(args)} argument sets)")
+    return Launches(record["compile"], record["site"], record["count"], tuple(tuple(g) for g in grids),
+                    tuple(args), number, tuple(tuple(p) for p in pairs) if pairs is not None else None)
 
 
 def _autotune(record: dict[str, Any], line: int, at: str) -> Autotune:

@@ -58,6 +58,8 @@ class _Launches:
     count: int = 0
     grids: list[Any] = field(default_factory=list)
     args: list[Any] = field(default_factory=list)
+    pairs: list[list[int]] = field(default_factory=list)
+    pairs_known: bool = True  # False: a part recorded no pairs (or damaged ones): which went together is unknown
 
 
 def parts_of(folder: Path) -> list[Path]:
@@ -123,7 +125,8 @@ def merge(folder: Path, out: Path, *, base_header: Mapping[str, Any], exit_code:
               "device": device, "processes": len(parts)}
     lines = [encode(header)] + [encode(s) for s in sources.values()] + [encode(c) for c in compiles.values()]
     lines += [encode({"type": "launches", "compile": compile_id, "site": site, "count": entry.count,
-                      "grids": entry.grids, "args": entry.args})
+                      "grids": entry.grids, "args": entry.args,
+                      **({"pairs": entry.pairs} if entry.pairs_known else {})})
               for (compile_id, site), entry in launches.items()]
     lines += [encode(record) for record in once.values()]
     end = {"type": "end", "compiles": result.compiles, "launches": result.launches, "exit_code": exit_code}
@@ -260,3 +263,17 @@ def _join(entry: _Launches, record: Mapping[str, Any]) -> None:
     for args in record.get("args") or []:
         if len(entry.args) < MAX_ARGS and args not in entry.args:
             entry.args.append(args)
+    # the part's pairs, by the joined file's indices (a pair whose grid or arguments were not kept is dropped)
+    pairs, grids, arg_sets = record.get("pairs"), record.get("grids") or [], record.get("args") or []
+    try:
+        found = [(grids[g], arg_sets[a]) for g, a in pairs if min(g, a) >= 0] if isinstance(pairs, list) else None
+    except (IndexError, TypeError, ValueError):
+        found = None
+    if found is None:
+        entry.pairs_known = False
+        return
+    for grid, args in found:
+        if grid in entry.grids and args in entry.args:
+            pair = [entry.grids.index(grid), entry.args.index(args)]
+            if pair not in entry.pairs:
+                entry.pairs.append(pair)

@@ -271,7 +271,8 @@ RECORDS: dict[str, Check] = {
         "autotuned": _optional(nullable(mapping(NAME, json_value)))}),
     "launches": fields({
         "compile": _required(NAME), "site": _required(TEXT), "count": _required(COUNT),
-        "grids": _optional(list_of(GRID, 64)), "args": _optional(list_of(mapping(IDENTIFIER, argument), 64))}),
+        "grids": _optional(list_of(GRID, 64)), "args": _optional(list_of(mapping(IDENTIFIER, argument), 64)),
+        "pairs": _optional(list_of(list_of(integer(0, 63), 2), 64 * 64))}),
     "autotune": fields({
         "name": _required(NAME), "file": _optional(nullable(path)), "key": _optional(mapping(NAME, json_value)),
         "configs": _required(list_of(CONFIG, 10_000)), "timings_ms": _optional(nullable(list_of(nullable(number)))),

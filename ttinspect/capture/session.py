@@ -9,7 +9,7 @@ its launches name compiles of its own file).
 The session never raises into the user's program: a recording failure is one warning line on stderr, then
 recording stops and the program goes on. It is thread-safe (one lock) and bounded (MAX_* below). The
 per-launch path is a dict lookup, a counter and a comparison; a launch summary is taken only for the first
-SUMMARY_LAUNCHES launches of a site and then at the powers of two.
+SUMMARY_LAUNCHES launches of a site, a new grid's, then at the powers of two, with which grid it went with.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ MAX_COMPILES = 20_000  # distinct compiles of one process
 MAX_SITES = 20_000  # distinct (compile, launch site) pairs
 MAX_RECORDS = 20_000  # autotune and heuristics records each
 MAX_SOURCE_TEXT = 2 * 1024 * 1024  # a source file larger than this is recorded by sha256 only
-MAX_GRIDS, MAX_ARGS = 8, 4  # distinct grids / argument summaries kept per launch site
+MAX_GRIDS, MAX_ARGS = 64, 64  # distinct grids / argument summaries kept per launch site (a test suite's shapes)
 SUMMARY_LAUNCHES = 64
 FSYNC_EVERY = 256
 FLUSH_SECONDS = 2.0
@@ -42,12 +42,13 @@ Summary = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
 class _Site:
     """The launches of one compile from one site, as recorded so far."""
-    __slots__ = ("count", "grids", "args", "written", "write_at")
+    __slots__ = ("count", "grids", "args", "pairs", "written", "write_at")
 
     def __init__(self) -> None:
         self.count = 0
         self.grids: list[tuple[int, ...]] = []
         self.args: list[Mapping[str, Any]] = []
+        self.pairs: list[list[int]] = []  # [grid index, args index]: which went together (predict per shape)
         self.written = 0  # the count last written
         self.write_at = 1  # the count at which the line is written again (doubles)
 
@@ -102,13 +103,12 @@ class Session:
                         return
                 count = site_entry.count = site_entry.count + launches
                 self._launches += launches
-                if grid is not None and len(site_entry.grids) < MAX_GRIDS:
-                    grid = grid if type(grid) is tuple else tuple(grid)
-                    if grid not in site_entry.grids:
-                        site_entry.grids.append(grid)
-                if args is not None and len(site_entry.args) < MAX_ARGS and (
-                        count <= SUMMARY_LAUNCHES or not count & (count - 1)):
-                    self._keep_summary(site_entry, args)
+                grid = grid if grid is None or type(grid) is tuple else tuple(grid)
+                new_grid = grid is not None and grid not in site_entry.grids and len(site_entry.grids) < MAX_GRIDS
+                if new_grid and grid is not None:  # its summary is taken too, whatever the count
+                    site_entry.grids.append(grid)
+                if args is not None and (new_grid or count <= SUMMARY_LAUNCHES or not count & (count - 1)):
+                    self._keep_summary(site_entry, args, grid)
                 if count >= site_entry.write_at:
                     site_entry.write_at = count * 2
                     self._write_site(compile_id, site, site_entry)
@@ -118,13 +118,17 @@ class Session:
             self._fail(error)
 
     @staticmethod
-    def _keep_summary(site_entry: _Site, args: Summary) -> None:
+    def _keep_summary(site_entry: _Site, args: Summary, grid: tuple[int, ...] | None) -> None:
         try:
             summary = args() if callable(args) else args
         except Exception:  # an argument that cannot be described: this launch goes without a summary
             return
-        if summary is not None and summary not in site_entry.args:
+        if summary is not None and summary not in site_entry.args and len(site_entry.args) < MAX_ARGS:
             site_entry.args.append(summary)
+        if summary is not None and grid in site_entry.grids and summary in site_entry.args:
+            pair = [site_entry.grids.index(grid), site_entry.args.index(summary)]
+            if pair not in site_entry.pairs:  # at most MAX_GRIDS × MAX_ARGS
+                site_entry.pairs.append(pair)
 
     def add_autotune(self, record: Mapping[str, Any]) -> None:
         self._guard(self._add_counted, "autotune", record)
@@ -233,7 +237,8 @@ class Session:
 
     def _write_site(self, compile_id: str, site: str, entry: _Site) -> None:
         self._write({"type": "launches", "compile": compile_id, "site": site, "count": entry.count,
-                     "grids": [list(g) for g in entry.grids], "args": list(entry.args)})
+                     "grids": [list(g) for g in entry.grids], "args": list(entry.args),
+                     "pairs": [list(p) for p in entry.pairs]})
         entry.written = entry.count
 
     def _write_sites(self) -> None:

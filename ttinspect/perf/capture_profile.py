@@ -3,11 +3,12 @@
 Each recorded compile is built as `report step.ttcap:KERNEL#N` builds it, and each of its launch sites is
 predicted with what the capture recorded there: the grid, the integer arguments, the compile's constexprs
 and options. A site's launches multiply its time. A capture keeps per site the count and the first distinct
-grids and argument summaries, not which launch had which: a site with one grid and one argument summary
-is exact; a site with several grids (or several argument sets) under one argument set (one grid) is a range
-— every launch at the cheapest, to every launch at the dearest; a site with several of both is unknown
-(which grid went with which arguments is not recorded). Nothing is guessed: a kernel whose sites have no
-grid, or whose prediction cannot be made, is listed with the reason and counts in no total.
+grids and argument summaries, and which grid went with which summary (`pairs`), not how many launches each had: a
+site with one grid and one argument summary is exact; a site with several is a range — every launch at the
+cheapest recorded pair, to every launch at the dearest; a capture written before pairs were recorded with
+several of both is unknown (which grid went with which arguments is not recorded). Nothing is guessed: a
+kernel whose sites have no grid, or whose prediction cannot be made, is listed with the reason and counts in no
+total.
 
 A compile the autotuner only benchmarked (never launched by the program) is predicted at the grid its config
 launched with while benchmarked (the autotune record's `grids`), with the tuning's launch arguments: a site
@@ -183,16 +184,21 @@ def _site_time(report: Report, device: Device, launch, config: Mapping[str, Any]
     arg_sets: Sequence[Mapping[str, Any]] = launch.args or ({},)
     if not grids:
         return SiteTime(launch.site, launch.count, None, None, (), "no grid recorded at this site")
-    if len(grids) > 1 and len(arg_sets) > 1:
+    pairs = launch.pairs or ()
+    if len(grids) > 1 and len(arg_sets) > 1 and {g for g, _ in pairs} == set(range(len(grids))) and \
+            {a for _, a in pairs} == set(range(len(arg_sets))):
+        together = [(grids[g], arg_sets[a]) for g, a in pairs]  # each grid with its own arguments
+    elif len(grids) > 1 and len(arg_sets) > 1:
         return SiteTime(launch.site, launch.count, None, None, (),
                         f"{len(grids)} grids and {len(arg_sets)} argument sets recorded without which went "
-                        "together: not predicted")
+                        f"together{' for every one' if pairs else ''}: not predicted")
+    else:
+        together = [(grid, args) for grid in grids for args in arg_sets]
     predictions = []
-    for grid in grids:
-        for args in arg_sets:
-            values = {k: v for k, v in args.items() if isinstance(v, int) and not isinstance(v, bool)}
-            values.update(report.config)
-            predictions.append(predict_report(report, device, values, tuple(grid), profile))
+    for grid, args in together:
+        values = {k: v for k, v in args.items() if isinstance(v, int) and not isinstance(v, bool)}
+        values.update(report.config)
+        predictions.append(predict_report(report, device, values, tuple(grid), profile))
     times = [p.time_ms for p in predictions]
     if any(t is None for t in times):
         first = next(p for p in predictions if p.time_ms is None)
