@@ -4,6 +4,9 @@ hand-written kernel, predict()/rank() and `ttinspect predict`."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,6 +196,28 @@ def test_rank_takes_an_autotune_list_s_configs_and_says_each_one(tmp_path, monke
     given = rank(kernel, kernel.configs, args=args, grid=grid, arch="sm_90")
     assert {id(r.config) for r in given} == {id(c) for c in kernel.configs}
     assert [r.time_ms for r in given] == [r.time_ms for r in own]
+
+
+RANKING_SCRIPT = """from ttinspect import rank
+
+print("started", flush=True)
+ranked = rank("add", [{"BLOCK_SIZE": 256}, {"BLOCK_SIZE": 512}], arch="sm_90",
+              grid=lambda meta: (4096 // meta["BLOCK_SIZE"],))
+print(sorted(r.config["BLOCK_SIZE"] for r in ranked if r.time_ms))
+"""
+
+
+def test_rank_at_a_script_s_top_level(tmp_path):
+    """rank() called at a script's top level, as docs/predict.md shows it: the worker processes that compile a
+    cold list never run the script again (spawn and forkserver import a program's __main__ in each worker,
+    where its call would start processes while they bootstrap)."""
+    script = tmp_path / "ranking.py"
+    script.write_text(RANKING_SCRIPT)
+    env = {**os.environ, "TTINSPECT_CACHE_DIR": str(tmp_path / "cache"), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0 and done.stdout.splitlines() == ["started", "[256, 512]"], done.stderr[-3000:]
+    assert "bootstrapping" not in done.stderr, done.stderr[-3000:]
 
 
 def test_a_named_device_is_its_own_target_in_the_api():

@@ -3,8 +3,10 @@ top-level function (`task.compile_point`) and yield (index, row) as points finis
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from ttinspect.errors import EXIT_FAILED, ToolError, UsageError
@@ -20,6 +22,27 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 Job = tuple[int, str, Mapping[str, Any], "str | None", Mapping[str, Any]]  # index, ref, overrides, arch, options
+
+
+@contextlib.contextmanager
+def main_kept_out() -> Iterator[None]:
+    """While worker processes start, the program's own `__main__` is not theirs to import: spawn and forkserver
+    run it again in each worker (multiprocessing's "safe importing of main module"), so a user's script calling
+    `rank()` or `sweep` at its top level, as docs/predict.md shows, would start it anew in every worker, and its
+    call would start processes while they bootstrap. The workers run ttinspect's own functions, named by module:
+    they need nothing of `__main__`."""
+    main = sys.modules.get("__main__")
+    saved: dict[str, Any] = {name: main.__dict__[name] for name in ("__file__", "__spec__")
+                             if main is not None and name in main.__dict__}
+    try:
+        if main is not None:
+            main.__dict__.pop("__file__", None)
+            if "__spec__" in saved:
+                main.__spec__ = None
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.update(saved)
 
 
 def check_executor(executor: str, address: str | None) -> None:
@@ -76,8 +99,9 @@ class LocalPool:
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if context.get_start_method() == "forkserver":
             context.set_forkserver_preload(["ttinspect.sweep.task"])
-        start_helpers(context)
-        with signals_held():  # the pool whole and known to stop(), or not at all
+        with main_kept_out():
+            start_helpers(context)
+        with signals_held(), main_kept_out():  # the pool whole and known to stop(), or not at all
             self._scratch = scratch_folder()
             executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
                                                             mp_context=context, initializer=start_worker,
@@ -271,10 +295,11 @@ class compile_aside:
         from ttinspect.sweep.task import warm_reference  # the compile path: not for check_executor's callers
 
         context = multiprocessing.get_context("spawn")
-        start_helpers(context)
+        with main_kept_out():
+            start_helpers(context)
         options = {"settings": dict(self.options.settings), "args": dict(self.options.args),
                    "signature": self.options.signature, "config": self.options.config, "arch": self.options.arch}
-        with signals_held():
+        with signals_held(), main_kept_out():
             self._scratch = scratch_folder()
             self._executor = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=start_worker,
                                                  initargs=(self._scratch,))
