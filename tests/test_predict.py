@@ -198,6 +198,40 @@ def test_rank_takes_an_autotune_list_s_configs_and_says_each_one(tmp_path, monke
     assert [r.time_ms for r in given] == [r.time_ms for r in own]
 
 
+WITH_A_CONFIG_THAT_DOES_NOT_COMPILE = """import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 100}, num_warps=4),
+                          triton.Config({"BLOCK": 256}, num_warps=8)], key=["n"])
+@triton.jit
+def scale(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+"""
+
+
+@pytest.mark.parametrize("by", ["reference", "object"])
+def test_rank_takes_the_whole_list_also_a_config_that_does_not_compile(tmp_path, monkeypatch, by):
+    """An autotuned kernel's own list is read from its autotuner: a config that does not compile (BLOCK 100:
+    tl.arange wants a power of 2) is ranked last with its reason and its config, and the configs after it are
+    ranked too (the list was counted by compiling until one failed: here 1 of 3)."""
+    from ttinspect import Pointer, rank
+
+    (tmp_path / "scaled.py").write_text(WITH_A_CONFIG_THAT_DOES_NOT_COMPILE)
+    if by == "reference":
+        kernel = f"{tmp_path / 'scaled.py'}:scale"
+    else:
+        monkeypatch.syspath_prepend(str(tmp_path))
+        import importlib
+
+        kernel = importlib.import_module("scaled").scale
+    ranked = rank(kernel, args={"x_ptr": Pointer("fp32"), "n": 1 << 20}, arch="sm_90",
+                  grid=lambda meta: (-(-meta["n"] // meta["BLOCK"]),))
+    assert sorted(r.config["BLOCK"] for r in ranked[:2]) == [128, 256] and all(r.time_ms for r in ranked[:2])
+    assert ranked[2].config["BLOCK"] == 100 and ranked[2].time_ms is None and "CompileError" in ranked[2].reason
+
+
 RANKING_SCRIPT = """from ttinspect import rank
 
 print("started", flush=True)

@@ -44,12 +44,15 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
     arch = target_of(arch, device, device_profile)
     chosen: list[Mapping[str, Any] | int]
     if configs is None:
-        count = _autotune_count(kernel, arch, args, signature)
+        listed = _autotune_list(kernel, arch)
+        count = len(listed) if listed else _autotune_count(kernel, arch, args, signature)
         chosen = list(range(1, count + 1))
         given: list[Any] = [None] * count
+        listed_configs: list[Mapping[str, Any] | None] = list(listed) if listed else [None] * count
     else:
         given = list(configs)
         chosen = [config_mapping(config) for config in given]
+        listed_configs = [None] * len(given)
     warm: dict[int, Report] = {}
     parallel = isinstance(kernel, str) and len(chosen) > 1
     if parallel:
@@ -70,16 +73,36 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
             fallback = device_for_profile(arch or "sm_90", device, device_profile)
             said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
             p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
-        results.append(_with_config(p, _as_given(given[index], config, report)))
+        results.append(_with_config(p, _as_given(given[index], config, report, listed_configs[index])))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
 
 
-def _as_given(given: Any, config: Any, report: Report | None) -> Any:
+def _as_given(given: Any, config: Any, report: Report | None, listed: Mapping[str, Any] | None) -> Any:
     """What a result's `.config` holds: the config as the caller gave it (dict or triton.Config); for an
-    autotuned kernel's own list, the N-th config's constexprs and options as compiled."""
+    autotuned kernel's own list, the N-th config's constexprs and options as compiled (as listed where it did
+    not compile)."""
     if given is not None:
         return given
-    return dict(report.config) if report is not None else {"config": config}
+    if report is not None:
+        return dict(report.config)
+    return dict(listed) if listed is not None else {"config": config}
+
+
+def _autotune_list(kernel: Any, arch: str | None) -> Sequence[Mapping[str, Any]] | None:
+    """An autotuned kernel's own list, read from its autotuner (a reference or the kernel object): every
+    config, also those that fail to compile (each is ranked, last, with its reason). None where the list is
+    not read this way (a capture, a cache entry): then counted by compiling (_autotune_count)."""
+    try:
+        if isinstance(kernel, str):
+            from ttinspect.sweep.run import autotune_list  # imports the kernel's module (and triton)
+
+            return autotune_list(kernel, arch) or None
+        from ttinspect.compile.jit import autotune_configs, unwrap  # a kernel object: triton is imported
+
+        autotuner = unwrap(kernel)[1]
+        return autotune_configs(autotuner) if autotuner is not None else None
+    except TTInspectError:  # the compile path says it again, with its reason
+        return None
 
 
 def _with_config(p: Prediction, config: Any) -> Prediction:
@@ -89,6 +112,8 @@ def _with_config(p: Prediction, config: Any) -> Prediction:
 
 
 def _autotune_count(kernel, arch, args, signature) -> int:
+    """Where the list cannot be read: the configs that compile, counted from the first (2, 3, ... until one
+    does not)."""
     try:
         inspect(kernel, arch, args=args, config=2, signature=signature)
     except TTInspectError:

@@ -7,7 +7,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ttinspect.errors import EXIT_FAILED, EXIT_OK, UsageError, failures_exit_code, interrupted_exit_code
 from ttinspect.sweep.grid import CONFIG_AXIS, Axis, expand, parse_arch_list, parse_grid
@@ -154,10 +154,17 @@ def check_grid_keys(ref: str, axes: list[Axis], arch: str | None = None) -> None
 
 def _autotune_config_count(ref: str, options: Mapping[str, Any], arch: str | None) -> int:
     """The configs a launch on `arch` would time: a file's list may depend on the GPU (virtual-device.md)."""
+    return len(autotune_list(ref, arch) or ())
+
+
+def autotune_list(ref: str, arch: str | None) -> Sequence[Mapping[str, Any]] | None:
+    """An autotuned kernel's own list as a launch on `arch` would time it, each config's constexprs and
+    options (read from the autotuner, nothing compiled); [] for a kernel that is not autotuned; None for a
+    reference whose list is not read this way (a capture, a cache entry)."""
     if kind_of(ref) == "variant":
-        return len(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
+        return list(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
     if kind_of(ref) in SOURCE_KINDS:
-        from ttinspect.compile.jit import unwrap  # imports triton
+        from ttinspect.compile.jit import autotune_configs, unwrap  # imports triton
 
         parsed = parse_source_ref(ref)
         if parsed.name is None:  # as building it would say
@@ -166,8 +173,8 @@ def _autotune_config_count(ref: str, options: Mapping[str, Any], arch: str | Non
                      parsed.name)
         kernel = found.kernel if isinstance(found, Example) else found
         autotuner = unwrap(kernel)[1]
-        return len(autotuner.configs) if autotuner is not None else 0
-    return 0
+        return list(autotune_configs(autotuner)) if autotuner is not None else []
+    return None
 
 
 def make_executor(name: str, jobs: int, ray_address: str | None = None):
