@@ -104,7 +104,7 @@ class Session:
                 count = site_entry.count = site_entry.count + launches
                 self._launches += launches
                 grid = grid if grid is None or type(grid) is tuple else tuple(grid)
-                new_grid = grid is not None and grid not in site_entry.grids and len(site_entry.grids) < MAX_GRIDS
+                new_grid = grid is not None and len(site_entry.grids) < MAX_GRIDS and grid not in site_entry.grids
                 if new_grid and grid is not None:  # its summary is taken too, whatever the count
                     site_entry.grids.append(grid)
                 if args is not None and (new_grid or count <= SUMMARY_LAUNCHES or not count & (count - 1)):

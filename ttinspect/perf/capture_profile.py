@@ -184,15 +184,14 @@ def _site_time(report: Report, device: Device, launch, config: Mapping[str, Any]
     arg_sets: Sequence[Mapping[str, Any]] = launch.args or ({},)
     if not grids:
         return SiteTime(launch.site, launch.count, None, None, (), "no grid recorded at this site")
-    pairs = launch.pairs or ()
-    if len(grids) > 1 and len(arg_sets) > 1 and {g for g, _ in pairs} == set(range(len(grids))) and \
-            {a for _, a in pairs} == set(range(len(arg_sets))):
-        together = [(grids[g], arg_sets[a]) for g, a in pairs]  # each grid with its own arguments
-    elif len(grids) > 1 and len(arg_sets) > 1:
-        return SiteTime(launch.site, launch.count, None, None, (),
-                        f"{len(grids)} grids and {len(arg_sets)} argument sets recorded without which went "
-                        f"together{' for every one' if pairs else ''}: not predicted")
-    else:
+    if len(grids) > 1 and len(arg_sets) > 1:  # each grid with its own arguments, where every one's are known
+        pairs = launch.pairs or ()
+        if {g for g, _ in pairs} != set(range(len(grids))) or {a for _, a in pairs} != set(range(len(arg_sets))):
+            return SiteTime(launch.site, launch.count, None, None, (),
+                            f"{len(grids)} grids and {len(arg_sets)} argument sets recorded without which went "
+                            f"together{' for every one' if pairs else ''}: not predicted")
+        together = [(grids[g], arg_sets[a]) for g, a in pairs]
+    else:  # one grid or one argument set: every launch is one of these
         together = [(grid, args) for grid in grids for args in arg_sets]
     predictions = []
     for grid, args in together:

@@ -48,11 +48,10 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
         count = len(listed) if listed else _autotune_count(kernel, arch, args, signature)
         chosen = list(range(1, count + 1))
         given: list[Any] = [None] * count
-        listed_configs: list[Mapping[str, Any] | None] = list(listed) if listed else [None] * count
     else:
+        listed = None
         given = list(configs)
         chosen = [config_mapping(config) for config in given]
-        listed_configs = [None] * len(given)
     warm: dict[int, Report] = {}
     parallel = isinstance(kernel, str) and len(chosen) > 1
     if parallel:
@@ -73,7 +72,7 @@ def rank(kernel: Any, configs: Sequence[Any] | None = None, *, args: Mapping[str
             fallback = device_for_profile(arch or "sm_90", device, device_profile)
             said = f"{type(error).__name__}: {str(error).splitlines()[0]}"  # its first line (then its source)
             p = with_profile(not_predicted(fallback, said, runs=False), device_profile)
-        results.append(_with_config(p, _as_given(given[index], config, report, listed_configs[index])))
+        results.append(_with_config(p, _as_given(given[index], config, report, listed[index] if listed else None)))
     return sorted(results, key=lambda p: (p.time_ms is None, p.time_ms or 0.0))
 
 
@@ -92,15 +91,10 @@ def _autotune_list(kernel: Any, arch: str | None) -> Sequence[Mapping[str, Any]]
     """An autotuned kernel's own list, read from its autotuner (a reference or the kernel object): every
     config, also those that fail to compile (each is ranked, last, with its reason). None where the list is
     not read this way (a capture, a cache entry): then counted by compiling (_autotune_count)."""
+    from ttinspect.sweep.run import autotune_list, own_configs  # imports the kernel's module (and triton)
+
     try:
-        if isinstance(kernel, str):
-            from ttinspect.sweep.run import autotune_list  # imports the kernel's module (and triton)
-
-            return autotune_list(kernel, arch) or None
-        from ttinspect.compile.jit import autotune_configs, unwrap  # a kernel object: triton is imported
-
-        autotuner = unwrap(kernel)[1]
-        return autotune_configs(autotuner) if autotuner is not None else None
+        return (autotune_list(kernel, arch) or None) if isinstance(kernel, str) else own_configs(kernel)
     except TTInspectError:  # the compile path says it again, with its reason
         return None
 

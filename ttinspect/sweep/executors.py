@@ -99,15 +99,15 @@ class LocalPool:
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if context.get_start_method() == "forkserver":
             context.set_forkserver_preload(["ttinspect.sweep.task"])
-        with main_kept_out():
+        with main_kept_out():  # the forkserver and the workers start without the program's __main__
             start_helpers(context)
-        with signals_held(), main_kept_out():  # the pool whole and known to stop(), or not at all
-            self._scratch = scratch_folder()
-            executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
-                                                            mp_context=context, initializer=start_worker,
-                                                            initargs=(self._scratch,))
-            futures = {executor.submit(work, ref, overrides, arch, options, driver): index
-                       for index, ref, overrides, arch, options in jobs}
+            with signals_held():  # the pool whole and known to stop(), or not at all
+                self._scratch = scratch_folder()
+                executor = self._executor = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)) or 1,
+                                                                mp_context=context, initializer=start_worker,
+                                                                initargs=(self._scratch,))
+                futures = {executor.submit(work, ref, overrides, arch, options, driver): index
+                           for index, ref, overrides, arch, options in jobs}
         pending = set(futures)
         try:
             while pending:
@@ -295,15 +295,15 @@ class compile_aside:
         from ttinspect.sweep.task import warm_reference  # the compile path: not for check_executor's callers
 
         context = multiprocessing.get_context("spawn")
-        with main_kept_out():
-            start_helpers(context)
         options = {"settings": dict(self.options.settings), "args": dict(self.options.args),
                    "signature": self.options.signature, "config": self.options.config, "arch": self.options.arch}
-        with signals_held(), main_kept_out():
-            self._scratch = scratch_folder()
-            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=start_worker,
-                                                 initargs=(self._scratch,))
-            self._future = self._executor.submit(warm_reference, self.ref, options)
+        with main_kept_out():  # the worker starts without the program's __main__
+            start_helpers(context)
+            with signals_held():
+                self._scratch = scratch_folder()
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=start_worker,
+                                                     initargs=(self._scratch,))
+                self._future = self._executor.submit(warm_reference, self.ref, options)
         return self
 
     def wait(self) -> None:

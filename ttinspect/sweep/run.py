@@ -164,17 +164,22 @@ def autotune_list(ref: str, arch: str | None) -> Sequence[Mapping[str, Any]] | N
     if kind_of(ref) == "variant":
         return list(get_variant(ref.partition("@")[0].partition(":")[0]).autotune_configs or ())
     if kind_of(ref) in SOURCE_KINDS:
-        from ttinspect.compile.jit import autotune_configs, unwrap  # imports triton
-
         parsed = parse_source_ref(ref)
         if parsed.name is None:  # as building it would say
             raise UsageError(f"{ref}: name a kernel or an example, as {ref.rstrip(':')}:NAME")
         found = find(load_module(parsed.path, parsed.package, import_scope(parsed.arch or arch)), parsed.path,
                      parsed.name)
         kernel = found.kernel if isinstance(found, Example) else found
-        autotuner = unwrap(kernel)[1]
-        return list(autotune_configs(autotuner)) if autotuner is not None else []
+        return own_configs(kernel) or []
     return None
+
+
+def own_configs(kernel: Any) -> list[dict[str, Any]] | None:
+    """A kernel object's autotune list, each config's constexprs and options; None when no autotuner wraps it."""
+    from ttinspect.compile.jit import autotune_configs, unwrap  # imports triton
+
+    autotuner = unwrap(kernel)[1]
+    return autotune_configs(autotuner) if autotuner is not None else None
 
 
 def make_executor(name: str, jobs: int, ray_address: str | None = None):
