@@ -223,23 +223,30 @@ def download_wheels(folder: Path, python_version: str | None) -> None:
                           f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
 
 
-def run_one(entry: Entry, form: str, warmup: bool = False) -> dict[str, Any]:
-    """In the child: launch (or, `warmup`, compile through the launch's own path without running: Triton's
-    `warmup`, for a launch that faulted on the script's zero inputs), read the cache, compile offline, compare
-    (see the module docstring)."""
+def launch_parts(entry: Entry) -> tuple[Any, Any, list[Any], dict[str, Any], Callable[[dict[str, Any]], tuple]]:
+    """In the child: the library's kernel object, the JITFunction under it, and the launch's positional and
+    keyword arguments (tensors real, on the GPU) and grid, as the call site passes them."""
     import importlib  # the library, on the GPU machine only
 
-    import torch  # the launch
     from triton.runtime.jit import JITFunction  # the kernel's own name: its cache files carry it
 
-    row: dict[str, Any] = {"id": entry.id, "kernel": entry.module_ref}
     kernel = getattr(importlib.import_module(entry.module), entry.name)
     jit = kernel
     while not isinstance(jit, JITFunction):  # through autotuners, heuristics, flag-gems' LibEntry
         jit = jit.fn
     kwargs = launch_kwargs(entry, "cuda")
     positional = leading_arguments(jit.arg_names, kwargs, tuned_keys(kernel), entry.first_keyword)
-    grid = grid_function(entry.grid_for(TARGET))
+    return kernel, jit, positional, kwargs, grid_function(entry.grid_for(TARGET))
+
+
+def run_one(entry: Entry, form: str, warmup: bool = False) -> dict[str, Any]:
+    """In the child: launch (or, `warmup`, compile through the launch's own path without running: Triton's
+    `warmup`, for a launch that faulted on the script's zero inputs), read the cache, compile offline, compare
+    (see the module docstring)."""
+    import torch  # the launch
+
+    row: dict[str, Any] = {"id": entry.id, "kernel": entry.module_ref}
+    kernel, jit, positional, kwargs, grid = launch_parts(entry)
     if warmup:
         kernel.warmup(*positional, grid=grid, **kwargs)
         row["compiled_by"] = "warmup"

@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from corpus_gpu import (TARGET, autotuner_of, grid_function, install_wheels, launch_kwargs,  # noqa: E402
-                        leading_arguments, machine, tuned_keys)
+from corpus_gpu import TARGET, autotuner_of, install_wheels, launch_parts, machine  # noqa: E402
 from corpus_manifest import Entry, load  # noqa: E402
 
 WARPS = (1, 2, 4, 8, 16)  # a kernel that is not autotuned: its launch at each of these
@@ -51,9 +50,8 @@ BUDGET_S, CHILD_TIMEOUT_S = float(os.environ.get("PERF_LIBRARY_BUDGET_S", 480)),
 START = time.monotonic()
 
 
-def entries(only: str | None = None) -> list[Entry]:
-    found = [e for e in load() if TARGET in e.targets and (only is None or e.id == only)]
-    return found
+def entries() -> list[Entry]:
+    return [e for e in load() if TARGET in e.targets]
 
 
 def variants(kernel: Any, entry: Entry) -> list[dict[str, Any]]:
@@ -74,19 +72,10 @@ def variants(kernel: Any, entry: Entry) -> list[dict[str, Any]]:
 
 def _launcher(entry: Entry):
     """(the callable a config launches through, the launch's positional and keyword arguments, the grid)."""
-    import importlib
-
-    from triton.runtime.jit import JITFunction
-
-    kernel = getattr(importlib.import_module(entry.module), entry.name)
-    jit = kernel
-    while not isinstance(jit, JITFunction):
-        jit = jit.fn
-    kwargs = launch_kwargs(entry, "cuda")
-    positional = leading_arguments(jit.arg_names, kwargs, tuned_keys(kernel), entry.first_keyword)
+    kernel, _, positional, kwargs, grid = launch_parts(entry)
     tuner = autotuner_of(kernel)
     runner = tuner.fn if tuner is not None else kernel  # below the autotuner: heuristics still apply
-    return kernel, runner, positional, kwargs, grid_function(entry.grid_for(TARGET))
+    return kernel, runner, positional, kwargs, grid
 
 
 def _run(runner: Any, positional: list[Any], grid: Any, kwargs: dict[str, Any], warmup: bool) -> None:
