@@ -27,6 +27,9 @@ DEVICE_BY_GPU = (("H200", "H200"), ("H100 PCIe", "H100 PCIe"), ("H100", "H100 SX
                  ("MI300X", "MI300X"), ("MI325X", "MI325X"), ("MI355X", "MI355X"))
 
 
+MIN_POINTS = 3  # a group with fewer configs predicted and timed has no order to score
+
+
 def device_of(gpu: str) -> str:
     return next((name for key, name in DEVICE_BY_GPU if key.lower() in gpu.lower()), "H100 SXM")
 
@@ -76,7 +79,7 @@ def spearman(a: list[float], b: list[float]) -> float | None:
 
 
 def groups(dataset: dict, predicted: list[dict]) -> list[dict]:
-    """One row per (kernel, shape) group over the points both measured and predicted."""
+    """One row per (kernel, shape) group over the points both measured and predicted (at least MIN_POINTS)."""
     by_id = {row["id"]: row for row in predicted}
     found: dict[str, list[tuple[float, float]]] = {}
     for p in dataset["points"]:
@@ -85,6 +88,8 @@ def groups(dataset: dict, predicted: list[dict]) -> list[dict]:
             found.setdefault(p["group"], []).append((pred, p["ms"]))
     rows = []
     for group, pairs in found.items():
+        if len(pairs) < MIN_POINTS:  # nothing to rank (flag-gems' heuristics set num_warps: one config is left)
+            continue
         preds, meas = [x for x, _ in pairs], [y for _, y in pairs]
         best = min(meas)
         order = sorted(range(len(pairs)), key=preds.__getitem__)
@@ -124,7 +129,7 @@ def agreement(dataset: dict, other: dict) -> list[dict]:
             found.setdefault(p["group"], []).append((p["ms"], times[p["id"]]))
     return [{"group": group, "points": len(pairs), "spearman": spearman([a for a, _ in pairs], [b for _, b in pairs]),
              "spread": max(a for a, _ in pairs) / min(a for a, _ in pairs)}
-            for group, pairs in sorted(found.items())]
+            for group, pairs in sorted(found.items()) if len(pairs) >= MIN_POINTS]
 
 
 def agreement_table(rows: list[dict]) -> str:

@@ -237,3 +237,39 @@ def test_the_h100_result_covers_the_manifest():
     assert [row["id"] for row in recorded["rows"]] == [e.id for e in load() if "sm_90" in e.targets]
     assert {row["status"] for row in recorded["rows"]} == {"identical"}
     assert recorded["machine"]["gpu"].startswith("NVIDIA H100")
+
+
+# --- scripts/perf_library_points.py: what runs without a GPU ---------------------------------------------------
+
+@pytest.mark.parametrize("added, positional, keywords", [
+    ({"num_warps": 8}, [1, 2, 64], {"num_warps": 8}),  # an option: by keyword beside the call's positions
+    ({"BLOCK": 32}, [1, 2], {"BLOCK": 32}),  # a parameter the call passed by position: by keyword now
+    ({"n": 5, "num_warps": 2}, [1], {"n": 5, "BLOCK": 64, "num_warps": 2}),  # and every parameter after it
+])
+def test_library_points_add_a_configs_values_where_the_launch_takes_them(added, positional, keywords):
+    import perf_library_points
+
+    assert perf_library_points._bound(["x", "n", "BLOCK"], [1, 2, 64], {}, added) == (positional, keywords)
+
+
+def test_library_points_time_one_launch_where_heuristics_set_num_warps():
+    import perf_library_points
+
+    entry = next(e for e in ENTRIES if e.id == "liger-kernel/rms_norm_forward_kernel")
+
+    class Heuristics:
+        values = {"num_warps": lambda args: 16}
+        fn = object()
+
+    assert [v["num_warps"] for v in perf_library_points.variants(Heuristics(), entry, [], {})] == [None]
+    assert [v["num_warps"] for v in perf_library_points.variants(object(), entry, [], {})] == [1, 2, 4, 8, 16]
+
+
+def test_the_library_points_cover_the_manifest_s_entries():
+    """docs/predict.md's public-library table: the points were timed on an H200 for this manifest's sm_90
+    entries (`python scripts/perf_library_points.py --wheels DIR OUT` on the GPU machine)."""
+    recorded = json.loads((ROOT / "tests" / "data" / "perf" / "h200_library_points.json").read_text())
+    entries = {e.id for e in load() if "sm_90" in e.targets}
+    assert {p["entry"] for p in recorded["points"]} == entries
+    assert len({p["id"] for p in recorded["points"]}) == len(recorded["points"])
+    assert recorded["machine"]["gpu"] == "NVIDIA H200"

@@ -198,6 +198,36 @@ def test_rank_takes_an_autotune_list_s_configs_and_says_each_one(tmp_path, monke
     assert [r.time_ms for r in given] == [r.time_ms for r in own]
 
 
+WITH_A_TEXT_CONSTEXPR = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale(x_ptr, n, reduction: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    if reduction == "mean":
+        v = v / n
+    tl.store(x_ptr + offs, v, mask=offs < n)
+"""
+
+
+def test_a_call_sites_text_constexpr_goes_with_the_arguments_as_a_launch_passes_it(tmp_path):
+    """liger's cross entropy takes `reduction="mean"`: a constexpr its call site passes beside the arguments,
+    which rank() has no other place for (the configs are the list's)."""
+    from ttinspect import Pointer, rank
+
+    source = tmp_path / "text_constexpr.py"
+    source.write_text(WITH_A_TEXT_CONSTEXPR)
+    args = {"x_ptr": Pointer("fp32"), "n": 1 << 20, "reduction": "mean"}
+    (ranked,) = rank(f"{source}:scale", [{"BLOCK": 1024, "num_warps": 4}], args=args, grid=(1024,), arch="sm_90")
+    assert ranked.time_ms is not None and ranked.reason is None
+    # text for a runtime parameter is still the mistake it was, in its own words
+    (wrong,) = rank(f"{source}:scale", [{"BLOCK": 1024, "reduction": "sum"}], args={**args, "x_ptr": "mean"},
+                    grid=(1024,), arch="sm_90")
+    assert wrong.time_ms is None and "argument x_ptr: 'mean' is not a type" in wrong.reason
+
+
 WITH_A_CONFIG_THAT_DOES_NOT_COMPILE = """import triton
 import triton.language as tl
 

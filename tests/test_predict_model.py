@@ -9,8 +9,9 @@ import pytest
 from ttinspect.perf.devices import find_device
 from ttinspect.perf.ir_program import parse_ir_program
 from ttinspect.perf.masks import active_fraction
-from ttinspect.perf.terms import (WARP_CPI, chain_limiter, chain_seconds, launch_shape,
-                                  loop_instructions_per_trip, resource_terms, soft_max, spill_bytes)
+from ttinspect.perf.terms import (TC_ACHIEVABLE, WARP_CPI, chain_limiter, chain_seconds, launch_shape,
+                                  loop_instructions_per_trip, resource_terms, soft_max, spill_bytes,
+                                  tensor_core_seconds)
 from ttinspect.perf.unroll import unroll_factor
 from ttinspect.perf.work import Work, count_work, dot_feeds_elementwise, placing_scalars
 
@@ -164,6 +165,65 @@ ATTENTION_LOOP = _dot_loop("""\
 @pytest.mark.parametrize("ttir, feeds", [(MATMUL_LOOP, False), (ATTENTION_LOOP, True)])
 def test_a_dot_whose_result_feeds_element_wise_work_is_told_from_one_that_only_accumulates(ttir, feeds):
     assert dot_feeds_elementwise(parse_ir_program(ttir)) is feeds
+
+
+# `if label == -100: <zero the row>; return`, then the row doubled: Triton lowers the early return to blocks.
+EARLY_RETURN = _func("k", ", ".join([_arg("x_ptr", "!tt.ptr<f32>"), _arg("lab_ptr", "!tt.ptr<i64>")])) + """\
+    %c-100_i64 = arith.constant -100 : i64 loc(#loc1)
+    %cst = arith.constant dense<0.000000e+00> : tensor<1024xf32> loc(#loc1)
+    %pid = tt.get_program_id x : i32 loc(#loc2)
+    %lp = tt.addptr %lab_ptr, %pid : !tt.ptr<i64>, i32 loc(#loc3)
+    %label = tt.load %lp : !tt.ptr<i64> loc(#loc3)
+    %0 = arith.cmpi eq, %label, %c-100_i64 : i64 loc(#loc4)
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32> loc(#loc5)
+    %p = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>> loc(#loc6)
+    %q = tt.addptr %p, %r : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32> loc(#loc6)
+    cf.cond_br %0, ^bb1, ^bb2 loc(#loc4)
+  ^bb1:  // pred: ^bb0
+    tt.store %q, %cst : tensor<1024x!tt.ptr<f32>> loc(#loc7)
+    tt.return loc(#loc8)
+  ^bb2:  // pred: ^bb0
+    %v = tt.load %q : tensor<1024x!tt.ptr<f32>> loc(#loc9)
+    %w = arith.addf %v, %v : tensor<1024xf32> loc(#loc10)
+    tt.store %q, %w : tensor<1024x!tt.ptr<f32>> loc(#loc11)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+"""
+
+
+def test_an_early_return_is_left_out_and_said():
+    program = parse_ir_program(EARLY_RETURN)
+    work = count_work(program, {}, (1, 1, 1), wave=1056, l2_bytes=50 << 20)
+    # the row loaded and stored once (and the label's 8 bytes): the exit's store is not counted
+    assert (work.load_bytes, work.store_bytes) == (4096 + 8, 4096)
+    assert program.early_exits == ["arith.cmpi eq, %label, %c-100_i64"]
+
+
+def _one_dot(a: str, acc: str) -> str:
+    """One 64x64x64 dot of two `a` tiles into an `acc` accumulator, in one program."""
+    return _func("dot", _arg("a_ptr", f"!tt.ptr<{a}>")) + f"""\
+    %z = arith.constant dense<0> : tensor<64x64x{acc}> loc(#loc1)
+    %p = tt.splat %a_ptr : !tt.ptr<{a}> -> tensor<64x64x!tt.ptr<{a}>> loc(#loc2)
+    %a = tt.load %p : tensor<64x64x!tt.ptr<{a}>> loc(#loc3)
+    %c = tt.dot %a, %a, %z : tensor<64x64x{a}> * tensor<64x64x{a}> -> tensor<64x64x{acc}> loc(#loc4)
+    tt.return loc(#loc)
+  }} loc(#loc)
+}} loc(#loc)
+"""
+
+
+@pytest.mark.parametrize("element, acc, key, operand_bytes", [
+    ("f16", "f32", "fp16", 2), ("bf16", "f32", "bf16", 2), ("f8E4M3FN", "f32", "fp8", 1),
+    ("i8", "i32", "int8", 1),  # torchao's int8 matmuls: once charged at the FMA units' rate, 20x slow
+])
+def test_each_dot_input_type_runs_at_its_own_matrix_path_peak(element, acc, key, operand_bytes):
+    work = count_work(parse_ir_program(_one_dot(element, acc)), {}, (1, 1, 1), wave=1056, l2_bytes=50 << 20)
+    assert work.tc_flops == {key: 2.0 * 64 ** 3}
+    assert work.smem_operand_bytes == 2 * 64 * 64 * operand_bytes
+    said: list[str] = []
+    seconds = tensor_core_seconds(work, H100, "wgmma", said)
+    assert seconds == pytest.approx(2.0 * 64 ** 3 / (H100.tflops[key] * 1e12 * TC_ACHIEVABLE)) and not said
 
 
 @pytest.mark.parametrize("ptx, sass, factor", [

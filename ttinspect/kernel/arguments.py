@@ -177,8 +177,33 @@ def parse_arg_items(items: Sequence[str]) -> dict[str, Any]:
     return args
 
 
+class TextArgument(str):
+    """A string given as an argument that is neither a type nor a value: a `tl.constexpr` parameter's own
+    value as a launch passes it (liger's `reduction="mean"`), or a mistake, which `error` says once the
+    parameter turns out not to be a constexpr (refs/launch.py's plan)."""
+
+    error: str
+
+    def __new__(cls, text: str, error: str) -> TextArgument:
+        made = super().__new__(cls, text)
+        made.error = error
+        return made
+
+    def __reduce__(self):  # to the sweep's worker processes
+        return TextArgument, (str(self), self.error)
+
+
 def parse_arg_mapping(mapping: Mapping[str, Any], where: str) -> dict[str, Any]:
     """Arguments given as Python data (the API, a file's examples): strings are entries, the rest
-    (ints, floats, Pointer, Scalar, torch tensors) are taken as they are."""
-    return {name: parse_entry(value, where=f"{where} {name}", pointer_aligned_by_default=True)
-            if isinstance(value, str) else value for name, value in mapping.items()}
+    (ints, floats, Pointer, Scalar, torch tensors) are taken as they are. A string that is no entry is kept as
+    a TextArgument: whether the parameter is a constexpr is known only with the kernel."""
+    out: dict[str, Any] = {}
+    for name, value in mapping.items():
+        if not isinstance(value, str) or isinstance(value, TextArgument):
+            out[name] = value
+            continue
+        try:
+            out[name] = parse_entry(value, where=f"{where} {name}", pointer_aligned_by_default=True)
+        except UsageError as error:
+            out[name] = TextArgument(value, str(error))
+    return out

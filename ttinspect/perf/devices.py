@@ -26,7 +26,8 @@ class Device:
     arch: str  # the target it runs: "sm_90", "gfx942"
     sms: int  # SMs (NVIDIA) or CUs (AMD)
     boost_mhz: int
-    tflops: Mapping[str, float]  # dense matrix-unit peak per input dtype ("fp16", "bf16", "fp8", "tf32") + "fp32" (FMA)
+    # dense matrix-unit peak per input dtype ("fp16", "bf16", "fp8", "tf32", "int8": TOP/s) + "fp32" (FMA)
+    tflops: Mapping[str, float]
     hbm_gbps: float  # DRAM bandwidth, GB/s
     l2_bytes: int  # the last-level cache a kernel's tiles share (L2; AMD: Infinity Cache where it has one)
     l2_gbps: float  # L2 bandwidth (see the module docstring)
@@ -43,62 +44,68 @@ class Device:
         return 128
 
 
-def _t(fp16: float, fp8: float | None, tf32: float | None, fp32: float) -> Mapping[str, float]:
+def _t(fp16: float, fp8: float | None, tf32: float | None, fp32: float, int8: float | None) -> Mapping[str, float]:
+    """A row's peaks; `int8`: the integer matrix path's dense TOP/s (an i8 × i8 → i32 dot: torchao's int8
+    matmuls), from the same datasheet."""
     table = {"fp16": fp16, "bf16": fp16, "fp32": fp32}
-    if fp8 is not None:
-        table["fp8"] = fp8
-    if tf32 is not None:
-        table["tf32"] = tf32
+    for key, value in (("fp8", fp8), ("tf32", tf32), ("int8", int8)):
+        if value is not None:
+            table[key] = value
     return MappingProxyType(table)
 
 
+# INT8 (the fifth peak): each row's source, its "INT8 Tensor Core" (NVIDIA) or "INT8" (AMD) dense figure —
+# the same as FP8 on Hopper, CDNA 3 and 4, and Blackwell; A100 624 TOP/s; Ada's 4090 660.6, the L40S 733.
 DEVICES: tuple[Device, ...] = (
     # NVIDIA H100 datasheet (nvidia.com/en-us/data-center/h100, "H100 SXM" column; dense = half the
     # sparsity figures); SMs and boost clock: the Hopper whitepaper table 2. L2 bandwidth: assumed 10 TB/s —
     # Chips and Cheese measured ~5.5 TB/s on an H100 PCIe with one access pattern, but a 128x256x64 matmul
     # that reaches 0.94x cuBLAS (docs/h100.md) pulls 8.4 TB/s from L2, so the sustainable figure is higher.
-    Device("H100 SXM", "nvidia", "sm_90", 132, 1980, _t(989.4, 1978.9, 494.7, 66.9), 3350, 50 * _MIB, 10000,
+    Device("H100 SXM", "nvidia", "sm_90", 132, 1980, _t(989.4, 1978.9, 494.7, 66.9, 1978.9), 3350, 50 * _MIB, 10000,
            True, 228 * _KIB, 65536, "NVIDIA H100 datasheet; Hopper whitepaper", ("h100", "h100 sxm5")),
     # The same datasheet, "H100 PCIe" column (114 SMs, 1755 MHz, HBM2e 2.0 TB/s); L2 bandwidth: the SXM's
     # figure scaled by SMs × clock (assumed).
-    Device("H100 PCIe", "nvidia", "sm_90", 114, 1755, _t(756.0, 1513.0, 378.0, 51.2), 2000, 50 * _MIB, 8600,
+    Device("H100 PCIe", "nvidia", "sm_90", 114, 1755, _t(756.0, 1513.0, 378.0, 51.2, 1513.0), 2000, 50 * _MIB, 8600,
            True, 228 * _KIB, 65536, "NVIDIA H100 datasheet, PCIe column"),
     # NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200): H100's SMs and peaks, HBM3e 4.8 TB/s.
-    Device("H200", "nvidia", "sm_90", 132, 1980, _t(989.4, 1978.9, 494.7, 66.9), 4800, 50 * _MIB, 10000, True,
+    Device("H200", "nvidia", "sm_90", 132, 1980, _t(989.4, 1978.9, 494.7, 66.9, 1978.9), 4800, 50 * _MIB, 10000, True,
            228 * _KIB, 65536, "NVIDIA H200 datasheet (H200 SXM)", ("h200 sxm",)),
     # NVIDIA H20 product brief (2023): 78 SMs, FP16 148 / FP8 296 / TF32 74 TFLOP/s dense, 4.0 TB/s, 60 MB L2.
-    Device("H20", "nvidia", "sm_90", 78, 1980, _t(148.0, 296.0, 74.0, 44.0), 4000, 60 * _MIB, 4000, True,
+    Device("H20", "nvidia", "sm_90", 78, 1980, _t(148.0, 296.0, 74.0, 44.0, 296.0), 4000, 60 * _MIB, 4000, True,
            228 * _KIB, 65536, "NVIDIA H20 product brief"),
     # NVIDIA A100 datasheet (80 GB SXM column): 108 SMs at 1410 MHz, 312 FP16 / 156 TF32 / 19.5 FP32, 2039 GB/s;
     # L2 40 MB, 164 KB shared memory per SM (Ampere whitepaper). L2 bandwidth: 2.3× DRAM assumed.
-    Device("A100 SXM", "nvidia", "sm_80", 108, 1410, _t(312.0, None, 156.0, 19.5), 2039, 40 * _MIB, 4700, True,
+    Device("A100 SXM", "nvidia", "sm_80", 108, 1410, _t(312.0, None, 156.0, 19.5, 624.0), 2039, 40 * _MIB, 4700, True,
            164 * _KIB, 65536, "NVIDIA A100 datasheet (80GB SXM); Ampere whitepaper", ("a100",)),
-    Device("A100 PCIe", "nvidia", "sm_80", 108, 1410, _t(312.0, None, 156.0, 19.5), 1935, 40 * _MIB, 4500, True,
+    Device("A100 PCIe", "nvidia", "sm_80", 108, 1410, _t(312.0, None, 156.0, 19.5, 624.0), 1935, 40 * _MIB, 4500, True,
            164 * _KIB, 65536, "NVIDIA A100 datasheet (80GB PCIe)"),
     # NVIDIA L40S datasheet: 142 SMs, 2520 MHz, FP16 362 / FP8 733 / TF32 183 dense, FP32 91.6, GDDR6 864 GB/s,
     # 96 MB L2; 100 KB shared memory per SM (Ada tuning guide). L2 bandwidth: 3× DRAM assumed.
-    Device("L40S", "nvidia", "sm_89", 142, 2520, _t(362.0, 733.0, 183.0, 91.6), 864, 96 * _MIB, 2600, True,
+    Device("L40S", "nvidia", "sm_89", 142, 2520, _t(362.0, 733.0, 183.0, 91.6, 733.0), 864, 96 * _MIB, 2600, True,
            100 * _KIB, 65536, "NVIDIA L40S datasheet; Ada tuning guide"),
     # NVIDIA Ada whitepaper, appendix A (GeForce RTX 4090): 128 SMs, 2520 MHz, FP16 with FP32 accumulate
     # 165.2 dense (GeForce halves it against FP16 accumulate), FP8 with FP32 accumulate 330.3, TF32 82.6,
     # FP32 82.6, GDDR6X 1008 GB/s, 72 MB L2. L2 bandwidth ~5 TB/s: Chips and Cheese's Ada measurement.
-    Device("RTX 4090", "nvidia", "sm_89", 128, 2520, _t(165.2, 330.3, 82.6, 82.6), 1008, 72 * _MIB, 5000, False,
+    Device("RTX 4090", "nvidia", "sm_89", 128, 2520, _t(165.2, 330.3, 82.6, 82.6, 660.6), 1008, 72 * _MIB, 5000, False,
            100 * _KIB, 65536, "NVIDIA Ada Lovelace whitepaper, appendix A", ("geforce rtx 4090", "4090")),
     # NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16 2.25 / FP8 4.5 PFLOP/s dense, TF32 1.1, FP32 75,
     # HBM3e 8 TB/s; 148 SMs (Blackwell whitepaper); L2 126 MB; L2 bandwidth 2× DRAM assumed.
-    Device("B200", "nvidia", "sm_100", 148, 1965, _t(2250.0, 4500.0, 1100.0, 75.0), 8000, 126 * _MIB, 16000, True,
+    Device("B200", "nvidia", "sm_100", 148, 1965, _t(2250.0, 4500.0, 1100.0, 75.0, 4500.0),
+           8000, 126 * _MIB, 16000, True,
            228 * _KIB, 65536, "NVIDIA HGX B200 datasheet; Blackwell whitepaper"),
     # AMD Instinct MI300X data sheet: 304 CUs at 2100 MHz, FP16/BF16 1307.4 / FP8 2614.9 / TF32 653.7 dense,
     # FP32 163.4, HBM3 5.3 TB/s, 256 MB Infinity Cache (the cache every XCD shares; L2 is 4 MB per XCD),
     # 64 KB LDS and 512 KB VGPRs per CU. Infinity Cache bandwidth 17.2 TB/s (AMD CDNA 3 whitepaper).
-    Device("MI300X", "amd", "gfx942", 304, 2100, _t(1307.4, 2614.9, 653.7, 163.4), 5300, 256 * _MIB, 17200, False,
+    Device("MI300X", "amd", "gfx942", 304, 2100, _t(1307.4, 2614.9, 653.7, 163.4, 2614.9),
+           5300, 256 * _MIB, 17200, False,
            64 * _KIB, 131072, "AMD Instinct MI300X data sheet; CDNA 3 whitepaper", ("instinct mi300x",)),
     # AMD Instinct MI325X data sheet: MI300X's compute, HBM3E 6.0 TB/s.
-    Device("MI325X", "amd", "gfx942", 304, 2100, _t(1307.4, 2614.9, 653.7, 163.4), 6000, 256 * _MIB, 17200, False,
+    Device("MI325X", "amd", "gfx942", 304, 2100, _t(1307.4, 2614.9, 653.7, 163.4, 2614.9),
+           6000, 256 * _MIB, 17200, False,
            64 * _KIB, 131072, "AMD Instinct MI325X data sheet"),
     # AMD Instinct MI355X data sheet: 256 CUs at 2400 MHz, FP16 2516.6 / FP8 5033.2 dense, FP32 157.3, HBM3E
     # 8 TB/s, 256 MB Infinity Cache, 160 KB LDS per CU; its matrix cores take no TF32 (CDNA 4).
-    Device("MI355X", "amd", "gfx950", 256, 2400, _t(2516.6, 5033.2, None, 157.3), 8000, 256 * _MIB, 17200, True,
+    Device("MI355X", "amd", "gfx950", 256, 2400, _t(2516.6, 5033.2, None, 157.3, 5033.2), 8000, 256 * _MIB, 17200, True,
            160 * _KIB, 131072, "AMD Instinct MI355X data sheet; CDNA 4 whitepaper"),
 )
 

@@ -124,6 +124,8 @@ class IrProgram:
     ops: list[Op]
     loops: dict[int, Loop]
     scalar_ops: list[Op] = field(default_factory=list)
+    # early returns left out of the count (the branch conditions that lead to them), see parse_ir_program
+    early_exits: list[str] = field(default_factory=list)
 
     def evaluate(self, values: Mapping[str, Any], pid: tuple[int, int, int], grid: tuple[int, int, int],
                  ivs: Mapping[str, int] | None = None) -> dict[str, int | None]:
@@ -187,9 +189,16 @@ def parse_ir_program(ttir: str) -> IrProgram:
     args = {m[1]: m[2].strip() for m in _ARG_RE.finditer(lines[start])}
     ops: list[Op] = []
     loops: dict[int, Loop] = {}
+    early_exits: list[str] = []
     stack: list[tuple[str, int | None]] = []  # open regions: ("for", op index) / ("region", None)
     names = _Names(args)
-    for line in lines[start + 1:]:
+    # `if cond: ...; return` lowers to blocks: `cf.cond_br %c, ^bb1, ^bb2`, ^bb1 ending in a tt.return before
+    # ^bb2 (the rest of the kernel) begins. Such an early exit (liger's `if label == ignore_index: ... return`)
+    # is left out: every program is counted as going on (its condition often reads memory); stopping at the
+    # first tt.return counted only the exit's work, a third of liger's JSD.
+    last_block = max((i for i, line in enumerate(lines) if line.lstrip().startswith("^bb")), default=-1)
+    block_start, branch = 0, ""
+    for number, line in enumerate(lines[start + 1:], start=start + 1):
         text = re.sub(r"\s*loc\(#?[^)]*\)\s*$", "", line.strip())
         if not text:
             continue
@@ -202,6 +211,7 @@ def parse_ir_program(ttir: str) -> IrProgram:
                 names.open()
             continue
         if text.startswith("^bb"):
+            block_start = len(ops)
             continue
         m = _OP_RE.match(text)
         if m is None:
@@ -225,6 +235,15 @@ def parse_ir_program(ttir: str) -> IrProgram:
             continue
         operand_text = rest.split(":", 1)[0] if name != "scf.for" else rest
         operands = tuple(names.use(n) for n in _NAME_RE.findall(operand_text))
+        if name == "tt.return" and not stack and number < last_block:  # an early exit: its block is left out
+            early_exits.append(branch)
+            del ops[block_start:]
+            loops = {i: loop for i, loop in loops.items() if i < block_start}
+            continue
+        if name == "cf.cond_br":  # named by what it tests: `arith.cmpi eq, %label_1, %c-100_i64`
+            tested = names.use(_NAME_RE.findall(rest)[0]) if _NAME_RE.findall(rest) else None
+            found = next((o for o in reversed(ops) if o.result is not None and o.result == tested), None)
+            branch = f"{found.name} {found.text.split(':', 1)[0].strip()}" if found else text
         op = Op(len(ops), name, names.define(result) if result else None, operands, rest, loop_ids, in_region)
         ops.append(op)
         if name == "tt.func" or name == "tt.return":
@@ -232,7 +251,7 @@ def parse_ir_program(ttir: str) -> IrProgram:
         if name == "scf.for" or text.endswith("{") or text.endswith("({"):
             stack.append(("reduce" if name in ("tt.reduce", "tt.scan") else "region", None))
             names.open()
-    program = IrProgram(args, ops, loops)
+    program = IrProgram(args, ops, loops, early_exits=early_exits)
     program.scalar_ops = [op for op in ops if op.result and not op.in_region and op.name != "scf.for"
                           and _is_scalar_int(op.text)]
     return program

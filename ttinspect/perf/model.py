@@ -16,7 +16,7 @@ The fitted constants are few, each below with what it stands for.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ttinspect.perf.devices import Device
 from ttinspect.perf.ir_program import parse_ir_program
@@ -97,18 +97,21 @@ def predict_from_facts(facts: Mapping[str, Any], ttir: str, device: Device, valu
                                      f"{facts.get('blocks_per_sm')!r}")
     wave = device.sms * ctas_per_sm
     threads = facts.get("threads")
-    work = count_work(parse_ir_program(ttir), dict(values), grid3, wave, device.l2_bytes,
-                      threads if isinstance(threads, int) else 0)
+    program = parse_ir_program(ttir)
+    work = count_work(program, dict(values), grid3, wave, device.l2_bytes, threads if isinstance(threads, int) else 0)
     if work.unknown:
         return not_predicted(device, work.unknown[0])
-    return _combine(facts, device, work, ctas_per_sm)
+    exits = [f"no program takes the early return after `{branch or 'a branch'}`: its work is not counted"
+             for branch in program.early_exits]
+    return _combine(facts, device, work, ctas_per_sm, exits)
 
 
-def _combine(facts: Mapping[str, Any], device: Device, work: Work, ctas_per_sm: int) -> Prediction:
+def _combine(facts: Mapping[str, Any], device: Device, work: Work, ctas_per_sm: int,
+             assumed: Sequence[str] = ()) -> Prediction:
     given_warps = facts.get("num_warps")
     warps = given_warps if isinstance(given_warps, int) else int(facts.get("threads") or 128) // 32
     shape = launch_shape(device, work, ctas_per_sm, warps)
-    assumptions = [f"datasheet figures for {device.name}", "every SM at the boost clock"]
+    assumptions = [f"datasheet figures for {device.name}", "every SM at the boost clock", *assumed]
     path = facts.get("tensor_core_path") or "none"
     terms = resource_terms(facts, device, work, shape, path, assumptions)
     if "tensor cores" in terms and work.dot_feeds_elementwise and facts.get("warp_specialized") != "yes":

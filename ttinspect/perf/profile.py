@@ -31,7 +31,7 @@ from ttinspect.perf.terms import HBM_ACHIEVABLE, TC_ACHIEVABLE
 FORMAT = 1
 KIND = "ttinspect-device-profile"
 MAX_BYTES = 64 * 1024  # a profile is a few hundred bytes; anything larger is not one
-DTYPES = ("fp16", "bf16", "fp8", "tf32", "fp32")
+DTYPES = ("fp16", "bf16", "fp8", "tf32", "int8", "fp32")
 # (low, high) a real GPU's figure lies in: a value outside is a damaged or made-up file, refused
 BOUNDS = {"tflops": (0.01, 100_000.0), "hbm_gbps": (1.0, 100_000.0), "l2_gbps": (1.0, 1_000_000.0),
           "launch_us": (0.1, 1_000.0)}

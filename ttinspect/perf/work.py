@@ -298,6 +298,9 @@ def _multiplicity_of_loop(loop_index: int, program: IrProgram, trips: tuple) -> 
     return _multiplicity(program.ops[loop_index], trips) * dict(trips)[loop_index]
 
 
+OPERAND_BYTES = {"fp8": 1, "int8": 1, "fp16": 2, "bf16": 2}  # a dot's input element, by its peak's key (else 4)
+
+
 def _access_bytes(op) -> float:
     if op.name in ("tt.descriptor_load", "tt.descriptor_gather"):
         return float(last_tensor_bytes(op.text) or descriptor_bytes(op.text) or 0)
@@ -330,10 +333,10 @@ def _count(op, m: float, work: Work, share: float = 1.0) -> None:
             return
         mm, nn, kk, dtype = shape
         precision = dot_input_precision(op.text)  # none named: IEEE (Triton prints no default)
-        key = {"f16": "fp16", "bf16": "bf16", "f32": "tf32" if precision == "tf32" else "fp32"}.get(
+        key = {"f16": "fp16", "bf16": "bf16", "f32": "tf32" if precision == "tf32" else "fp32", "i8": "int8"}.get(
             dtype, "fp8" if dtype.lower().startswith("f8") else dtype)
         work.tc_flops[key] = work.tc_flops.get(key, 0.0) + 2.0 * mm * nn * kk * m
-        operands = (mm * kk + kk * nn) * (1 if key == "fp8" else 2 if key in ("fp16", "bf16") else 4) * m
+        operands = (mm * kk + kk * nn) * OPERAND_BYTES.get(key, 4) * m
         work.smem_operand_bytes += operands
         work.operand_bytes_by_dot[(mm, nn, kk)] = work.operand_bytes_by_dot.get((mm, nn, kk), 0.0) + operands
     elif "tensor<" in op.text.rsplit(":", 1)[-1] and op.result:

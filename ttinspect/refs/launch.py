@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 from ttinspect.caches.store import warn
 from ttinspect.errors import TTInspectError, UsageError
+from ttinspect.kernel.arguments import TextArgument
 from ttinspect.kernel.constexpr_uses import flags
 from ttinspect.kernel.options import check_option
 from ttinspect.refs.type_only_arguments import reads_an_unknown, stand_ins, what_it_read
@@ -67,7 +68,10 @@ def plan(obj: Any, name: str, args: Mapping[str, Any], settings: Mapping[str, An
         raise UsageError(f"{name} has no parameter(s) {', '.join(unknown)}; its parameters: {', '.join(params)}")
     # A constexpr given as an argument is a config value; a runtime parameter given with --set an argument.
     runtime = {k: v for k, v in args.items() if k not in constexpr}
-    base = {k: v for k, v in args.items() if k in constexpr}
+    base = {k: str(v) if isinstance(v, TextArgument) else v for k, v in args.items() if k in constexpr}
+    refused = next((v for v in runtime.values() if isinstance(v, TextArgument)), None)
+    if refused is not None:  # a string for a runtime parameter: the entry's own message
+        raise UsageError(refused.error)
     for key, value in settings.items():
         (runtime if key in params and key not in constexpr else base)[key] = value
 
