@@ -192,8 +192,20 @@ EARLY_RETURN = _func("k", ", ".join([_arg("x_ptr", "!tt.ptr<f32>"), _arg("lab_pt
 """
 
 
-def test_an_early_return_is_left_out_and_said():
-    program = parse_ir_program(EARLY_RETURN)
+# a helper function after the kernel (a noinline @jit function), with blocks of its own
+HELPER_WITH_BLOCKS = """  tt.func private @helper(%x: i32) -> i32 {
+    cf.br ^bb1 loc(#loc)
+  ^bb1:  // pred: ^bb0
+    tt.return %x : i32 loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+"""
+
+
+@pytest.mark.parametrize("after", ["", HELPER_WITH_BLOCKS])
+def test_an_early_return_is_left_out_and_said(after):
+    ttir = EARLY_RETURN if not after else EARLY_RETURN.rsplit("} loc(#loc)", 1)[0] + after
+    program = parse_ir_program(ttir)
     work = count_work(program, {}, (1, 1, 1), wave=1056, l2_bytes=50 << 20)
     # the row loaded and stored once (and the label's 8 bytes): the exit's store is not counted
     assert (work.load_bytes, work.store_bytes) == (4096 + 8, 4096)

@@ -196,7 +196,8 @@ def parse_ir_program(ttir: str) -> IrProgram:
     # ^bb2 (the rest of the kernel) begins. Such an early exit (liger's `if label == ignore_index: ... return`)
     # is left out: every program is counted as going on (its condition often reads memory); stopping at the
     # first tt.return counted only the exit's work, a third of liger's JSD.
-    last_block = max((i for i, line in enumerate(lines) if line.lstrip().startswith("^bb")), default=-1)
+    end = next((i for i in range(start + 1, len(lines)) if "tt.func" in lines[i]), len(lines))  # this function's
+    last_block = max((i for i in range(start + 1, end) if lines[i].lstrip().startswith("^bb")), default=-1)
     block_start, branch = 0, ""
     for number, line in enumerate(lines[start + 1:], start=start + 1):
         text = re.sub(r"\s*loc\(#?[^)]*\)\s*$", "", line.strip())
