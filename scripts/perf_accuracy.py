@@ -18,6 +18,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -145,22 +146,28 @@ def predicted_path(dataset_path: Path) -> Path:
     return dataset_path.with_name(dataset_path.stem.replace("_points", "") + "_predicted.json")
 
 
+def stored_or_predicted(path: Path, dataset: dict, argv: list[str],
+                        predict: Callable[[dict], list[dict]]) -> list[dict]:
+    """`--table`: the predictions stored beside the dataset; else `predict` them and store them there."""
+    out = predicted_path(path)
+    if "--table" in argv:
+        return json.loads(out.read_text())
+    predicted = predict(dataset)
+    out.write_text(json.dumps(predicted, indent=1))
+    return predicted
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
     path = Path(argv[0])
     dataset = json.loads(path.read_text())
-    out = predicted_path(path)
     if "--against" in argv:
         other = json.loads(Path(argv[argv.index("--against") + 1]).read_text())
         print(agreement_table(agreement(dataset, other)))
         return 0
-    if "--table" in argv:
-        predicted = json.loads(out.read_text())
-    else:
-        predicted = predict_all(dataset)
-        out.write_text(json.dumps(predicted, indent=1))
+    predicted = stored_or_predicted(path, dataset, argv, predict_all)
     print(f"{dataset['machine'].get('gpu')} ({device_of(dataset['machine'].get('gpu', ''))}):")
     print(table(groups(dataset, predicted)))
     return 0

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from perf_accuracy import device_of, groups, predicted_path, table  # noqa: E402
+from perf_accuracy import device_of, groups, stored_or_predicted, table  # noqa: E402
 
 TARGET = "sm_90"
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
@@ -85,12 +85,7 @@ def main(argv: list[str]) -> int:
         return 2
     path = Path(argv[0])
     dataset = json.loads(path.read_text())
-    out = predicted_path(path)
-    if "--table" in argv:
-        predicted = json.loads(out.read_text())
-    else:
-        predicted = predict_all(dataset)
-        out.write_text(json.dumps(predicted, indent=1))
+    predicted = stored_or_predicted(path, dataset, argv, predict_all)
     print(f"{dataset['machine'].get('gpu')} ({device_of(dataset['machine'].get('gpu', ''))}), Triton "
           f"{dataset['machine'].get('triton')}:")
     print(table(groups(dataset, predicted)))

@@ -150,10 +150,11 @@ def measure_entry(entry: Entry, lock: str, deadline: float) -> None:
 
     kernel, runner, arg_names, positional, kwargs, grid = _launcher(entry)
     found = variants(kernel, entry, positional, kwargs)
+    calls = [_bound(arg_names, positional, kwargs, variant["kwargs"]) for variant in found]  # each config's
     compiled: dict[int, str] = {}
-    for index, variant in enumerate(found):
+    for index, call in enumerate(calls):
         try:
-            _run(runner, *_bound(arg_names, positional, kwargs, variant["kwargs"]), grid=grid, warmup=True)
+            _run(runner, *call, grid=grid, warmup=True)
         except Exception as error:  # the row says why; a launch is not tried
             compiled[index] = _error(error)
     with gpu_lock(lock):
@@ -170,10 +171,8 @@ def measure_entry(entry: Entry, lock: str, deadline: float) -> None:
             else:
                 faulthandler.dump_traceback_later(WATCHDOG_S, exit=True)
                 try:
-                    bound = _bound(arg_names, positional, kwargs, variant["kwargs"])
-
-                    def launch(bound=bound):
-                        _run(runner, *bound, grid=grid, warmup=False)
+                    def launch(call=calls[index]):
+                        _run(runner, *call, grid=grid, warmup=False)
 
                     launch()
                     torch.cuda.synchronize()
@@ -203,9 +202,9 @@ def child(entry_id: str, site: str, cache: str, lock: str, deadline: float) -> d
             record = json.loads(line)
             if isinstance(record, dict) and record.get("id") == entry_id:
                 rows += [record["row"]] if "row" in record else []
-                ended = ended or bool(record.get("done")) or "failed" in record
                 if "failed" in record:
                     return {"id": entry_id, "rows": rows, "failed": record["failed"]}
+                ended = ended or bool(record.get("done"))
     if ended:
         return {"id": entry_id, "rows": rows}
     tail = (stderr.strip().splitlines() or ["?"])[-1][:300]

@@ -242,7 +242,8 @@ def parse_ir_program(ttir: str) -> IrProgram:
             loops = {i: loop for i, loop in loops.items() if i < block_start}
             continue
         if name == "cf.cond_br":  # named by what it tests: `arith.cmpi eq, %label_1, %c-100_i64`
-            tested = names.use(_NAME_RE.findall(rest)[0]) if _NAME_RE.findall(rest) else None
+            used = _NAME_RE.findall(rest)
+            tested = names.use(used[0]) if used else None
             found = next((o for o in reversed(ops) if o.result is not None and o.result == tested), None)
             branch = f"{found.name} {found.text.split(':', 1)[0].strip()}" if found else text
         op = Op(len(ops), name, names.define(result) if result else None, operands, rest, loop_ids, in_region)
